@@ -1,0 +1,174 @@
+package topupd
+
+import (
+	"regexp"
+	"strings"
+)
+
+// LineKind says how a service line is fulfilled.
+type LineKind string
+
+// The kinds of service line.
+const (
+	KindTopup        LineKind = "topup"
+	KindSubscription LineKind = "subscription"
+	KindGamekey      LineKind = "gamekey"
+	KindGiftcard     LineKind = "giftcard"
+)
+
+// Status values of lines and packs.
+const (
+	StatusActive   = "active"
+	StatusDisabled = "disabled"
+)
+
+// Provider names a pack may carry.
+const (
+	ProviderSim      = "sim"
+	ProviderManual   = "manual"
+	ProviderUpstream = "upstream"
+)
+
+// Order body fields a line may require.
+const (
+	FieldUserID   = "userId"
+	FieldZoneID   = "zoneId"
+	FieldServerID = "serverId"
+	FieldRegion   = "region"
+	FieldMoreID   = "moreId"
+)
+
+// MaxQuantity is the most keys or cards one order may ask for.
+const MaxQuantity = 500
+
+// RequiredField is one account field a line's orders must carry.
+type RequiredField struct {
+	Field   string `json:"field"`
+	Label   string `json:"label"`
+	Pattern string `json:"pattern,omitempty"`
+}
+
+// Option is one allowed value of a server or region field.
+type Option struct {
+	Value string `json:"value"`
+	Label string `json:"label"`
+}
+
+// Line is a service line (a game or product family), the data that decides
+// which fields its orders need.
+type Line struct {
+	Slug            string
+	ProductName     string
+	GameName        string
+	Game            string
+	Kind            LineKind
+	Status          string
+	Required        []RequiredField
+	ServerIDOptions []Option
+	RegionOptions   []Option
+}
+
+// Pack is one orderable product of a line, identified by its PID.
+type Pack struct {
+	PID         string
+	Slug        string
+	Name        string
+	Category    string
+	Price       Money
+	Status      string
+	StockBased  bool
+	Provider    string
+	Upstream    string
+	UpstreamPID string
+}
+
+// identRe is what slugs, PIDs and provider names may look like.
+var identRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$`)
+
+// ValidIdent reports whether s may be used as a slug or PID.
+func ValidIdent(s string) bool { return identRe.MatchString(s) }
+
+// Validate checks a line as the admin API receives it.
+func (l *Line) Validate() error {
+	if !ValidIdent(l.Slug) {
+		return Errorf(EInvalidBody, "slug: letters, digits and ._:- only, at most 100")
+	}
+	if strings.TrimSpace(l.ProductName) == "" || strings.TrimSpace(l.GameName) == "" || !ValidIdent(l.Game) {
+		return Errorf(EInvalidBody, "productName, gameName and game are required")
+	}
+	switch l.Kind {
+	case KindTopup, KindSubscription, KindGamekey, KindGiftcard:
+	default:
+		return Errorf(EInvalidBody, "kind: one of topup, subscription, gamekey, giftcard")
+	}
+	if l.Status != StatusActive && l.Status != StatusDisabled {
+		return Errorf(EInvalidBody, "status: active or disabled")
+	}
+	seen := map[string]bool{}
+	for _, r := range l.Required {
+		switch r.Field {
+		case FieldUserID, FieldZoneID, FieldServerID, FieldRegion, FieldMoreID:
+		default:
+			return Errorf(EInvalidBody, "required: unknown field %q", r.Field)
+		}
+		if seen[r.Field] {
+			return Errorf(EInvalidBody, "required: %q twice", r.Field)
+		}
+		seen[r.Field] = true
+		if r.Pattern != "" {
+			if _, err := compilePattern(r.Pattern); err != nil {
+				return Errorf(EInvalidBody, "required %s: bad pattern: %v", r.Field, err)
+			}
+		}
+	}
+	for _, o := range append(append([]Option{}, l.ServerIDOptions...), l.RegionOptions...) {
+		if o.Value == "" {
+			return Errorf(EInvalidBody, "options: every option needs a value")
+		}
+	}
+	return nil
+}
+
+// Stocked reports whether the line's packs always draw from stock.
+func (l *Line) Stocked() bool { return l.Kind == KindGamekey || l.Kind == KindGiftcard }
+
+// Validate checks a pack as the admin API receives it.
+func (p *Pack) Validate() error {
+	if !ValidIdent(p.PID) || !ValidIdent(p.Slug) {
+		return Errorf(EInvalidBody, "pid and slug: letters, digits and ._:- only, at most 100")
+	}
+	if strings.TrimSpace(p.Name) == "" {
+		return Errorf(EInvalidBody, "name is required")
+	}
+	if p.Price <= 0 {
+		return Errorf(EInvalidBody, "priceUsd must be above 0")
+	}
+	if p.Status != StatusActive && p.Status != StatusDisabled {
+		return Errorf(EInvalidBody, "status: active or disabled")
+	}
+	switch p.Provider {
+	case ProviderSim, ProviderManual:
+	case ProviderUpstream:
+		if p.Upstream == "" || p.UpstreamPID == "" {
+			return Errorf(EInvalidBody, "provider upstream needs upstream and upstreamPid")
+		}
+	default:
+		return Errorf(EInvalidBody, "provider: sim, manual or upstream")
+	}
+	return nil
+}
+
+// DrawsStock reports whether orders of the pack take codes from its stock:
+// packs of key and card lines, and stock-based packs, when fulfilled here.
+func (p *Pack) DrawsStock(l *Line) bool {
+	return (l.Stocked() || p.StockBased) && p.Provider == ProviderSim
+}
+
+// TakesQuantity reports whether orders of the pack may carry a quantity.
+func (p *Pack) TakesQuantity(l *Line) bool { return l.Stocked() || p.StockBased }
+
+// compilePattern compiles a required field's pattern so that it must match
+// the whole value.
+func compilePattern(p string) (*regexp.Regexp, error) {
+	return regexp.Compile(`^(?:` + p + `)$`)
+}

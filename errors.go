@@ -1,0 +1,120 @@
+package topupd
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrorCode is the stable, machine-readable code of a failure; it is the
+// `code` field of an error answer.
+type ErrorCode string
+
+// The error codes of the reseller API and the admin API.
+const (
+	EInternal            ErrorCode = "INTERNAL"
+	EInvalidJSON         ErrorCode = "INVALID_JSON"
+	EInvalidBody         ErrorCode = "INVALID_BODY"
+	EInvalidRequest      ErrorCode = "INVALID_REQUEST"
+	EUnknownPID          ErrorCode = "UNKNOWN_PID"
+	EInvalidPack         ErrorCode = "INVALID_PACK"
+	EGameDisabled        ErrorCode = "GAME_DISABLED"
+	EProductDisabled     ErrorCode = "PRODUCT_DISABLED"
+	EInvalidProduct      ErrorCode = "INVALID_PRODUCT"
+	EQuantityOnlyStock   ErrorCode = "QUANTITY_ONLY_FOR_GAMEKEY_OR_GIFTCARD"
+	EQuantityExceedsMax  ErrorCode = "QUANTITY_EXCEEDS_MAX"
+	EInsufficientBalance ErrorCode = "INSUFFICIENT_BALANCE"
+	EInsufficientStock   ErrorCode = "INSUFFICIENT_STOCK"
+	EForbidden           ErrorCode = "FORBIDDEN"
+	EIdempotencyReused   ErrorCode = "IDEMPOTENCY_KEY_REUSED"
+	EOrderNotFound       ErrorCode = "ORDER_NOT_FOUND"
+	EDuplicateInFlight   ErrorCode = "DUPLICATE_IN_FLIGHT"
+	ERateLimit           ErrorCode = "RATE_LIMIT"
+	ENotImplemented      ErrorCode = "NOT_IMPLEMENTED"
+	EMaintenance         ErrorCode = "MAINTENANCE"
+	EOrdersDisabled      ErrorCode = "API_ORDER_DISABLED"
+	ERateLimitDown       ErrorCode = "RATE_LIMIT_UNAVAILABLE"
+	EMissingKey          ErrorCode = "MISSING_API_KEY"
+	EKeyFormat           ErrorCode = "INVALID_API_KEY_FORMAT"
+	EInvalidKey          ErrorCode = "INVALID_API_KEY"
+	EAPIDisabled         ErrorCode = "API_DISABLED"
+	EAPIDisabledByAdmin  ErrorCode = "API_DISABLED_BY_ADMIN"
+	ENotEligible         ErrorCode = "API_NOT_ELIGIBLE"
+	EBanned              ErrorCode = "ACCOUNT_BANNED"
+	ERestricted          ErrorCode = "ACCOUNT_RESTRICTED"
+	EAllowlistRequired   ErrorCode = "IP_ALLOWLIST_REQUIRED"
+	EIPNotAllowed        ErrorCode = "IP_NOT_ALLOWED"
+	ENotFound            ErrorCode = "NOT_FOUND"
+	EMethodNotAllowed    ErrorCode = "METHOD_NOT_ALLOWED"
+	EBodyTooLarge        ErrorCode = "BODY_TOO_LARGE"
+	EUnauthorized        ErrorCode = "UNAUTHORIZED"
+	EConflict            ErrorCode = "CONFLICT"
+	EOrderFinal          ErrorCode = "ORDER_FINAL"
+)
+
+// messages holds the spec's `error` text for codes whose text differs from the code.
+var messages = map[ErrorCode]string{
+	EInternal:            "INTERNAL ERROR",
+	EInvalidJSON:         "INVALID JSON",
+	EInvalidBody:         "INVALID BODY",
+	EInvalidRequest:      "INVALID REQUEST",
+	EUnknownPID:          "UNKNOWN PID",
+	EInvalidPack:         "INVALID PACK",
+	EGameDisabled:        "GAME DISABLED",
+	EProductDisabled:     "PRODUCT DISABLED",
+	EInvalidProduct:      "INVALID PRODUCT",
+	EQuantityOnlyStock:   "QUANTITY ONLY FOR GAMEKEY OR GIFTCARD",
+	EQuantityExceedsMax:  "QUANTITY EXCEEDS MAX",
+	EInsufficientBalance: "INSUFFICIENT BALANCE",
+	EInsufficientStock:   "INSUFFICIENT STOCK",
+	EOrderNotFound:       "ORDER NOT FOUND",
+	ERateLimit:           "TOO MANY REQUESTS",
+	ENotImplemented:      "NOT IMPLEMENTED",
+	ERateLimitDown:       "RATE LIMIT UNAVAILABLE",
+	ENotFound:            "NOT FOUND",
+	EMethodNotAllowed:    "METHOD NOT ALLOWED",
+	EBodyTooLarge:        "BODY TOO LARGE",
+	EOrderFinal:          "ORDER ALREADY FINAL",
+}
+
+// Message returns the spec's `error` text for a code: its own table entry, or
+// the code itself (FORBIDDEN, DUPLICATE_IN_FLIGHT, the authentication codes…).
+func (c ErrorCode) Message() string {
+	if m, ok := messages[c]; ok {
+		return m
+	}
+	return string(c)
+}
+
+// Error is a failure the API reports to its caller: a code, the spec's message,
+// and an optional detail for humans.
+type Error struct {
+	Code   ErrorCode
+	Detail string
+	// Game is set on an order rejected at submit: the line's game key.
+	Game string
+}
+
+// Error implements error.
+func (e *Error) Error() string {
+	if e.Detail == "" {
+		return e.Code.Message()
+	}
+	return e.Code.Message() + ": " + e.Detail
+}
+
+// Errorf returns an *Error with a code and a formatted detail.
+func Errorf(code ErrorCode, format string, args ...any) *Error {
+	return &Error{Code: code, Detail: fmt.Sprintf(format, args...)}
+}
+
+// Fail returns an *Error with a code and no detail.
+func Fail(code ErrorCode) *Error { return &Error{Code: code} }
+
+// CodeOf returns the code of the first *Error in err's chain, or EInternal.
+func CodeOf(err error) ErrorCode {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return EInternal
+}

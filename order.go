@@ -1,0 +1,236 @@
+package topupd
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// OrderStatus is the state of an order as the reseller API shows it.
+type OrderStatus string
+
+// The order states. completed and cancelled are final.
+const (
+	StatusProcessing OrderStatus = "processing"
+	StatusCompleted  OrderStatus = "completed"
+	StatusCancelled  OrderStatus = "cancelled"
+)
+
+// Final reports whether the status can no longer change.
+func (s OrderStatus) Final() bool { return s == StatusCompleted || s == StatusCancelled }
+
+// SupplierState records how far the supplier has got with an order, so that
+// a retry after an unknown outcome asks before it submits again.
+type SupplierState string
+
+// The supplier states.
+const (
+	// SupplierNew: the supplier was never called for this order.
+	SupplierNew SupplierState = "new"
+	// SupplierSubmitting: a submit was started; its outcome may be unknown.
+	SupplierSubmitting SupplierState = "submitting"
+	// SupplierAccepted: the supplier has the order.
+	SupplierAccepted SupplierState = "accepted"
+)
+
+// AccountFields are the player account fields of an order.
+type AccountFields struct {
+	UserID   string
+	ZoneID   string
+	ServerID string
+	Region   string
+	MoreID   string
+}
+
+// get returns the value of one named field.
+func (f *AccountFields) get(name string) *string {
+	switch name {
+	case FieldUserID:
+		return &f.UserID
+	case FieldZoneID:
+		return &f.ZoneID
+	case FieldServerID:
+		return &f.ServerID
+	case FieldRegion:
+		return &f.Region
+	case FieldMoreID:
+		return &f.MoreID
+	}
+	return nil
+}
+
+// OrderRequest is a decoded POST /orders body.
+type OrderRequest struct {
+	PID            string
+	TrxID          string
+	IdempotencyKey string
+	Fields         AccountFields
+	// Quantity is 0 when the body carried none.
+	Quantity int
+}
+
+// Key returns the idempotency key of the request: idempotencyKey when sent,
+// otherwise the trxid.
+func (r *OrderRequest) Key() string {
+	if r.IdempotencyKey != "" {
+		return r.IdempotencyKey
+	}
+	return r.TrxID
+}
+
+// Order is one placed order.
+type Order struct {
+	Seq            int64 // internal id
+	ID             string
+	AccountID      string
+	TrxID          string
+	IdempotencyKey string
+	PID            string
+	Slug           string
+	Game           string
+	Kind           LineKind
+	PackName       string
+	Provider       string
+	Quantity       int
+	Amount         Money
+	Fields         AccountFields
+	Status         OrderStatus
+	Error          string
+	Refunded       bool
+	Codes          []string
+	CreatedAt      time.Time
+	FinishedAt     time.Time
+	DeadlineAt     time.Time
+	Supplier       SupplierState
+	Attempts       int
+	// Fingerprint is the placing request's OrderRequest.Fingerprint.
+	Fingerprint string
+}
+
+// Fingerprint digests everything the request asks for, exactly as sent, so
+// that a repeated key with a different request is told apart
+// (IDEMPOTENCY_KEY_REUSED). A missing quantity counts as 1.
+func (r *OrderRequest) Fingerprint() string {
+	q := r.Quantity
+	if q == 0 {
+		q = 1
+	}
+	h := sha256.New()
+	for _, s := range []string{r.PID, r.TrxID, r.IdempotencyKey, strconv.Itoa(q),
+		r.Fields.UserID, r.Fields.ZoneID, r.Fields.ServerID, r.Fields.Region, r.Fields.MoreID} {
+		// Length-prefixed, so that no two different requests share an encoding.
+		h.Write(strconv.AppendInt(nil, int64(len(s)), 10))
+		h.Write([]byte{':'})
+		h.Write([]byte(s))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Duration returns how long the order has taken: until now while processing.
+func (o *Order) Duration(now time.Time) time.Duration {
+	end := now
+	if o.Status.Final() && !o.FinishedAt.IsZero() {
+		end = o.FinishedAt
+	}
+	if end.Before(o.CreatedAt) {
+		return 0
+	}
+	return end.Sub(o.CreatedAt)
+}
+
+// Draft is a validated order about to be placed.
+type Draft struct {
+	Quantity   int
+	Amount     Money
+	Fields     AccountFields
+	DrawsStock bool
+}
+
+// Prepare checks an order request against its line and pack and works out
+// what it costs. It does not look at balance or stock.
+func Prepare(req *OrderRequest, line *Line, pack *Pack) (Draft, error) {
+	switch {
+	case line.Status != StatusActive:
+		return Draft{}, Fail(EGameDisabled)
+	case pack.Status != StatusActive:
+		return Draft{}, Fail(EProductDisabled)
+	}
+	qty := req.Quantity
+	if qty != 0 && !pack.TakesQuantity(line) {
+		return Draft{}, Fail(EQuantityOnlyStock)
+	}
+	if qty > MaxQuantity {
+		return Draft{}, Fail(EQuantityExceedsMax)
+	}
+	if qty == 0 {
+		qty = 1
+	}
+	fields, err := line.checkFields(req.Fields)
+	if err != nil {
+		return Draft{}, err
+	}
+	amount, ok := pack.Price.Times(qty)
+	if !ok {
+		return Draft{}, Fail(EInvalidPack)
+	}
+	return Draft{Quantity: qty, Amount: amount, Fields: fields, DrawsStock: pack.DrawsStock(line)}, nil
+}
+
+// checkFields keeps the fields the line requires, checks each against its
+// pattern and options, and drops the rest. A region-requiring line that does
+// not itself require serverId also takes the region from serverId, and echoes
+// the region back as serverId.
+func (l *Line) checkFields(in AccountFields) (AccountFields, error) {
+	var out AccountFields
+	requires := map[string]bool{}
+	for _, r := range l.Required {
+		requires[r.Field] = true
+	}
+	if requires[FieldRegion] && !requires[FieldServerID] && in.Region == "" {
+		in.Region = in.ServerID
+	}
+	for _, r := range l.Required {
+		v := strings.TrimSpace(*in.get(r.Field))
+		if v == "" {
+			return out, Errorf(EInvalidRequest, "%s is required", r.Field)
+		}
+		if len(v) > 100 {
+			return out, Errorf(EInvalidRequest, "%s: at most 100 characters", r.Field)
+		}
+		if r.Pattern != "" {
+			re, err := compilePattern(r.Pattern)
+			if err != nil || !re.MatchString(v) {
+				return out, Errorf(EInvalidRequest, "%s does not match %s", r.Field, r.Pattern)
+			}
+		}
+		opts := l.ServerIDOptions
+		if r.Field == FieldRegion {
+			opts = l.RegionOptions
+		}
+		if (r.Field == FieldServerID || r.Field == FieldRegion) && len(opts) > 0 {
+			canon, ok := matchOption(opts, v)
+			if !ok {
+				return out, Errorf(EInvalidRequest, "%s: not one of the line's options", r.Field)
+			}
+			v = canon
+		}
+		*out.get(r.Field) = v
+	}
+	if requires[FieldRegion] && !requires[FieldServerID] {
+		out.ServerID = out.Region
+	}
+	return out, nil
+}
+
+// matchOption finds v among the options, ignoring case, and returns the
+// option's own spelling.
+func matchOption(opts []Option, v string) (string, bool) {
+	for _, o := range opts {
+		if strings.EqualFold(o.Value, v) {
+			return o.Value, true
+		}
+	}
+	return "", false
+}

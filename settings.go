@@ -1,0 +1,52 @@
+package topupd
+
+// Settings are the operator's switches, shared by every node.
+type Settings struct {
+	Maintenance         bool
+	OrdersDisabled      bool
+	EligibilityMinTopup Money
+	SimDelayMs          int
+	SimCallMs           int
+}
+
+// SettingsPatch changes the named settings; nil fields stay as they are.
+type SettingsPatch struct {
+	Maintenance         *bool
+	OrdersDisabled      *bool
+	EligibilityMinTopup *Money
+	SimDelayMs          *int
+	SimCallMs           *int
+}
+
+// maxSimMs bounds the sim provider's delays to one day.
+const maxSimMs = 86_400_000
+
+// Apply returns s with the patch applied, after checking the patch.
+func (p SettingsPatch) Apply(s Settings) (Settings, error) {
+	if p.Maintenance != nil {
+		s.Maintenance = *p.Maintenance
+	}
+	if p.OrdersDisabled != nil {
+		s.OrdersDisabled = *p.OrdersDisabled
+	}
+	if p.EligibilityMinTopup != nil {
+		if *p.EligibilityMinTopup < 0 {
+			return s, Errorf(EInvalidBody, "eligibilityMinTopupUsd must not be negative")
+		}
+		s.EligibilityMinTopup = *p.EligibilityMinTopup
+	}
+	for _, f := range []struct {
+		in   *int
+		out  *int
+		name string
+	}{{p.SimDelayMs, &s.SimDelayMs, "simDelayMs"}, {p.SimCallMs, &s.SimCallMs, "simCallMs"}} {
+		if f.in == nil {
+			continue
+		}
+		if *f.in < 0 || *f.in > maxSimMs {
+			return s, Errorf(EInvalidBody, "%s: 0 to %d", f.name, maxSimMs)
+		}
+		*f.out = *f.in
+	}
+	return s, nil
+}

@@ -1,0 +1,152 @@
+package topupd
+
+import (
+	"context"
+	"time"
+)
+
+// Store keeps everything durable. Each method is one transaction; the
+// database's constraints, not the caller, keep balances, stock and
+// idempotency right.
+type Store interface {
+	AccountStore
+	CatalogStore
+	OrderStore
+	FulfilmentStore
+	// Settings returns the operator's settings.
+	Settings(ctx context.Context) (Settings, error)
+	// UpdateSettings applies a patch and returns the new settings.
+	UpdateSettings(ctx context.Context, p SettingsPatch) (Settings, error)
+	// Ping checks that the database answers.
+	Ping(ctx context.Context) error
+	// Close releases the database.
+	Close() error
+}
+
+// AccountStore keeps accounts, their keys and their ledgers.
+type AccountStore interface {
+	// CreateAccount stores a new account; a.ID must be set.
+	CreateAccount(ctx context.Context, a Account) (Account, error)
+	// Account returns one account, or ENotFound.
+	Account(ctx context.Context, id string) (Account, error)
+	// CountAccounts returns how many accounts exist.
+	CountAccounts(ctx context.Context) (int, error)
+	// UpdateAccount applies a patch and returns the account, or ENotFound.
+	UpdateAccount(ctx context.Context, id string, p AccountPatch) (Account, error)
+	// AddKey stores the hash of a new API key of the account.
+	AddKey(ctx context.Context, accountID, keyID string, h KeyHash, now time.Time) error
+	// RevokeKey refuses a key from now on, or ENotFound.
+	RevokeKey(ctx context.Context, keyID string, now time.Time) error
+	// AccountByKey returns the account owning a live key, or EInvalidKey.
+	AccountByKey(ctx context.Context, h KeyHash) (Account, error)
+	// Balance returns the sum of the account's ledger entries.
+	Balance(ctx context.Context, accountID string) (Money, error)
+	// CreditedTotal returns the sum of the account's credit entries.
+	CreditedTotal(ctx context.Context, accountID string) (Money, error)
+	// Credit adds a credit (or, negative, a correction) entry. A reference
+	// already used for the account credits nothing and returns the first
+	// entry, with repeated true. A balance that would go below zero is
+	// EInsufficientBalance.
+	Credit(ctx context.Context, accountID string, amount Money, reference string, now time.Time) (e LedgerEntry, repeated bool, err error)
+	// Ledger returns the account's entries, newest first.
+	Ledger(ctx context.Context, accountID string, limit int) ([]LedgerEntry, error)
+}
+
+// CatalogStore keeps service lines, packs and code stock.
+type CatalogStore interface {
+	// PutLine creates or replaces a line.
+	PutLine(ctx context.Context, l Line) error
+	// Lines returns every line, disabled ones too, by slug.
+	Lines(ctx context.Context) ([]Line, error)
+	// PutPack creates or replaces a pack.
+	PutPack(ctx context.Context, p Pack) error
+	// Packs returns every pack, disabled ones too, by PID.
+	Packs(ctx context.Context) ([]Pack, error)
+	// StockLevels returns the codes available per PID (PIDs without stock are absent).
+	StockLevels(ctx context.Context) (map[string]int, error)
+	// AddStock adds codes to a pack's stock; a code already in that pack's
+	// stock (delivered or not) is a duplicate and not added.
+	AddStock(ctx context.Context, pid string, codes []string, now time.Time) (StockResult, error)
+}
+
+// StockResult is what AddStock did.
+type StockResult struct {
+	Added      int
+	Duplicates int
+	Available  int
+}
+
+// PlaceOrder is everything the store needs to place one order.
+type PlaceOrder struct {
+	AccountID string
+	Request   OrderRequest
+	Now       time.Time
+	// Deadline is how long the order may take before it is cancelled and refunded.
+	Deadline time.Duration
+	// LeaseOwner and LeaseUntil, when set, claim the new order for the
+	// caller's own first supplier call.
+	LeaseOwner string
+	LeaseUntil time.Time
+}
+
+// HistoryQuery selects a page of an account's orders, newest first.
+type HistoryQuery struct {
+	Offset int
+	Limit  int
+}
+
+// OrdersQuery selects orders of every account for the operator.
+type OrdersQuery struct {
+	Status OrderStatus // empty: any
+	// Overdue selects processing orders past their deadline.
+	Overdue bool
+	Now     time.Time
+	Limit   int
+}
+
+// OrderStore places and reads orders.
+type OrderStore interface {
+	// PlaceOrder validates, charges, draws codes and creates the order in one
+	// transaction. A request repeating an earlier key returns that order with
+	// replay true and moves nothing; a rejected order moves nothing.
+	PlaceOrder(ctx context.Context, p PlaceOrder) (o Order, replay bool, err error)
+	// Order returns one order by public or internal id; accountID "" means
+	// any account. Another account's order is EOrderNotFound.
+	Order(ctx context.Context, accountID, id string) (Order, error)
+	// History returns a page of the account's orders and how many it has.
+	History(ctx context.Context, accountID string, q HistoryQuery) (orders []Order, total int, err error)
+	// Orders returns orders of every account, newest first.
+	Orders(ctx context.Context, q OrdersQuery) ([]Order, error)
+}
+
+// Settlement is what to do with a processing order after a supplier call or
+// an operator's decision.
+type Settlement struct {
+	// Status is StatusCompleted, StatusCancelled, or StatusProcessing to
+	// release the lease and retry at RetryAt.
+	Status   OrderStatus
+	Codes    []string
+	Error    string
+	Refund   bool
+	RetryAt  time.Time
+	Supplier SupplierState
+	Now      time.Time
+	// LeaseOwner, when set, must still hold the order's lease.
+	LeaseOwner string
+}
+
+// FulfilmentStore lets the engine claim and settle processing orders.
+type FulfilmentStore interface {
+	// ClaimDue leases up to limit processing orders whose next attempt is due
+	// and whose lease (if any) has run out.
+	ClaimDue(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]Order, error)
+	// NextDue returns when the earliest processing order falls due, if any.
+	NextDue(ctx context.Context) (time.Time, bool, error)
+	// MarkSubmitting records, before a submit, that its outcome may become unknown.
+	MarkSubmitting(ctx context.Context, seq int64, owner string) error
+	// Settle completes, cancels or reschedules a processing order. A final
+	// order is EOrderFinal; a lost lease is EConflict.
+	Settle(ctx context.Context, seq int64, s Settlement) (Order, error)
+	// ReleaseLeases lets go of every order the owner holds.
+	ReleaseLeases(ctx context.Context, owner string) error
+}
