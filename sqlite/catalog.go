@@ -1,0 +1,182 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/topupd/topupd"
+)
+
+// PutLine creates or replaces a line.
+func (s *Store) PutLine(ctx context.Context, l topupd.Line) error {
+	required := l.Required
+	if required == nil {
+		required = []topupd.RequiredField{}
+	}
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO lines (slug, product_name, game_name, game, kind, status, required, server_id_options, region_options)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+			ON CONFLICT (slug) DO UPDATE SET product_name = excluded.product_name, game_name = excluded.game_name, game = excluded.game,
+				kind = excluded.kind, status = excluded.status, required = excluded.required,
+				server_id_options = excluded.server_id_options, region_options = excluded.region_options`,
+			l.Slug, l.ProductName, l.GameName, l.Game, string(l.Kind), l.Status, jsonText(required), optionsText(l.ServerIDOptions), optionsText(l.RegionOptions))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store.PutLine %s: %w", l.Slug, err)
+	}
+	return nil
+}
+
+func optionsText(o []topupd.Option) any {
+	if len(o) == 0 {
+		return nil
+	}
+	return jsonText(o)
+}
+
+const lineColumns = `slug, product_name, game_name, game, kind, status, required, server_id_options, region_options`
+
+func scanLine(row scanner) (topupd.Line, error) {
+	var l topupd.Line
+	var kind, required string
+	var serverOpts, regionOpts sql.NullString
+	if err := row.Scan(&l.Slug, &l.ProductName, &l.GameName, &l.Game, &kind, &l.Status, &required, &serverOpts, &regionOpts); err != nil {
+		return l, err
+	}
+	l.Kind = topupd.LineKind(kind)
+	if err := json.Unmarshal([]byte(required), &l.Required); err != nil {
+		return l, fmt.Errorf("line %s required: %w", l.Slug, err)
+	}
+	for _, o := range []struct {
+		text sql.NullString
+		dst  *[]topupd.Option
+	}{{serverOpts, &l.ServerIDOptions}, {regionOpts, &l.RegionOptions}} {
+		if o.text.Valid {
+			if err := json.Unmarshal([]byte(o.text.String), o.dst); err != nil {
+				return l, fmt.Errorf("line %s options: %w", l.Slug, err)
+			}
+		}
+	}
+	return l, nil
+}
+
+// Lines returns every line by slug.
+func (s *Store) Lines(ctx context.Context) ([]topupd.Line, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT `+lineColumns+` FROM lines ORDER BY slug`)
+	if err != nil {
+		return nil, fmt.Errorf("store.Lines: %w", err)
+	}
+	defer rows.Close()
+	out := []topupd.Line{}
+	for rows.Next() {
+		l, err := scanLine(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store.Lines: %w", err)
+		}
+		out = append(out, l)
+	}
+	return out, rows.Err()
+}
+
+// PutPack creates or replaces a pack.
+func (s *Store) PutPack(ctx context.Context, p topupd.Pack) error {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO packs (pid, slug, name, category, price, status, stock_based, provider, upstream, upstream_pid)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+			ON CONFLICT (pid) DO UPDATE SET slug = excluded.slug, name = excluded.name, category = excluded.category,
+				price = excluded.price, status = excluded.status, stock_based = excluded.stock_based,
+				provider = excluded.provider, upstream = excluded.upstream, upstream_pid = excluded.upstream_pid`,
+			p.PID, p.Slug, p.Name, p.Category, int64(p.Price), p.Status, boolInt(p.StockBased), p.Provider, p.Upstream, p.UpstreamPID)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store.PutPack %s: %w", p.PID, err)
+	}
+	return nil
+}
+
+const packColumns = `pid, slug, name, category, price, status, stock_based, provider, upstream, upstream_pid`
+
+func scanPack(row scanner) (topupd.Pack, error) {
+	var p topupd.Pack
+	err := row.Scan(&p.PID, &p.Slug, &p.Name, &p.Category, &p.Price, &p.Status, &p.StockBased, &p.Provider, &p.Upstream, &p.UpstreamPID)
+	return p, err
+}
+
+// Packs returns every pack by PID.
+func (s *Store) Packs(ctx context.Context) ([]topupd.Pack, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT `+packColumns+` FROM packs ORDER BY pid`)
+	if err != nil {
+		return nil, fmt.Errorf("store.Packs: %w", err)
+	}
+	defer rows.Close()
+	out := []topupd.Pack{}
+	for rows.Next() {
+		p, err := scanPack(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store.Packs: %w", err)
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// StockLevels returns the codes available per PID.
+func (s *Store) StockLevels(ctx context.Context) (map[string]int, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT pid, available FROM stock_levels WHERE available > 0`)
+	if err != nil {
+		return nil, fmt.Errorf("store.StockLevels: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var pid string
+		var n int
+		if err := rows.Scan(&pid, &n); err != nil {
+			return nil, fmt.Errorf("store.StockLevels: %w", err)
+		}
+		out[pid] = n
+	}
+	return out, rows.Err()
+}
+
+// AddStock seals and adds codes to a pack's stock.
+func (s *Store) AddStock(ctx context.Context, pid string, codes []string, now time.Time) (topupd.StockResult, error) {
+	var r topupd.StockResult
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		r = topupd.StockResult{}
+		var one int
+		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM packs WHERE pid = $1`, pid).Scan(&one); isNoRows(err) {
+			return topupd.Errorf(topupd.ENotFound, "pack %s", pid)
+		} else if err != nil {
+			return err
+		}
+		stmt, err := tx.PrepareContext(ctx, `INSERT INTO codes (pid, fingerprint, sealed, added_at) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (pid, fingerprint) DO NOTHING`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for _, c := range codes {
+			res, err := stmt.ExecContext(ctx, pid, s.vault.Fingerprint(pid, c), s.vault.Seal(pid, c), ms(now))
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n == 1 {
+				r.Added++
+			} else {
+				r.Duplicates++
+			}
+		}
+		err = tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT available FROM stock_levels WHERE pid = $1), 0)`, pid).Scan(&r.Available)
+		return err
+	})
+	if err != nil {
+		return r, fmt.Errorf("store.AddStock %s: %w", pid, err)
+	}
+	return r, nil
+}

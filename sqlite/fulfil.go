@@ -1,0 +1,154 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/topupd/topupd"
+)
+
+// ClaimDue leases due processing orders to owner.
+func (s *Store) ClaimDue(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]topupd.Order, error) {
+	var out []topupd.Order
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		out = nil
+		rows, err := tx.QueryContext(ctx, `UPDATE orders SET lease_owner = $1, lease_until = $2
+			WHERE seq IN (SELECT seq FROM orders
+				WHERE status = 'processing' AND next_attempt_at <= $3 AND (lease_until IS NULL OR lease_until <= $3)
+				ORDER BY next_attempt_at LIMIT $4)
+			RETURNING `+orderColumns, owner, ms(leaseUntil), ms(now), limit)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			o, err := scanOrder(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, o)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store.ClaimDue: %w", err)
+	}
+	return out, nil
+}
+
+// NextDue returns the earliest next attempt of a processing order.
+func (s *Store) NextDue(ctx context.Context) (time.Time, bool, error) {
+	var next int64
+	err := s.read.QueryRowContext(ctx, `SELECT next_attempt_at FROM orders
+		WHERE status = 'processing' AND next_attempt_at IS NOT NULL ORDER BY next_attempt_at LIMIT 1`).Scan(&next)
+	if isNoRows(err) {
+		return time.Time{}, false, nil
+	}
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("store.NextDue: %w", err)
+	}
+	return fromMS(next), true, nil
+}
+
+// MarkSubmitting records that a submit is about to start.
+func (s *Store) MarkSubmitting(ctx context.Context, seq int64, owner string) error {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE orders SET supplier = 'submitting'
+			WHERE seq = $1 AND status = 'processing' AND lease_owner = $2`, seq, owner)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return topupd.Errorf(topupd.EConflict, "order %d is not leased to %s", seq, owner)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store.MarkSubmitting %d: %w", seq, err)
+	}
+	return nil
+}
+
+// Settle completes, cancels (refunding at most once) or reschedules a processing order.
+func (s *Store) Settle(ctx context.Context, seq int64, st topupd.Settlement) (topupd.Order, error) {
+	var o topupd.Order
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		o, err = s.settle(ctx, tx, seq, st)
+		return err
+	})
+	if err != nil {
+		return o, fmt.Errorf("store.Settle %d: %w", seq, err)
+	}
+	return o, nil
+}
+
+func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Settlement) (topupd.Order, error) {
+	o, err := scanOrder(tx.QueryRowContext(ctx, `SELECT `+orderColumns+` FROM orders WHERE seq = $1`, seq))
+	if isNoRows(err) {
+		return o, topupd.Fail(topupd.EOrderNotFound)
+	} else if err != nil {
+		return o, err
+	}
+	if o.Status.Final() {
+		return o, topupd.Errorf(topupd.EOrderFinal, "order %s is already %s", o.ID, o.Status)
+	}
+	if st.LeaseOwner != "" {
+		var owner sql.NullString
+		if err := tx.QueryRowContext(ctx, `SELECT lease_owner FROM orders WHERE seq = $1`, seq).Scan(&owner); err != nil {
+			return o, err
+		}
+		if owner.String != st.LeaseOwner {
+			return o, topupd.Errorf(topupd.EConflict, "order %s is no longer leased to %s", o.ID, st.LeaseOwner)
+		}
+	}
+	supplier := st.Supplier
+	if supplier == "" {
+		supplier = o.Supplier
+	}
+	switch st.Status {
+	case topupd.StatusCompleted:
+		for _, c := range st.Codes {
+			_, err := tx.ExecContext(ctx, `INSERT INTO codes (pid, fingerprint, sealed, order_seq, added_at) VALUES ($1, $2, $3, $4, $5)`,
+				o.PID, s.vault.Fingerprint(o.PID, c), s.vault.Seal(o.PID, c), o.Seq, ms(st.Now))
+			if err != nil {
+				if strings.Contains(err.Error(), "UNIQUE") {
+					return o, topupd.Errorf(topupd.EConflict, "a code of pack %s was delivered before", o.PID)
+				}
+				return o, err
+			}
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE orders SET status = 'completed', finished_at = $2, supplier = $3,
+			next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL WHERE seq = $1`, seq, ms(st.Now), string(supplier))
+	case topupd.StatusCancelled:
+		_, err = tx.ExecContext(ctx, `UPDATE orders SET status = 'cancelled', error = $2, refunded = $3, finished_at = $4, supplier = $5,
+			next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL WHERE seq = $1`, seq, st.Error, boolInt(st.Refund), ms(st.Now), string(supplier))
+		if err == nil && st.Refund {
+			_, err = appendEntry(ctx, tx, topupd.LedgerEntry{AccountID: o.AccountID, Kind: topupd.EntryRefund, Amount: o.Amount, CreatedAt: st.Now}, o.Seq)
+		}
+	case topupd.StatusProcessing:
+		_, err = tx.ExecContext(ctx, `UPDATE orders SET next_attempt_at = $2, supplier = $3, attempts = attempts + 1,
+			lease_owner = NULL, lease_until = NULL WHERE seq = $1`, seq, ms(st.RetryAt), string(supplier))
+	default:
+		return o, fmt.Errorf("settle: unknown status %q", st.Status)
+	}
+	if err != nil {
+		return o, err
+	}
+	return s.orderBy(ctx, tx, `seq = $1`, seq)
+}
+
+// ReleaseLeases lets go of every processing order the owner holds.
+func (s *Store) ReleaseLeases(ctx context.Context, owner string) error {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE orders SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1 AND status = 'processing'`, owner)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store.ReleaseLeases %s: %w", owner, err)
+	}
+	return nil
+}

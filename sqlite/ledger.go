@@ -1,0 +1,127 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/topupd/topupd"
+)
+
+// Balance returns the newest entry's running balance.
+func (s *Store) Balance(ctx context.Context, accountID string) (topupd.Money, error) {
+	b, _, err := balanceOf(ctx, s.read, accountID)
+	if err != nil {
+		return 0, fmt.Errorf("store.Balance %s: %w", accountID, err)
+	}
+	return b, nil
+}
+
+// querier is a *sql.DB or *sql.Tx.
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// balanceOf returns the account's balance and the seq of its newest entry.
+func balanceOf(ctx context.Context, q querier, accountID string) (topupd.Money, int64, error) {
+	var bal topupd.Money
+	var seq int64
+	err := q.QueryRowContext(ctx, `SELECT balance_after, seq FROM ledger WHERE account_id = $1 ORDER BY seq DESC LIMIT 1`, accountID).Scan(&bal, &seq)
+	if isNoRows(err) {
+		return 0, 0, nil
+	}
+	return bal, seq, err
+}
+
+// CreditedTotal sums the account's credit entries.
+func (s *Store) CreditedTotal(ctx context.Context, accountID string) (topupd.Money, error) {
+	var total topupd.Money
+	err := s.read.QueryRowContext(ctx, `SELECT COALESCE(SUM(amount), 0) FROM ledger WHERE account_id = $1 AND kind = 'credit'`, accountID).Scan(&total)
+	if err != nil {
+		return 0, fmt.Errorf("store.CreditedTotal %s: %w", accountID, err)
+	}
+	return total, nil
+}
+
+// appendEntry adds one entry to the account's chain inside tx. A balance that
+// would fall below zero is EInsufficientBalance (the CHECK on balance_after
+// would refuse it anyway).
+func appendEntry(ctx context.Context, tx *sql.Tx, e topupd.LedgerEntry, orderSeq int64) (topupd.LedgerEntry, error) {
+	bal, seq, err := balanceOf(ctx, tx, e.AccountID)
+	if err != nil {
+		return e, err
+	}
+	e.BalanceAfter = bal + e.Amount
+	if e.BalanceAfter < 0 {
+		return e, topupd.Fail(topupd.EInsufficientBalance)
+	}
+	var ref, order any
+	if e.Kind == topupd.EntryCredit {
+		ref = e.Reference
+	} else {
+		order = orderSeq
+	}
+	err = tx.QueryRowContext(ctx, `INSERT INTO ledger (account_id, seq, kind, amount, balance_after, order_seq, reference, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+		e.AccountID, seq+1, string(e.Kind), int64(e.Amount), int64(e.BalanceAfter), order, ref, ms(e.CreatedAt)).Scan(&e.ID)
+	return e, err
+}
+
+// Credit adds a credit or correction entry, once per reference.
+func (s *Store) Credit(ctx context.Context, accountID string, amount topupd.Money, reference string, now time.Time) (topupd.LedgerEntry, bool, error) {
+	var e topupd.LedgerEntry
+	repeated := false
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var one int
+		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM accounts WHERE id = $1`, accountID).Scan(&one); isNoRows(err) {
+			return topupd.Errorf(topupd.ENotFound, "account %s", accountID)
+		} else if err != nil {
+			return err
+		}
+		prev, err := scanEntry(tx.QueryRowContext(ctx, `SELECT `+entryColumns+` FROM ledger l WHERE account_id = $1 AND kind = 'credit' AND reference = $2`, accountID, reference))
+		if err == nil {
+			e, repeated = prev, true
+			return nil
+		}
+		if !isNoRows(err) {
+			return err
+		}
+		e, err = appendEntry(ctx, tx, topupd.LedgerEntry{AccountID: accountID, Kind: topupd.EntryCredit, Amount: amount, Reference: reference, CreatedAt: now}, 0)
+		return err
+	})
+	if err != nil {
+		return e, false, fmt.Errorf("store.Credit %s %q: %w", accountID, reference, err)
+	}
+	return e, repeated, nil
+}
+
+const entryColumns = `l.id, l.account_id, l.kind, l.amount, l.balance_after, COALESCE((SELECT o.id FROM orders o WHERE o.seq = l.order_seq), ''), COALESCE(l.reference, ''), l.created_at`
+
+func scanEntry(row scanner) (topupd.LedgerEntry, error) {
+	var e topupd.LedgerEntry
+	var kind string
+	var created int64
+	err := row.Scan(&e.ID, &e.AccountID, &kind, &e.Amount, &e.BalanceAfter, &e.OrderID, &e.Reference, &created)
+	e.Kind = topupd.EntryKind(kind)
+	e.CreatedAt = fromMS(created)
+	return e, err
+}
+
+// Ledger returns the account's entries, newest first.
+func (s *Store) Ledger(ctx context.Context, accountID string, limit int) ([]topupd.LedgerEntry, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT `+entryColumns+` FROM ledger l WHERE account_id = $1 ORDER BY seq DESC LIMIT $2`, accountID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store.Ledger %s: %w", accountID, err)
+	}
+	defer rows.Close()
+	out := []topupd.LedgerEntry{}
+	for rows.Next() {
+		e, err := scanEntry(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store.Ledger %s: %w", accountID, err)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}

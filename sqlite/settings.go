@@ -1,0 +1,48 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/topupd/topupd"
+)
+
+const settingsQuery = `SELECT maintenance, orders_disabled, eligibility_min_topup, sim_delay_ms, sim_call_ms FROM settings WHERE id = 1`
+
+func scanSettings(row scanner) (topupd.Settings, error) {
+	var st topupd.Settings
+	err := row.Scan(&st.Maintenance, &st.OrdersDisabled, &st.EligibilityMinTopup, &st.SimDelayMs, &st.SimCallMs)
+	return st, err
+}
+
+// Settings returns the operator's settings.
+func (s *Store) Settings(ctx context.Context) (topupd.Settings, error) {
+	st, err := scanSettings(s.read.QueryRowContext(ctx, settingsQuery))
+	if err != nil {
+		return st, fmt.Errorf("store.Settings: %w", err)
+	}
+	return st, nil
+}
+
+// UpdateSettings applies a patch to the settings.
+func (s *Store) UpdateSettings(ctx context.Context, p topupd.SettingsPatch) (topupd.Settings, error) {
+	var out topupd.Settings
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		cur, err := scanSettings(tx.QueryRowContext(ctx, settingsQuery))
+		if err != nil {
+			return err
+		}
+		if out, err = p.Apply(cur); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE settings SET maintenance = $1, orders_disabled = $2, eligibility_min_topup = $3,
+			sim_delay_ms = $4, sim_call_ms = $5 WHERE id = 1`,
+			boolInt(out.Maintenance), boolInt(out.OrdersDisabled), int64(out.EligibilityMinTopup), out.SimDelayMs, out.SimCallMs)
+		return err
+	})
+	if err != nil {
+		return out, fmt.Errorf("store.UpdateSettings: %w", err)
+	}
+	return out, nil
+}
