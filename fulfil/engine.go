@@ -1,0 +1,235 @@
+// Package fulfil is the engine that moves orders from processing to a final
+// state. Workers claim due orders under a lease, call the order's provider,
+// and settle the outcome: completed, cancelled and refunded once, or retried
+// with backoff until the order's deadline.
+package fulfil
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/topupd/topupd"
+)
+
+// DeadlineExceeded is the error of an order cancelled because its deadline passed.
+const DeadlineExceeded = "DEADLINE EXCEEDED"
+
+// Config is everything an Engine needs.
+type Config struct {
+	Store     topupd.FulfilmentStore
+	Providers map[string]topupd.Provider
+	Now       func() time.Time
+	Logger    *slog.Logger
+	// Owner names this engine in leases; it must differ between processes.
+	Owner string
+	// Lease is how long a claim holds an order; it must exceed CallTimeout.
+	Lease time.Duration
+	// CallTimeout bounds each supplier call.
+	CallTimeout time.Duration
+	// Poll is the longest the engine sleeps between looks for due orders.
+	Poll time.Duration
+	// Workers is how many orders are worked on at once.
+	Workers int
+	// BackoffBase and BackoffMax shape the retry delays after transient errors.
+	BackoffBase, BackoffMax time.Duration
+	// Drain is how long a stopping engine lets calls in progress finish.
+	Drain time.Duration
+}
+
+// Engine claims processing orders and settles them.
+type Engine struct {
+	cfg  Config
+	sem  chan struct{}
+	wake chan struct{}
+
+	mu       sync.Mutex
+	stopping bool
+	inflight sync.WaitGroup
+	// base is the context of supplier calls; cancelled once draining times out.
+	base   context.Context
+	cancel context.CancelFunc
+}
+
+// New checks the configuration and returns an engine.
+func New(cfg Config) (*Engine, error) {
+	switch {
+	case cfg.Store == nil:
+		return nil, errors.New("fulfil.New: a store is required")
+	case len(cfg.Providers) == 0:
+		return nil, errors.New("fulfil.New: providers are required")
+	case cfg.Owner == "":
+		return nil, errors.New("fulfil.New: an owner is required")
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	setDefault(&cfg.CallTimeout, 20*time.Second)
+	setDefault(&cfg.Lease, cfg.CallTimeout+10*time.Second)
+	setDefault(&cfg.Poll, 250*time.Millisecond)
+	setDefault(&cfg.BackoffBase, time.Second)
+	setDefault(&cfg.BackoffMax, 5*time.Minute)
+	setDefault(&cfg.Drain, 10*time.Second)
+	if cfg.Lease <= cfg.CallTimeout {
+		return nil, fmt.Errorf("fulfil.New: lease %v must exceed call timeout %v", cfg.Lease, cfg.CallTimeout)
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = 32
+	}
+	base, cancel := context.WithCancel(context.Background())
+	return &Engine{cfg: cfg, sem: make(chan struct{}, cfg.Workers), wake: make(chan struct{}, 1), base: base, cancel: cancel}, nil
+}
+
+func setDefault(d *time.Duration, v time.Duration) {
+	if *d <= 0 {
+		*d = v
+	}
+}
+
+// Owner is the name this engine leases orders under.
+func (e *Engine) Owner() string { return e.cfg.Owner }
+
+// LeaseUntil is when a lease taken now would run out.
+func (e *Engine) LeaseUntil(now time.Time) time.Time { return now.Add(e.cfg.Lease) }
+
+// Run claims and works on due orders until ctx ends, then drains: it stops
+// claiming, lets calls in progress finish (up to Drain), and releases every
+// lease it still holds.
+func (e *Engine) Run(ctx context.Context) error {
+	defer e.drain()
+	for {
+		n, err := e.claimOnce(ctx)
+		if err != nil && ctx.Err() == nil {
+			e.cfg.Logger.Error("fulfil: claim", "err", err)
+		}
+		if n > 0 && err == nil {
+			continue
+		}
+		wait := e.cfg.Poll
+		if next, ok, err := e.cfg.Store.NextDue(ctx); err == nil && ok {
+			if d := next.Sub(e.cfg.Now()); d > 0 && d < wait {
+				wait = d
+			}
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-e.wake:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+// Wake asks the engine to look for due orders now.
+func (e *Engine) Wake() {
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+}
+
+// claimOnce claims as many due orders as there are free workers and starts them.
+func (e *Engine) claimOnce(ctx context.Context) (int, error) {
+	free := cap(e.sem) - len(e.sem)
+	if free == 0 {
+		select { // wait for a worker to come free
+		case e.sem <- struct{}{}:
+			<-e.sem
+		case <-ctx.Done():
+		}
+		return 0, nil
+	}
+	now := e.cfg.Now()
+	orders, err := e.cfg.Store.ClaimDue(ctx, e.cfg.Owner, now, e.LeaseUntil(now), free)
+	if err != nil {
+		return 0, err
+	}
+	for _, o := range orders {
+		if !e.start(o, false, nil) {
+			break
+		}
+	}
+	return len(orders), nil
+}
+
+// start works on one leased order in the background; done, if not nil,
+// receives the order as it stands afterwards. It reports false once the
+// engine is stopping.
+func (e *Engine) start(o topupd.Order, fresh bool, done chan<- topupd.Order) bool {
+	e.mu.Lock()
+	if e.stopping {
+		e.mu.Unlock()
+		return false
+	}
+	e.inflight.Add(1)
+	e.mu.Unlock()
+	e.sem <- struct{}{}
+	go func() {
+		defer e.inflight.Done()
+		defer func() { <-e.sem }()
+		out := e.process(o, fresh)
+		if done != nil {
+			done <- out
+		}
+	}()
+	return true
+}
+
+// Attempt makes the first supplier call for an order just placed and leased
+// to this engine, and waits up to wait for it. It returns the order as it then
+// stands; a call that takes longer goes on in the background.
+func (e *Engine) Attempt(o topupd.Order, wait time.Duration) topupd.Order {
+	done := make(chan topupd.Order, 1)
+	if !e.start(o, true, done) {
+		return o
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case out := <-done:
+		return out
+	case <-t.C:
+		return o
+	}
+}
+
+// drain stops claiming, waits for calls in progress, and releases leases.
+func (e *Engine) drain() {
+	e.mu.Lock()
+	e.stopping = true
+	e.mu.Unlock()
+	finished := make(chan struct{})
+	go func() { e.inflight.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-time.After(e.cfg.Drain):
+		e.cancel()
+		<-finished
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := e.cfg.Store.ReleaseLeases(ctx, e.cfg.Owner); err != nil {
+		e.cfg.Logger.Error("fulfil: release leases", "err", err)
+	}
+	e.cancel()
+}
+
+// backoff is an exponential delay with full jitter for the n-th retry.
+func (e *Engine) backoff(n int) time.Duration {
+	d := e.cfg.BackoffBase
+	for i := 0; i < n && d < e.cfg.BackoffMax; i++ {
+		d *= 2
+	}
+	d = min(d, e.cfg.BackoffMax)
+	return d/2 + rand.N(d/2+1)
+}

@@ -1,0 +1,121 @@
+package fulfil
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/topupd/topupd"
+)
+
+// process makes one round of supplier calls for a leased order and settles
+// the outcome. fresh means the order was just placed by this process and no
+// supplier has seen it. It returns the order as it stands afterwards.
+func (e *Engine) process(o topupd.Order, fresh bool) topupd.Order {
+	now := e.cfg.Now()
+	prov, ok := e.cfg.Providers[o.Provider]
+	if !ok {
+		return e.retry(o, fmt.Errorf("no provider %q", o.Provider))
+	}
+	if !now.Before(o.DeadlineAt) {
+		return e.expire(o, prov)
+	}
+	out, err := e.call(o, prov, fresh)
+	if err != nil {
+		return e.retry(o, err)
+	}
+	return e.settleOutcome(o, out)
+}
+
+// call asks the supplier about the order. A submit whose outcome may be
+// unknown is recorded first; after that, the supplier is asked for the status
+// before anything is submitted again, so a retry cannot buy twice.
+func (e *Engine) call(o topupd.Order, prov topupd.Provider, fresh bool) (topupd.Outcome, error) {
+	ctx, cancel := context.WithTimeout(e.base, e.cfg.CallTimeout)
+	defer cancel()
+	switch {
+	case o.Supplier == topupd.SupplierNew:
+		if err := e.cfg.Store.MarkSubmitting(ctx, o.Seq, e.cfg.Owner); err != nil {
+			return topupd.Outcome{}, err
+		}
+		return prov.Submit(ctx, &o)
+	case o.Supplier == topupd.SupplierSubmitting && fresh:
+		return prov.Submit(ctx, &o)
+	case o.Supplier == topupd.SupplierSubmitting:
+		out, err := prov.Status(ctx, &o)
+		if err == nil && out.State == topupd.OutcomeNotFound {
+			return prov.Submit(ctx, &o)
+		}
+		return out, err
+	default:
+		return prov.Status(ctx, &o)
+	}
+}
+
+// settleOutcome records a supplier's answer.
+func (e *Engine) settleOutcome(o topupd.Order, out topupd.Outcome) topupd.Order {
+	now := e.cfg.Now()
+	st := topupd.Settlement{Now: now, LeaseOwner: e.cfg.Owner, Supplier: topupd.SupplierAccepted}
+	switch out.State {
+	case topupd.OutcomeCompleted:
+		st.Status, st.Codes = topupd.StatusCompleted, out.Codes
+	case topupd.OutcomeFailed:
+		st.Status, st.Error, st.Refund = topupd.StatusCancelled, out.Message, true
+	case topupd.OutcomePending:
+		st.Status, st.RetryAt = topupd.StatusProcessing, out.RetryAt
+		if st.RetryAt.IsZero() || !st.RetryAt.After(now) {
+			st.RetryAt = now.Add(e.backoff(o.Attempts))
+		}
+		if st.RetryAt.After(o.DeadlineAt) {
+			st.RetryAt = o.DeadlineAt
+		}
+	default:
+		return e.retry(o, fmt.Errorf("supplier answered state %d", out.State))
+	}
+	return e.settle(o, st)
+}
+
+// retry reschedules an order after a transient error, with backoff, never
+// past its deadline.
+func (e *Engine) retry(o topupd.Order, cause error) topupd.Order {
+	now := e.cfg.Now()
+	e.cfg.Logger.Warn("fulfil: transient supplier error", "order", o.ID, "provider", o.Provider, "attempts", o.Attempts, "err", cause)
+	at := now.Add(e.backoff(o.Attempts))
+	if at.After(o.DeadlineAt) {
+		at = o.DeadlineAt
+	}
+	return e.settle(o, topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: at, Now: now, LeaseOwner: e.cfg.Owner})
+}
+
+// expire ends an order past its deadline: a supplier that already has it is
+// asked once more, and unless it completed, the order is cancelled and refunded.
+func (e *Engine) expire(o topupd.Order, prov topupd.Provider) topupd.Order {
+	if o.Supplier != topupd.SupplierNew {
+		ctx, cancel := context.WithTimeout(e.base, e.cfg.CallTimeout)
+		out, err := prov.Status(ctx, &o)
+		cancel()
+		if err == nil && (out.State == topupd.OutcomeCompleted || out.State == topupd.OutcomeFailed) {
+			return e.settleOutcome(o, out)
+		}
+	}
+	return e.settle(o, topupd.Settlement{Status: topupd.StatusCancelled, Error: DeadlineExceeded, Refund: true,
+		Now: e.cfg.Now(), LeaseOwner: e.cfg.Owner})
+}
+
+// settle writes a settlement; a lost lease or an order already final means
+// someone else has settled it, which is logged and left alone.
+func (e *Engine) settle(o topupd.Order, st topupd.Settlement) topupd.Order {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := e.cfg.Store.Settle(ctx, o.Seq, st)
+	if err != nil {
+		switch topupd.CodeOf(err) {
+		case topupd.EOrderFinal, topupd.EConflict:
+			e.cfg.Logger.Info("fulfil: order settled elsewhere", "order", o.ID, "err", err)
+		default:
+			e.cfg.Logger.Error("fulfil: settle", "order", o.ID, "err", err)
+		}
+		return o
+	}
+	return out
+}

@@ -1,0 +1,75 @@
+// Package sim is topupd's built-in stand-in supplier, for demos and tests. It
+// behaves as the operator contract documents, the way payment processors
+// document their test card numbers:
+//
+//   - a top-up whose userId starts with 9999 fails with INVALID PLAYER;
+//   - any other top-up completes simDelayMs after placement;
+//   - every call takes simCallMs, as a slow supplier's would.
+//
+// It keeps no state of its own: an order's outcome follows from the order and
+// the settings, so it survives restarts like the orders do.
+package sim
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/topupd/topupd"
+)
+
+// InvalidPlayerPrefix starts the user ids that sim refuses.
+const InvalidPlayerPrefix = "9999"
+
+// InvalidPlayer is the error of an order sim refuses.
+const InvalidPlayer = "INVALID PLAYER"
+
+// Settings gives the current simDelayMs and simCallMs.
+type Settings interface {
+	Settings(ctx context.Context) (topupd.Settings, error)
+}
+
+// Provider is the sim supplier.
+type Provider struct {
+	settings Settings
+	now      func() time.Time
+}
+
+// New returns a sim provider reading its delays from settings.
+func New(settings Settings, now func() time.Time) *Provider {
+	if now == nil {
+		now = time.Now
+	}
+	return &Provider{settings: settings, now: now}
+}
+
+// Submit hands the order to sim; sim answers as Status would.
+func (p *Provider) Submit(ctx context.Context, o *topupd.Order) (topupd.Outcome, error) {
+	return p.Status(ctx, o)
+}
+
+// Status says how the order stands: pending until simDelayMs after placement,
+// then failed for a 9999 player and completed for anyone else.
+func (p *Provider) Status(ctx context.Context, o *topupd.Order) (topupd.Outcome, error) {
+	st, err := p.settings.Settings(ctx)
+	if err != nil {
+		return topupd.Outcome{}, err
+	}
+	if st.SimCallMs > 0 {
+		t := time.NewTimer(time.Duration(st.SimCallMs) * time.Millisecond)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return topupd.Outcome{}, ctx.Err()
+		}
+	}
+	due := o.CreatedAt.Add(time.Duration(st.SimDelayMs) * time.Millisecond)
+	if p.now().Before(due) {
+		return topupd.Outcome{State: topupd.OutcomePending, RetryAt: due}, nil
+	}
+	if strings.HasPrefix(o.Fields.UserID, InvalidPlayerPrefix) {
+		return topupd.Outcome{State: topupd.OutcomeFailed, Message: InvalidPlayer}, nil
+	}
+	return topupd.Outcome{State: topupd.OutcomeCompleted}, nil
+}
