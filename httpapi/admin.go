@@ -1,0 +1,101 @@
+package httpapi
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/topupd/topupd"
+)
+
+// AdminDeps are what the admin API needs.
+type AdminDeps struct {
+	Store  topupd.Store
+	Logger *slog.Logger
+	Now    func() time.Time
+	// Token is the admin bearer token; empty refuses every call.
+	Token string
+	// Wake, if set, tells the fulfilment engine that orders changed.
+	Wake func()
+}
+
+// admin is the operator's API.
+type admin struct {
+	AdminDeps
+}
+
+// NewAdmin returns the admin API handler.
+func NewAdmin(d AdminDeps) (http.Handler, error) {
+	if d.Store == nil {
+		return nil, errors.New("httpapi.NewAdmin: a store is required")
+	}
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	a := &admin{AdminDeps: d}
+	mux := http.NewServeMux()
+	a.routes(mux)
+	return guard(d.Logger, 16<<20, mux), nil
+}
+
+// routes lists the whole admin API.
+func (a *admin) routes(mux *http.ServeMux) {
+	mux.Handle("GET /admin/healthz", a.auth(a.healthz))
+
+	mux.Handle("POST /admin/accounts", a.auth(a.createAccount))
+	mux.Handle("GET /admin/accounts/{id}", a.auth(a.getAccount))
+	mux.Handle("PATCH /admin/accounts/{id}", a.auth(a.patchAccount))
+	mux.Handle("POST /admin/accounts/{id}/keys", a.auth(a.createKey))
+	mux.Handle("DELETE /admin/keys/{keyId}", a.auth(a.revokeKey))
+	mux.Handle("POST /admin/accounts/{id}/credits", a.auth(a.credit))
+	mux.Handle("GET /admin/accounts/{id}/ledger", a.auth(a.ledger))
+
+	mux.Handle("PUT /admin/services/{slug}", a.auth(a.putService))
+	mux.Handle("GET /admin/services", a.auth(a.listServices))
+	mux.Handle("PUT /admin/products/{pid}", a.auth(a.putProduct))
+	mux.Handle("GET /admin/products", a.auth(a.listProducts))
+	mux.Handle("POST /admin/products/{pid}/stock", a.auth(a.addStock))
+
+	mux.Handle("PUT /admin/upstreams/{name}", a.auth(a.notImplemented))
+	mux.Handle("GET /admin/upstreams", a.auth(a.notImplemented))
+
+	mux.Handle("GET /admin/orders", a.auth(a.listOrders))
+	mux.Handle("GET /admin/orders/{orderId}", a.auth(a.getOrder))
+	mux.Handle("POST /admin/orders/{orderId}/complete", a.auth(a.completeOrder))
+	mux.Handle("POST /admin/orders/{orderId}/cancel", a.auth(a.cancelOrder))
+
+	mux.Handle("GET /admin/settings", a.auth(a.getSettings))
+	mux.Handle("PATCH /admin/settings", a.auth(a.patchSettings))
+}
+
+// auth checks the admin bearer token, then runs h.
+func (a *admin) auth(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var err error
+		if !bearerOK(r, a.Token) {
+			err = topupd.Errorf(topupd.EUnauthorized, "a valid admin bearer token is required")
+		} else {
+			err = h(w, r)
+		}
+		if err != nil {
+			writeError(w, a.Logger, r, err)
+		}
+	})
+}
+
+func (a *admin) healthz(w http.ResponseWriter, r *http.Request) error {
+	if err := a.Store.Ping(r.Context()); err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"success": false, "database": err.Error()})
+		return nil
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "database": "ok"})
+	return nil
+}
+
+func (a *admin) notImplemented(w http.ResponseWriter, r *http.Request) error {
+	return topupd.Errorf(topupd.ENotImplemented, "upstreams are not available in this build yet")
+}

@@ -1,0 +1,197 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/topupd/topupd"
+)
+
+// adminLineView is a line as the operator sees and sends it.
+type adminLineView struct {
+	Slug            string                 `json:"slug"`
+	ProductName     string                 `json:"productName"`
+	GameName        string                 `json:"gameName"`
+	Game            string                 `json:"game"`
+	Kind            string                 `json:"kind"`
+	Status          string                 `json:"status"`
+	Required        []topupd.RequiredField `json:"required"`
+	ServerIDOptions []topupd.Option        `json:"serverIdOptions,omitempty"`
+	RegionOptions   []topupd.Option        `json:"regionOptions,omitempty"`
+}
+
+func viewAdminLine(l *topupd.Line) adminLineView {
+	req := l.Required
+	if req == nil {
+		req = []topupd.RequiredField{}
+	}
+	return adminLineView{Slug: l.Slug, ProductName: l.ProductName, GameName: l.GameName, Game: l.Game, Kind: string(l.Kind),
+		Status: l.Status, Required: req, ServerIDOptions: l.ServerIDOptions, RegionOptions: l.RegionOptions}
+}
+
+func (a *admin) putService(w http.ResponseWriter, r *http.Request) error {
+	obj, err := readAdminObject(r)
+	if err != nil {
+		return err
+	}
+	l := topupd.Line{Slug: r.PathValue("slug"), Status: topupd.StatusActive}
+	var slug, kind string
+	if obj.take("slug", &slug) && slug != l.Slug {
+		return topupd.Errorf(topupd.EInvalidBody, "slug in the body differs from the path")
+	}
+	obj.take("productName", &l.ProductName)
+	obj.take("gameName", &l.GameName)
+	obj.take("game", &l.Game)
+	obj.take("kind", &kind)
+	obj.take("status", &l.Status)
+	obj.take("required", &l.Required)
+	l.Kind = topupd.LineKind(kind)
+	l.ServerIDOptions = obj.options("serverIdOptions")
+	l.RegionOptions = obj.options("regionOptions")
+	if err := obj.done(); err != nil {
+		return err
+	}
+	if err := l.Validate(); err != nil {
+		return err
+	}
+	if err := a.Store.PutLine(r.Context(), l); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, viewAdminLine(&l))
+	return nil
+}
+
+func (a *admin) listServices(w http.ResponseWriter, r *http.Request) error {
+	lines, err := a.Store.Lines(r.Context())
+	if err != nil {
+		return err
+	}
+	out := make([]adminLineView, len(lines))
+	for i := range lines {
+		out[i] = viewAdminLine(&lines[i])
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "services": out})
+	return nil
+}
+
+// adminPackView is a pack as the operator sees and sends it.
+type adminPackView struct {
+	PID         string       `json:"pid"`
+	Slug        string       `json:"slug"`
+	Name        string       `json:"name"`
+	Category    string       `json:"category"`
+	PriceUsd    topupd.Money `json:"priceUsd"`
+	Status      string       `json:"status"`
+	StockBased  bool         `json:"stockBased"`
+	Provider    string       `json:"provider"`
+	Upstream    string       `json:"upstream,omitempty"`
+	UpstreamPID string       `json:"upstreamPid,omitempty"`
+	Available   int          `json:"available"`
+}
+
+func viewAdminPack(p *topupd.Pack, available int) adminPackView {
+	return adminPackView{PID: p.PID, Slug: p.Slug, Name: p.Name, Category: p.Category, PriceUsd: p.Price, Status: p.Status,
+		StockBased: p.StockBased, Provider: p.Provider, Upstream: p.Upstream, UpstreamPID: p.UpstreamPID, Available: available}
+}
+
+func (a *admin) putProduct(w http.ResponseWriter, r *http.Request) error {
+	obj, err := readAdminObject(r)
+	if err != nil {
+		return err
+	}
+	p := topupd.Pack{PID: r.PathValue("pid"), Status: topupd.StatusActive, Provider: topupd.ProviderSim}
+	var pid string
+	if obj.take("pid", &pid) && pid != p.PID {
+		return topupd.Errorf(topupd.EInvalidBody, "pid in the body differs from the path")
+	}
+	obj.take("slug", &p.Slug)
+	obj.take("name", &p.Name)
+	obj.take("category", &p.Category)
+	price, ok := obj.money("priceUsd")
+	obj.take("status", &p.Status)
+	obj.take("stockBased", &p.StockBased)
+	obj.take("provider", &p.Provider)
+	obj.take("upstream", &p.Upstream)
+	obj.take("upstreamPid", &p.UpstreamPID)
+	if err := obj.done(); err != nil {
+		return err
+	}
+	if !ok {
+		return topupd.Errorf(topupd.EInvalidBody, "priceUsd is required")
+	}
+	p.Price = price
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	if p.Provider == topupd.ProviderUpstream {
+		return topupd.Errorf(topupd.ENotImplemented, "the upstream provider is not available in this build yet")
+	}
+	lines, err := a.Store.Lines(r.Context())
+	if err != nil {
+		return err
+	}
+	found := false
+	for _, l := range lines {
+		found = found || l.Slug == p.Slug
+	}
+	if !found {
+		return topupd.Errorf(topupd.EInvalidBody, "slug %q names no service line", p.Slug)
+	}
+	if err := a.Store.PutPack(r.Context(), p); err != nil {
+		return err
+	}
+	stock, err := a.Store.StockLevels(r.Context())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, viewAdminPack(&p, stock[p.PID]))
+	return nil
+}
+
+func (a *admin) listProducts(w http.ResponseWriter, r *http.Request) error {
+	packs, err := a.Store.Packs(r.Context())
+	if err != nil {
+		return err
+	}
+	stock, err := a.Store.StockLevels(r.Context())
+	if err != nil {
+		return err
+	}
+	out := make([]adminPackView, len(packs))
+	for i := range packs {
+		out[i] = viewAdminPack(&packs[i], stock[packs[i].PID])
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "products": out})
+	return nil
+}
+
+// maxStockBatch bounds the codes added in one call.
+const maxStockBatch = 10_000
+
+func (a *admin) addStock(w http.ResponseWriter, r *http.Request) error {
+	obj, err := readAdminObject(r)
+	if err != nil {
+		return err
+	}
+	var codes []string
+	obj.take("codes", &codes)
+	if err := obj.done(); err != nil {
+		return err
+	}
+	if len(codes) == 0 || len(codes) > maxStockBatch {
+		return topupd.Errorf(topupd.EInvalidBody, "codes: 1 to %d codes", maxStockBatch)
+	}
+	for i, c := range codes {
+		if c == "" || len(c) > 1000 {
+			return topupd.Errorf(topupd.EInvalidBody, "codes[%d]: 1 to 1000 characters", i)
+		}
+	}
+	res, err := a.Store.AddStock(r.Context(), r.PathValue("pid"), codes, a.Now())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "added": res.Added, "duplicates": res.Duplicates, "available": res.Available})
+	return nil
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

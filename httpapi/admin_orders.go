@@ -1,0 +1,168 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/topupd/topupd"
+)
+
+// adminOrderView is an order in the reseller shape plus its internal id and account.
+type adminOrderView struct {
+	Success   bool   `json:"success"`
+	ID        string `json:"id"`
+	AccountID string `json:"accountId"`
+	orderView
+}
+
+func (a *admin) viewOrder(o *topupd.Order) adminOrderView {
+	return adminOrderView{Success: true, ID: itoa(o.Seq), AccountID: o.AccountID, orderView: viewOrder(o, a.Now())}
+}
+
+func (a *admin) listOrders(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	status := topupd.OrderStatus(q.Get("status"))
+	switch status {
+	case "", topupd.StatusProcessing, topupd.StatusCompleted, topupd.StatusCancelled:
+	default:
+		return topupd.Errorf(topupd.EInvalidBody, "status: processing, completed or cancelled")
+	}
+	limit, err := clampParam(q.Get("limit"), "limit", 100, 1, 1000)
+	if err != nil {
+		return err
+	}
+	orders, err := a.Store.Orders(r.Context(), topupd.OrdersQuery{Status: status, Overdue: q.Get("overdue") == "true", Now: a.Now(), Limit: limit})
+	if err != nil {
+		return err
+	}
+	out := make([]adminOrderView, len(orders))
+	for i := range orders {
+		out[i] = a.viewOrder(&orders[i])
+		out[i].Success = false
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "count": len(out), "orders": out})
+	return nil
+}
+
+func (a *admin) getOrder(w http.ResponseWriter, r *http.Request) error {
+	o, err := a.Store.Order(r.Context(), "", r.PathValue("orderId"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, a.viewOrder(&o))
+	return nil
+}
+
+// operatorCancelled is the error of an order an operator cancels without saying why.
+const operatorCancelled = "CANCELLED BY OPERATOR"
+
+func (a *admin) completeOrder(w http.ResponseWriter, r *http.Request) error {
+	obj, err := readAdminObject(r)
+	if err != nil {
+		return err
+	}
+	var codes []string
+	obj.take("codes", &codes)
+	if err := obj.done(); err != nil {
+		return err
+	}
+	for i, c := range codes {
+		if c == "" || len(c) > 1000 {
+			return topupd.Errorf(topupd.EInvalidBody, "codes[%d]: 1 to 1000 characters", i)
+		}
+	}
+	return a.settle(w, r, topupd.Settlement{Status: topupd.StatusCompleted, Codes: codes})
+}
+
+func (a *admin) cancelOrder(w http.ResponseWriter, r *http.Request) error {
+	obj, err := readAdminObject(r)
+	if err != nil {
+		return err
+	}
+	st := topupd.Settlement{Status: topupd.StatusCancelled, Error: operatorCancelled, Refund: true}
+	obj.take("error", &st.Error)
+	obj.take("refund", &st.Refund)
+	if err := obj.done(); err != nil {
+		return err
+	}
+	if len(st.Error) > 500 {
+		return topupd.Errorf(topupd.EInvalidBody, "error: at most 500 characters")
+	}
+	return a.settle(w, r, st)
+}
+
+// settle applies an operator's decision to a processing order; a final order is 409.
+func (a *admin) settle(w http.ResponseWriter, r *http.Request, st topupd.Settlement) error {
+	o, err := a.Store.Order(r.Context(), "", r.PathValue("orderId"))
+	if err != nil {
+		return err
+	}
+	if o.Status.Final() {
+		return topupd.Errorf(topupd.EOrderFinal, "order %s is already %s", o.ID, o.Status)
+	}
+	st.Now = a.Now()
+	o, err = a.Store.Settle(r.Context(), o.Seq, st)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, a.viewOrder(&o))
+	return nil
+}
+
+// settingsView is the settings as the operator sees and sends them.
+type settingsView struct {
+	Maintenance            bool         `json:"maintenance"`
+	OrdersDisabled         bool         `json:"ordersDisabled"`
+	EligibilityMinTopupUsd topupd.Money `json:"eligibilityMinTopupUsd"`
+	SimDelayMs             int          `json:"simDelayMs"`
+	SimCallMs              int          `json:"simCallMs"`
+}
+
+func viewSettings(s topupd.Settings) settingsView {
+	return settingsView{s.Maintenance, s.OrdersDisabled, s.EligibilityMinTopup, s.SimDelayMs, s.SimCallMs}
+}
+
+func (a *admin) getSettings(w http.ResponseWriter, r *http.Request) error {
+	s, err := a.Store.Settings(r.Context())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, viewSettings(s))
+	return nil
+}
+
+func (a *admin) patchSettings(w http.ResponseWriter, r *http.Request) error {
+	obj, err := readAdminObject(r)
+	if err != nil {
+		return err
+	}
+	var p topupd.SettingsPatch
+	var m, od bool
+	var delay, call int
+	if obj.take("maintenance", &m) {
+		p.Maintenance = &m
+	}
+	if obj.take("ordersDisabled", &od) {
+		p.OrdersDisabled = &od
+	}
+	if min, ok := obj.money("eligibilityMinTopupUsd"); ok {
+		p.EligibilityMinTopup = &min
+	}
+	if obj.take("simDelayMs", &delay) {
+		p.SimDelayMs = &delay
+	}
+	if obj.take("simCallMs", &call) {
+		p.SimCallMs = &call
+	}
+	if err := obj.done(); err != nil {
+		return err
+	}
+	s, err := a.Store.UpdateSettings(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	if a.Wake != nil {
+		a.Wake()
+	}
+	writeJSON(w, http.StatusOK, viewSettings(s))
+	return nil
+}

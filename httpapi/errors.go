@@ -1,0 +1,116 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+
+	"github.com/topupd/topupd"
+)
+
+// statusOf is the one table from error code to HTTP status.
+var statusOf = map[topupd.ErrorCode]int{
+	topupd.EInvalidJSON:         http.StatusUnauthorized,
+	topupd.EInvalidBody:         http.StatusBadRequest,
+	topupd.EInvalidRequest:      http.StatusBadRequest,
+	topupd.EUnknownPID:          http.StatusBadRequest,
+	topupd.EInvalidPack:         http.StatusBadRequest,
+	topupd.EGameDisabled:        http.StatusBadRequest,
+	topupd.EProductDisabled:     http.StatusBadRequest,
+	topupd.EInvalidProduct:      http.StatusBadRequest,
+	topupd.EQuantityOnlyStock:   http.StatusBadRequest,
+	topupd.EQuantityExceedsMax:  http.StatusBadRequest,
+	topupd.EInsufficientBalance: http.StatusBadRequest,
+	topupd.EInsufficientStock:   http.StatusBadRequest,
+	topupd.EForbidden:           http.StatusForbidden,
+	topupd.EIdempotencyReused:   http.StatusUnprocessableEntity,
+	topupd.EOrderNotFound:       http.StatusNotFound,
+	topupd.EDuplicateInFlight:   http.StatusTooManyRequests,
+	topupd.ERateLimit:           http.StatusTooManyRequests,
+	topupd.ENotImplemented:      http.StatusNotImplemented,
+	topupd.EMaintenance:         http.StatusServiceUnavailable,
+	topupd.EOrdersDisabled:      http.StatusServiceUnavailable,
+	topupd.ERateLimitDown:       http.StatusServiceUnavailable,
+	topupd.EMissingKey:          http.StatusUnauthorized,
+	topupd.EKeyFormat:           http.StatusUnauthorized,
+	topupd.EInvalidKey:          http.StatusUnauthorized,
+	topupd.EAPIDisabled:         http.StatusForbidden,
+	topupd.EAPIDisabledByAdmin:  http.StatusForbidden,
+	topupd.ENotEligible:         http.StatusForbidden,
+	topupd.EBanned:              http.StatusForbidden,
+	topupd.ERestricted:          http.StatusForbidden,
+	topupd.EAllowlistRequired:   http.StatusForbidden,
+	topupd.EIPNotAllowed:        http.StatusForbidden,
+	topupd.ENotFound:            http.StatusNotFound,
+	topupd.EMethodNotAllowed:    http.StatusMethodNotAllowed,
+	topupd.EBodyTooLarge:        http.StatusRequestEntityTooLarge,
+	topupd.EUnauthorized:        http.StatusUnauthorized,
+	topupd.EConflict:            http.StatusConflict,
+	topupd.EOrderFinal:          http.StatusConflict,
+	topupd.EInternal:            http.StatusInternalServerError,
+}
+
+// rejectedAtSubmit are the failures answered in the order form with
+// orderCreated false, as the spec shows for INSUFFICIENT BALANCE.
+var rejectedAtSubmit = map[topupd.ErrorCode]bool{
+	topupd.EInsufficientBalance: true,
+	topupd.EInsufficientStock:   true,
+}
+
+// failure is the body of an error answer.
+type failure struct {
+	Success bool   `json:"success"`
+	Code    string `json:"code,omitempty"`
+	Error   string `json:"error"`
+	Detail  string `json:"detail,omitempty"`
+}
+
+// rejection is the body of an order rejected at submit.
+type rejection struct {
+	Success      bool   `json:"success"`
+	OrderCreated bool   `json:"orderCreated"`
+	Status       string `json:"status"`
+	Game         string `json:"game"`
+	Error        string `json:"error"`
+	Code         string `json:"code"`
+}
+
+// writeError answers err in the spec's shape. An error without a code is
+// logged and answered as a generic 500.
+func writeError(w http.ResponseWriter, log *slog.Logger, r *http.Request, err error) {
+	var e *topupd.Error
+	if !errors.As(err, &e) || e.Code == topupd.EInternal {
+		log.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err)
+		writeJSON(w, http.StatusInternalServerError, failure{Code: string(topupd.EInternal), Error: topupd.EInternal.Message()})
+		return
+	}
+	status, ok := statusOf[e.Code]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	if rejectedAtSubmit[e.Code] {
+		writeJSON(w, status, rejection{Status: string(topupd.StatusCancelled), Game: e.Game, Error: e.Code.Message(), Code: string(e.Code)})
+		return
+	}
+	f := failure{Code: string(e.Code), Error: e.Code.Message(), Detail: e.Detail}
+	if e.Code == topupd.EInvalidJSON {
+		f.Code = "" // the spec gives INVALID JSON no code
+	}
+	writeJSON(w, status, f)
+}
+
+// writeJSON answers v with a status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b = []byte(`{"success":false,"code":"INTERNAL","error":"INTERNAL ERROR"}`)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(b)+1))
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}

@@ -1,0 +1,192 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"github.com/topupd/topupd"
+)
+
+// guard wraps a mux: bodies are limited, panics become a 500 JSON answer and
+// a log line, and the mux's own 404 and 405 answers become JSON.
+func guard(log *slog.Logger, maxBody int64, mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				log.Error("panic", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				writeJSON(w, http.StatusInternalServerError, failure{Code: string(topupd.EInternal), Error: topupd.EInternal.Message()})
+			}
+		}()
+		if r.ContentLength > maxBody {
+			writeError(w, log, r, topupd.Fail(topupd.EBodyTooLarge))
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		h, pattern := mux.Handler(r)
+		if pattern == "" {
+			// No route: the mux answers 404, or 405 with an Allow header.
+			rec := &statusOnly{header: http.Header{}}
+			h.ServeHTTP(rec, r)
+			if allow := rec.header.Get("Allow"); allow != "" {
+				w.Header().Set("Allow", allow)
+			}
+			if rec.status == http.StatusMethodNotAllowed {
+				writeError(w, log, r, topupd.Fail(topupd.EMethodNotAllowed))
+				return
+			}
+			writeError(w, log, r, topupd.Fail(topupd.ENotFound))
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// statusOnly records what the mux's fallback handler would answer.
+type statusOnly struct {
+	header http.Header
+	status int
+}
+
+func (s *statusOnly) Header() http.Header         { return s.header }
+func (s *statusOnly) Write(b []byte) (int, error) { return len(b), nil }
+func (s *statusOnly) WriteHeader(code int)        { s.status = code }
+
+// caller is what the auth middleware learned about a request.
+type caller struct {
+	account topupd.Account
+	ip      netip.Addr
+}
+
+type callerKey struct{}
+
+// callerOf returns the authenticated caller of a request.
+func callerOf(ctx context.Context) *caller {
+	c, _ := ctx.Value(callerKey{}).(*caller)
+	return c
+}
+
+// apiKeyOf finds the API key in X-API-Key or Authorization: Bearer.
+func apiKeyOf(r *http.Request) (string, bool) {
+	if k := r.Header.Get("X-API-Key"); k != "" {
+		return strings.TrimSpace(k), true
+	}
+	h := r.Header.Get("Authorization")
+	if h == "" {
+		return "", false
+	}
+	scheme, rest, _ := strings.Cut(h, " ")
+	if !strings.EqualFold(scheme, "Bearer") {
+		return "", true // a key in the wrong form
+	}
+	return strings.TrimSpace(rest), true
+}
+
+// handlerFunc is a handler that may fail; the failure is written for it.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// auth authenticates the key, checks the account flags in the contract's
+// order, counts the call against the account's rate limit, then runs h.
+func (a *reseller) auth(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := a.authenticate(r)
+		if err == nil {
+			err = a.limit(w, r, c)
+		}
+		if err == nil {
+			r = r.WithContext(context.WithValue(r.Context(), callerKey{}, c))
+			err = h(w, r)
+		}
+		if err != nil {
+			writeError(w, a.Logger, r, err)
+		}
+	})
+}
+
+func (a *reseller) authenticate(r *http.Request) (*caller, error) {
+	key, ok := apiKeyOf(r)
+	if !ok {
+		return nil, topupd.Fail(topupd.EMissingKey)
+	}
+	hash, err := topupd.ParseAPIKey(key)
+	if err != nil {
+		return nil, err
+	}
+	acct, err := a.Store.AccountByKey(r.Context(), hash)
+	if err != nil {
+		return nil, err
+	}
+	c := &caller{account: acct, ip: ClientIP(r, a.TrustedProxies)}
+	eligible, err := a.eligible(r.Context(), &acct)
+	if err != nil {
+		return nil, err
+	}
+	if err := acct.Admit(topupd.Admission{Now: a.Now(), ClientIP: c.ip, Eligible: eligible}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// eligible applies the settings' eligibility rule to the account.
+func (a *reseller) eligible(ctx context.Context, acct *topupd.Account) (bool, error) {
+	st, err := a.Store.Settings(ctx)
+	if err != nil {
+		return false, err
+	}
+	if st.EligibilityMinTopup <= 0 {
+		return true, nil
+	}
+	credited, err := a.Store.CreditedTotal(ctx, acct.ID)
+	if err != nil {
+		return false, err
+	}
+	return credited >= st.EligibilityMinTopup, nil
+}
+
+// limit counts the call against the account's rolling windows.
+func (a *reseller) limit(w http.ResponseWriter, r *http.Request, c *caller) error {
+	ok, retry, err := a.Limiter(r.Context(), c.account.ID)
+	if err != nil {
+		a.Logger.Error("rate limiter unavailable", "err", err)
+		return topupd.Fail(topupd.ERateLimitDown)
+	}
+	if !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(retry)))
+		return topupd.Fail(topupd.ERateLimit)
+	}
+	return nil
+}
+
+// retryAfterSeconds rounds a wait up to whole seconds, at least 1.
+func retryAfterSeconds(d interface{ Seconds() float64 }) int {
+	s := d.Seconds()
+	n := int(s)
+	if float64(n) < s {
+		n++
+	}
+	return max(n, 1)
+}
+
+// bearerOK compares an Authorization header with the admin token in constant time.
+func bearerOK(r *http.Request, token string) bool {
+	if token == "" {
+		return false
+	}
+	scheme, got, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) == 1
+}
+
+var errNoCaller = errors.New("httpapi: no caller in context")

@@ -1,0 +1,87 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/topupd/topupd"
+)
+
+// inFlightTTL bounds how long a duplicate is refused while the first request
+// runs; it outlasts the longest a request may take.
+const inFlightTTL = 2 * time.Minute
+
+// placeOrder places an order: settings, body, in-flight lock, then one store
+// transaction, then the first supplier call.
+func (a *reseller) placeOrder(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
+	c := callerOf(ctx)
+	st, err := a.Store.Settings(ctx)
+	if err != nil {
+		return err
+	}
+	switch {
+	case st.Maintenance:
+		return topupd.Fail(topupd.EMaintenance)
+	case st.OrdersDisabled:
+		return topupd.Fail(topupd.EOrdersDisabled)
+	}
+	req, err := DecodeOrder(r)
+	if err != nil {
+		return err
+	}
+	release, err := a.lockInFlight(w, r, &req, c.account.ID)
+	if err != nil {
+		return err
+	}
+	defer release()
+
+	now := a.Now()
+	o, replay, err := a.Store.PlaceOrder(ctx, topupd.PlaceOrder{
+		AccountID: c.account.ID, Request: req, Now: now, Deadline: a.Deadline,
+		LeaseOwner: a.Fulfiller.Owner(), LeaseUntil: a.Fulfiller.LeaseUntil(now),
+	})
+	if err != nil {
+		return err
+	}
+	if !replay && o.Status == topupd.StatusProcessing {
+		o = a.Fulfiller.Attempt(o, a.InlineWait)
+	}
+	v := viewOrder(&o, a.Now())
+	v.IdempotentReplay = &replay
+	writeJSON(w, http.StatusOK, orderAnswer{Success: true, orderView: v})
+	return nil
+}
+
+// lockInFlight takes the in-flight locks of the request's trxid (unique
+// across accounts) and idempotency key (the account's). A duplicate of a
+// request still running is DUPLICATE_IN_FLIGHT. The locks only spare the
+// database work: the unique constraints decide.
+func (a *reseller) lockInFlight(w http.ResponseWriter, r *http.Request, req *topupd.OrderRequest, account string) (func(), error) {
+	keys := []string{"trx:" + req.TrxID}
+	if req.IdempotencyKey != "" {
+		keys = append(keys, "idem:"+account+":"+req.IdempotencyKey)
+	}
+	var releases []func()
+	releaseAll := func() {
+		for _, f := range releases {
+			f()
+		}
+	}
+	for _, k := range keys {
+		rel, ok, err := a.InFlight.Acquire(r.Context(), k, inFlightTTL)
+		if err != nil {
+			releaseAll()
+			a.Logger.Error("in-flight locks unavailable", "err", err)
+			return nil, topupd.Fail(topupd.ERateLimitDown)
+		}
+		if !ok {
+			releaseAll()
+			w.Header().Set("Retry-After", strconv.Itoa(1))
+			return nil, topupd.Fail(topupd.EDuplicateInFlight)
+		}
+		releases = append(releases, rel)
+	}
+	return releaseAll, nil
+}

@@ -1,0 +1,167 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/topupd/topupd"
+)
+
+// services lists the active lines.
+func (a *reseller) services(w http.ResponseWriter, r *http.Request) error {
+	lines, err := a.Store.Lines(r.Context())
+	if err != nil {
+		return err
+	}
+	out := []serviceView{}
+	for i := range lines {
+		if lines[i].Status == topupd.StatusActive {
+			out = append(out, viewService(&lines[i]))
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "services": out})
+	return nil
+}
+
+// products lists the active packs of active lines, with live stock.
+func (a *reseller) products(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
+	lines, err := a.Store.Lines(ctx)
+	if err != nil {
+		return err
+	}
+	packs, err := a.Store.Packs(ctx)
+	if err != nil {
+		return err
+	}
+	stock, err := a.Store.StockLevels(ctx)
+	if err != nil {
+		return err
+	}
+	bySlug := make(map[string]*topupd.Line, len(lines))
+	for i := range lines {
+		bySlug[lines[i].Slug] = &lines[i]
+	}
+	out := []productView{}
+	for i := range packs {
+		p := &packs[i]
+		l, ok := bySlug[p.Slug]
+		if !ok || l.Status != topupd.StatusActive || p.Status != topupd.StatusActive {
+			continue
+		}
+		out = append(out, viewProduct(p, l, stock))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "products": out})
+	return nil
+}
+
+// myIP answers the client IP the allow-list checks.
+func (a *reseller) myIP(w http.ResponseWriter, r *http.Request) error {
+	ip := callerOf(r.Context()).ip
+	s := ""
+	if ip.IsValid() {
+		s = ip.String()
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "ip": s})
+	return nil
+}
+
+// balance answers the account's balance.
+func (a *reseller) balance(w http.ResponseWriter, r *http.Request) error {
+	bal, err := a.Store.Balance(r.Context(), callerOf(r.Context()).account.ID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "balanceUsd": bal, "currency": "USD"})
+	return nil
+}
+
+// order answers one of the caller's orders.
+func (a *reseller) order(w http.ResponseWriter, r *http.Request) error {
+	o, err := a.Store.Order(r.Context(), callerOf(r.Context()).account.ID, r.PathValue("orderId"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, orderAnswer{Success: true, orderView: viewOrder(&o, a.Now())})
+	return nil
+}
+
+// History limits from the spec.
+const (
+	historyDefault  = 30
+	historyMax      = 200
+	pageSizeDefault = 20
+	pageSizeMax     = 50
+)
+
+// history answers the caller's orders, newest first, in simple or paged mode.
+func (a *reseller) history(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	acct := callerOf(r.Context()).account.ID
+	if !q.Has("page") {
+		limit, err := clampParam(q.Get("limit"), "limit", historyDefault, 1, historyMax)
+		if err != nil {
+			return err
+		}
+		orders, _, err := a.Store.History(r.Context(), acct, topupd.HistoryQuery{Limit: limit})
+		if err != nil {
+			return err
+		}
+		views := a.viewOrders(orders)
+		writeJSON(w, http.StatusOK, map[string]any{"success": true, "count": len(views), "orders": views})
+		return nil
+	}
+	page, err := intParam(q.Get("page"), "page", 1, 1, 1_000_000_000)
+	if err != nil {
+		return err
+	}
+	size, err := clampParam(q.Get("pageSize"), "pageSize", pageSizeDefault, 1, pageSizeMax)
+	if err != nil {
+		return err
+	}
+	orders, total, err := a.Store.History(r.Context(), acct, topupd.HistoryQuery{Offset: (page - 1) * size, Limit: size})
+	if err != nil {
+		return err
+	}
+	views := a.viewOrders(orders)
+	writeJSON(w, http.StatusOK, map[string]any{
+		"success": true, "count": len(views), "orders": views,
+		"page": page, "pageSize": size, "total": total, "hasMore": page*size < total,
+	})
+	return nil
+}
+
+func (a *reseller) viewOrders(orders []topupd.Order) []orderView {
+	now := a.Now()
+	views := make([]orderView, len(orders))
+	for i := range orders {
+		views[i] = viewOrder(&orders[i], now)
+	}
+	return views
+}
+
+// intParam reads an integer query parameter; empty gives def, out of range
+// or not a number is EInvalidRequest.
+func intParam(s, name string, def, lo, hi int) (int, error) {
+	if s == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < lo || n > hi {
+		return 0, topupd.Errorf(topupd.EInvalidRequest, "%s: a whole number from %d to %d", name, lo, hi)
+	}
+	return n, nil
+}
+
+// clampParam reads an integer query parameter and clamps it into [lo, hi];
+// empty gives def, not a number is EInvalidRequest.
+func clampParam(s, name string, def, lo, hi int) (int, error) {
+	if s == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, topupd.Errorf(topupd.EInvalidRequest, "%s: a whole number", name)
+	}
+	return min(max(n, lo), hi), nil
+}

@@ -1,0 +1,103 @@
+// Package httpapi serves the reseller API and the admin API over HTTP: the
+// routes, authentication and rate-limit middleware, strict decoding, and the
+// one table from error code to HTTP status.
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"time"
+
+	"github.com/topupd/topupd"
+)
+
+// Limiter answers whether the account behind key may make one more call; a
+// refused call is not counted. retryAfter says how long to wait.
+type Limiter func(ctx context.Context, key string) (allowed bool, retryAfter time.Duration, err error)
+
+// InFlight holds short locks that detect a duplicate request while the first is running.
+type InFlight interface {
+	// Acquire takes key for at most ttl; ok is false when someone else holds it.
+	Acquire(ctx context.Context, key string, ttl time.Duration) (release func(), ok bool, err error)
+}
+
+// Fulfiller makes the first supplier call of an order just placed.
+type Fulfiller interface {
+	// Owner is the name it leases orders under.
+	Owner() string
+	// LeaseUntil is when a lease taken now would run out.
+	LeaseUntil(now time.Time) time.Time
+	// Attempt works on a leased order for up to wait and returns it as it then stands.
+	Attempt(o topupd.Order, wait time.Duration) topupd.Order
+}
+
+// Deps are what the reseller API needs.
+type Deps struct {
+	Store     topupd.Store
+	Limiter   Limiter
+	InFlight  InFlight
+	Fulfiller Fulfiller
+	Logger    *slog.Logger
+	Now       func() time.Time
+	// TrustedProxies are the peers whose X-Forwarded-For is believed.
+	TrustedProxies []netip.Prefix
+	// Deadline is how long an order may take before it is cancelled and refunded.
+	Deadline time.Duration
+	// InlineWait is how long POST /orders waits for the supplier's first answer.
+	InlineWait time.Duration
+	// MaxBody bounds request bodies.
+	MaxBody int64
+}
+
+// reseller is the reseller API.
+type reseller struct {
+	Deps
+}
+
+// NewReseller returns the reseller API handler.
+func NewReseller(d Deps) (http.Handler, error) {
+	switch {
+	case d.Store == nil:
+		return nil, errors.New("httpapi.NewReseller: a store is required")
+	case d.Limiter == nil:
+		return nil, errors.New("httpapi.NewReseller: a limiter is required")
+	case d.InFlight == nil:
+		return nil, errors.New("httpapi.NewReseller: in-flight locks are required")
+	case d.Fulfiller == nil:
+		return nil, errors.New("httpapi.NewReseller: a fulfiller is required")
+	}
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Deadline <= 0 {
+		d.Deadline = 30 * time.Minute
+	}
+	if d.InlineWait <= 0 {
+		d.InlineWait = 10 * time.Second
+	}
+	if d.MaxBody <= 0 {
+		d.MaxBody = 64 << 10
+	}
+	a := &reseller{Deps: d}
+	mux := http.NewServeMux()
+	a.routes(mux)
+	return guard(d.Logger, d.MaxBody, mux), nil
+}
+
+// routes lists the whole reseller API.
+func (a *reseller) routes(mux *http.ServeMux) {
+	mux.Handle("GET /services", a.auth(a.services))
+	mux.Handle("GET /products", a.auth(a.products))
+	mux.Handle("GET /catalog", a.auth(a.products))
+	mux.Handle("GET /my-ip", a.auth(a.myIP))
+	mux.Handle("GET /balance", a.auth(a.balance))
+	mux.Handle("POST /orders", a.auth(a.placeOrder))
+	mux.Handle("GET /history", a.auth(a.history))
+	mux.Handle("GET /orders/{orderId}", a.auth(a.order))
+}

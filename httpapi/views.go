@@ -1,0 +1,109 @@
+package httpapi
+
+import (
+	"time"
+
+	"github.com/topupd/topupd"
+)
+
+// orderView is an order in the reseller shape.
+type orderView struct {
+	OrderCreated     bool         `json:"orderCreated"`
+	OrderID          string       `json:"orderId"`
+	TrxID            string       `json:"trxid"`
+	Status           string       `json:"status"`
+	Game             string       `json:"game"`
+	PID              string       `json:"pid"`
+	PackName         string       `json:"packName"`
+	Quantity         int          `json:"quantity"`
+	AmountUsd        topupd.Money `json:"amountUsd"`
+	DurationSec      int64        `json:"durationSec"`
+	UserID           string       `json:"userId,omitempty"`
+	ZoneID           string       `json:"zoneId,omitempty"`
+	ServerID         string       `json:"serverId,omitempty"`
+	Region           string       `json:"region,omitempty"`
+	MoreID           string       `json:"moreId,omitempty"`
+	Codes            []string     `json:"codes,omitempty"`
+	Error            string       `json:"error,omitempty"`
+	Refunded         *bool        `json:"refunded,omitempty"`
+	IdempotentReplay *bool        `json:"idempotentReplay,omitempty"`
+	CreatedAt        string       `json:"createdAt"`
+}
+
+// viewOrder renders an order as of now.
+func viewOrder(o *topupd.Order, now time.Time) orderView {
+	v := orderView{
+		OrderCreated: true, OrderID: o.ID, TrxID: o.TrxID, Status: string(o.Status), Game: o.Game, PID: o.PID,
+		PackName: o.PackName, Quantity: o.Quantity, AmountUsd: o.Amount, DurationSec: int64(o.Duration(now) / time.Second),
+		UserID: o.Fields.UserID, ZoneID: o.Fields.ZoneID, ServerID: o.Fields.ServerID, Region: o.Fields.Region, MoreID: o.Fields.MoreID,
+		Codes: o.Codes, Error: o.Error, CreatedAt: o.CreatedAt.Format(time.RFC3339Nano),
+	}
+	if o.Status == topupd.StatusCancelled {
+		refunded := o.Refunded
+		v.Refunded = &refunded
+	}
+	return v
+}
+
+// orderAnswer is a whole answer carrying one order.
+type orderAnswer struct {
+	Success bool `json:"success"`
+	orderView
+}
+
+// serviceView is a service line in the reseller shape.
+type serviceView struct {
+	ProductName     string          `json:"productName"`
+	Slug            string          `json:"slug"`
+	GameName        string          `json:"gameName"`
+	Game            string          `json:"game"`
+	Kind            string          `json:"kind"`
+	Required        []requiredView  `json:"required"`
+	Status          string          `json:"status"`
+	ServerIDOptions []topupd.Option `json:"serverIdOptions,omitempty"`
+	RegionOptions   []topupd.Option `json:"regionOptions,omitempty"`
+}
+
+// requiredView is one required field as resellers see it.
+type requiredView struct {
+	Field   string `json:"field"`
+	Label   string `json:"label"`
+	Pattern string `json:"pattern,omitempty"`
+}
+
+func viewService(l *topupd.Line) serviceView {
+	req := make([]requiredView, 0, len(l.Required))
+	for _, r := range l.Required {
+		req = append(req, requiredView(r))
+	}
+	return serviceView{ProductName: l.ProductName, Slug: l.Slug, GameName: l.GameName, Game: l.Game, Kind: string(l.Kind),
+		Required: req, Status: l.Status, ServerIDOptions: l.ServerIDOptions, RegionOptions: l.RegionOptions}
+}
+
+// productView is a catalog row.
+type productView struct {
+	ID          string       `json:"id"`
+	Slug        string       `json:"slug"`
+	GameName    string       `json:"gameName"`
+	ServiceName string       `json:"serviceName"`
+	Category    string       `json:"category"`
+	Price       topupd.Money `json:"price"`
+	Status      string       `json:"status"`
+	Game        string       `json:"game"`
+	Kind        string       `json:"kind"`
+	Quantity    *int         `json:"quantity,omitempty"`
+	InStock     *bool        `json:"inStock,omitempty"`
+	QuantityMin *int         `json:"quantityMin,omitempty"`
+	QuantityMax *int         `json:"quantityMax,omitempty"`
+}
+
+func viewProduct(p *topupd.Pack, l *topupd.Line, stock map[string]int) productView {
+	v := productView{ID: p.PID, Slug: p.Slug, GameName: l.GameName, ServiceName: p.Name, Category: p.Category,
+		Price: p.Price, Status: p.Status, Game: l.Game, Kind: string(l.Kind)}
+	if p.TakesQuantity(l) {
+		n := stock[p.PID]
+		in, lo, hi := n > 0, 1, min(n, topupd.MaxQuantity)
+		v.Quantity, v.InStock, v.QuantityMin, v.QuantityMax = &n, &in, &lo, &hi
+	}
+	return v
+}
