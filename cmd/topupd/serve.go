@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/fulfil"
+	"github.com/topupd/topupd/httpapi"
+	"github.com/topupd/topupd/provider/manual"
+	"github.com/topupd/topupd/provider/sim"
+	"github.com/topupd/topupd/ratelimit"
+	"github.com/topupd/topupd/sqlite"
+)
+
+// serve runs both APIs and the fulfilment engine until ctx ends, then shuts
+// down gracefully: requests in flight are answered, the engine drains and
+// lets go of its leases.
+func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
+	log := newLogger(cfg.LogLevel, stderr)
+	if strings.HasPrefix(cfg.DB, "postgres://") || strings.HasPrefix(cfg.DB, "postgresql://") {
+		return errors.New("--db: PostgreSQL is not supported by this build yet; use a SQLite file path")
+	}
+	if cfg.Redis != "" {
+		return errors.New("--redis: Redis is not supported by this build yet; leave it empty for in-memory limits")
+	}
+	secret, err := loadSecret(cfg)
+	if err != nil {
+		return err
+	}
+	vault, err := topupd.NewVault(secret)
+	if err != nil {
+		return err
+	}
+	store, err := sqlite.Open(ctx, cfg.DB, vault)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if cfg.Demo && cfg.AdminToken == "" {
+		cfg.AdminToken = randomToken()
+	}
+
+	engine, err := fulfil.New(fulfil.Config{
+		Store: store,
+		Providers: map[string]topupd.Provider{
+			topupd.ProviderSim:    sim.New(store, time.Now),
+			topupd.ProviderManual: manual.New(),
+		},
+		Logger: log,
+		Owner:  topupd.NewID("node_"),
+	})
+	if err != nil {
+		return err
+	}
+	limiter := ratelimit.NewMemory([]ratelimit.Window{
+		{Limit: cfg.RatePerSecond, Period: time.Second},
+		{Limit: cfg.RatePerMinute, Period: time.Minute},
+	}, nil)
+	api, err := httpapi.NewReseller(httpapi.Deps{
+		Store: store,
+		Limiter: func(ctx context.Context, key string) (bool, time.Duration, error) {
+			d, err := limiter.Allow(ctx, key)
+			return d.Allowed, d.RetryAfter, err
+		},
+		InFlight:       ratelimit.NewMemoryInFlight(nil),
+		Fulfiller:      engine,
+		Logger:         log,
+		TrustedProxies: cfg.TrustedProxies,
+		Deadline:       cfg.Deadline,
+	})
+	if err != nil {
+		return err
+	}
+	adminAPI, err := httpapi.NewAdmin(httpapi.AdminDeps{Store: store, Logger: log, Token: cfg.AdminToken, Wake: engine.Wake})
+	if err != nil {
+		return err
+	}
+
+	apiLn, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("--addr: %w", err)
+	}
+	adminLn, err := net.Listen("tcp", cfg.AdminAddr)
+	if err != nil {
+		apiLn.Close()
+		return fmt.Errorf("--admin-addr: %w", err)
+	}
+	if cfg.Demo {
+		if err := demo(ctx, store, cfg, apiLn.Addr(), adminLn.Addr(), stdout); err != nil {
+			apiLn.Close()
+			adminLn.Close()
+			return fmt.Errorf("demo: %w", err)
+		}
+	}
+	fmt.Fprintf(stdout, "topupd: reseller API on http://%s\n", apiLn.Addr())
+	fmt.Fprintf(stdout, "topupd: admin API on http://%s\n", adminLn.Addr())
+	if cfg.AdminToken == "" {
+		fmt.Fprintln(stdout, "topupd: TOPUPD_ADMIN_TOKEN is empty, so the admin API refuses every call")
+	}
+
+	engineCtx, stopEngine := context.WithCancel(context.Background())
+	engineDone := make(chan struct{})
+	go func() { engine.Run(engineCtx); close(engineDone) }()
+
+	servers := []*http.Server{newServer(api, log), newServer(adminAPI, log)}
+	errc := make(chan error, 2)
+	for i, ln := range []net.Listener{apiLn, adminLn} {
+		go func() { errc <- servers[i].Serve(ln) }()
+	}
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	log.Info("shutting down")
+	shutCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for _, s := range servers {
+		if e := s.Shutdown(shutCtx); e != nil {
+			log.Error("shutdown", "err", e)
+		}
+	}
+	stopEngine()
+	<-engineDone
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+// newServer sets the timeouts every listener needs.
+func newServer(h http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       15 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+}
+
+func newLogger(level string, w io.Writer) *slog.Logger {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		l = slog.LevelInfo
+	}
+	if w == nil {
+		w = os.Stderr
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
+}
