@@ -1,0 +1,321 @@
+package fulfil_test
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	mrand "math/rand/v2"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/fulfil"
+	"github.com/topupd/topupd/sqlite"
+)
+
+// supplier is a scripted provider that remembers what it was sold, the way
+// a real supplier's books would.
+type supplier struct {
+	mu      sync.Mutex
+	bought  map[string]int // order id -> times a purchase was applied
+	calls   int
+	respond func(s *supplier, o *topupd.Order, submit bool) (topupd.Outcome, error)
+}
+
+func (s *supplier) Submit(_ context.Context, o *topupd.Order) (topupd.Outcome, error) {
+	return s.respond(s, o, true)
+}
+
+func (s *supplier) Status(_ context.Context, o *topupd.Order) (topupd.Outcome, error) {
+	return s.respond(s, o, false)
+}
+
+// buy applies a purchase; callers hold s.mu.
+func (s *supplier) buy(o *topupd.Order) { s.bought[o.ID]++ }
+
+var errTimeout = errors.New("supplier: read timeout (outcome unknown)")
+
+// fixture is a store with one funded account and one top-up pack.
+type fixture struct {
+	store   *sqlite.Store
+	account string
+	price   topupd.Money
+}
+
+func newFixture(t *testing.T, credit topupd.Money) *fixture {
+	t.Helper()
+	ctx := context.Background()
+	secret := make([]byte, 32)
+	rand.Read(secret)
+	vault, err := topupd.NewVault(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "engine.db"), vault)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	line := topupd.Line{Slug: "pubg", ProductName: "UC", GameName: "PUBG", Game: "pubg", Kind: topupd.KindTopup, Status: "active",
+		Required: []topupd.RequiredField{{Field: "userId", Label: "Player"}}}
+	pack := topupd.Pack{PID: "uc60", Slug: "pubg", Name: "60 UC", Price: 12500, Status: "active", Provider: "scripted"}
+	if err := store.PutLine(ctx, line); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.PutPack(ctx, pack); err != nil {
+		t.Fatal(err)
+	}
+	acct, err := store.CreateAccount(ctx, topupd.Account{ID: "acc_engine", Name: "engine", APIEnabled: true, CreatedAt: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := store.Credit(ctx, acct.ID, credit, "opening", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{store: store, account: acct.ID, price: pack.Price}
+}
+
+// place puts n orders in the queue, none leased.
+func (f *fixture) place(t *testing.T, n int, deadline time.Duration) []topupd.Order {
+	t.Helper()
+	var out []topupd.Order
+	for i := range n {
+		o, _, err := f.store.PlaceOrder(context.Background(), topupd.PlaceOrder{AccountID: f.account, Now: time.Now(), Deadline: deadline,
+			Request: topupd.OrderRequest{PID: "uc60", TrxID: fmt.Sprintf("%s-%d", t.Name(), i), Fields: topupd.AccountFields{UserID: "5000001"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// engine starts an engine on the fixture's store and stops it at cleanup.
+func (f *fixture) engine(t *testing.T, owner string, p topupd.Provider) *fulfil.Engine {
+	t.Helper()
+	e, err := fulfil.New(fulfil.Config{
+		Store: f.store, Providers: map[string]topupd.Provider{"scripted": p}, Owner: owner,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), CallTimeout: time.Second, Lease: 2 * time.Second,
+		Poll: 5 * time.Millisecond, BackoffBase: 5 * time.Millisecond, BackoffMax: 40 * time.Millisecond, Workers: 8,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { e.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return e
+}
+
+// waitFinal waits until every order is final and returns them.
+func (f *fixture) waitFinal(t *testing.T, orders []topupd.Order, limit time.Duration) []topupd.Order {
+	t.Helper()
+	end := time.Now().Add(limit)
+	for {
+		var out []topupd.Order
+		pending := 0
+		for _, o := range orders {
+			cur, err := f.store.Order(context.Background(), "", o.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !cur.Status.Final() {
+				pending++
+			}
+			out = append(out, cur)
+		}
+		if pending == 0 {
+			return out
+		}
+		if time.Now().After(end) {
+			t.Fatalf("%d of %d orders still processing after %v", pending, len(orders), limit)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// checkBooks verifies the ledger: one charge per order, one refund exactly
+// for each refunded order, and the balance equal to the sum.
+func (f *fixture) checkBooks(t *testing.T, orders []topupd.Order, credit topupd.Money) {
+	t.Helper()
+	entries, err := f.store.Ledger(context.Background(), f.account, 100000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum topupd.Money
+	charges, refunds := map[string]int{}, map[string]int{}
+	for _, e := range entries {
+		sum += e.Amount
+		switch e.Kind {
+		case topupd.EntryCharge:
+			charges[e.OrderID]++
+		case topupd.EntryRefund:
+			refunds[e.OrderID]++
+		}
+	}
+	want := credit
+	for _, o := range orders {
+		if charges[o.ID] != 1 {
+			t.Errorf("order %s: %d charges", o.ID, charges[o.ID])
+		}
+		wantRefunds := 0
+		if o.Refunded {
+			wantRefunds = 1
+		}
+		if refunds[o.ID] != wantRefunds {
+			t.Errorf("order %s (%s, refunded %v): %d refunds", o.ID, o.Status, o.Refunded, refunds[o.ID])
+		}
+		if o.Status == topupd.StatusCompleted {
+			want -= o.Amount
+		}
+	}
+	bal, err := f.store.Balance(context.Background(), f.account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bal != sum || bal != want {
+		t.Errorf("balance %v, ledger sum %v, want %v", bal, sum, want)
+	}
+}
+
+// TestAppliedThenTimeout: the supplier applies the purchase and then the
+// answer is lost. The engine must ask for the status, not buy again.
+func TestAppliedThenTimeout(t *testing.T) {
+	f := newFixture(t, topupd.USD(100))
+	s := &supplier{bought: map[string]int{}, respond: func(s *supplier, o *topupd.Order, submit bool) (topupd.Outcome, error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.calls++
+		if submit {
+			s.buy(o)
+			if s.bought[o.ID] == 1 {
+				return topupd.Outcome{}, errTimeout // applied, but the caller never hears
+			}
+			return topupd.Outcome{State: topupd.OutcomeCompleted}, nil
+		}
+		if s.bought[o.ID] == 0 {
+			return topupd.Outcome{State: topupd.OutcomeNotFound}, nil
+		}
+		return topupd.Outcome{State: topupd.OutcomeCompleted, Codes: []string{"CODE-" + o.ID}}, nil
+	}}
+	orders := f.place(t, 10, time.Minute)
+	f.engine(t, "node-a", s)
+	final := f.waitFinal(t, orders, 10*time.Second)
+	for _, o := range final {
+		if o.Status != topupd.StatusCompleted {
+			t.Errorf("order %s is %s", o.ID, o.Status)
+		}
+		if s.bought[o.ID] != 1 {
+			t.Errorf("order %s bought %d times from the supplier", o.ID, s.bought[o.ID])
+		}
+		if len(o.Codes) != 1 || o.Codes[0] != "CODE-"+o.ID {
+			t.Errorf("order %s codes %v", o.ID, o.Codes)
+		}
+	}
+	f.checkBooks(t, final, topupd.USD(100))
+}
+
+// TestFlakySupplierTwoEngines: 30% transient failures (half of them after the
+// purchase applied), a third of the players refused, and two engines
+// claiming from one store. Every order ends, none is bought twice, and each
+// refund happens once.
+func TestFlakySupplierTwoEngines(t *testing.T) {
+	f := newFixture(t, topupd.USD(1000))
+	rng := mrand.New(mrand.NewPCG(1, 2))
+	s := &supplier{bought: map[string]int{}}
+	s.respond = func(s *supplier, o *topupd.Order, submit bool) (topupd.Outcome, error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.calls++
+		roll := rng.IntN(100)
+		if roll < 15 {
+			return topupd.Outcome{}, errTimeout // failed before reaching the supplier
+		}
+		if submit && s.bought[o.ID] == 0 {
+			s.buy(o)
+		}
+		if roll < 30 {
+			return topupd.Outcome{}, errTimeout // applied, answer lost
+		}
+		if s.bought[o.ID] == 0 {
+			return topupd.Outcome{State: topupd.OutcomeNotFound}, nil
+		}
+		if o.Seq%3 == 0 {
+			return topupd.Outcome{State: topupd.OutcomeFailed, Message: "INVALID PLAYER"}, nil
+		}
+		if roll < 50 {
+			return topupd.Outcome{State: topupd.OutcomePending}, nil
+		}
+		return topupd.Outcome{State: topupd.OutcomeCompleted}, nil
+	}
+	orders := f.place(t, 60, time.Minute)
+	f.engine(t, "node-a", s)
+	f.engine(t, "node-b", s)
+	final := f.waitFinal(t, orders, 20*time.Second)
+	cancelled := 0
+	for _, o := range final {
+		if n := s.bought[o.ID]; n > 1 {
+			t.Errorf("order %s bought %d times", o.ID, n)
+		}
+		if o.Status == topupd.StatusCancelled {
+			cancelled++
+			if !o.Refunded || o.Error != "INVALID PLAYER" {
+				t.Errorf("order %s cancelled with %q, refunded %v", o.ID, o.Error, o.Refunded)
+			}
+		}
+	}
+	if cancelled == 0 || cancelled == len(final) {
+		t.Errorf("%d of %d cancelled: the script did not exercise both ends", cancelled, len(final))
+	}
+	f.checkBooks(t, final, topupd.USD(1000))
+}
+
+// TestDeadlineRefundsOnce: a supplier that never answers; at the deadline the
+// order is cancelled with a clear error and refunded exactly once.
+func TestDeadlineRefundsOnce(t *testing.T) {
+	f := newFixture(t, topupd.USD(10))
+	s := &supplier{bought: map[string]int{}, respond: func(s *supplier, o *topupd.Order, submit bool) (topupd.Outcome, error) {
+		return topupd.Outcome{}, errors.New("connection refused")
+	}}
+	orders := f.place(t, 3, 300*time.Millisecond)
+	f.engine(t, "node-a", s)
+	f.engine(t, "node-b", s)
+	final := f.waitFinal(t, orders, 10*time.Second)
+	for _, o := range final {
+		if o.Status != topupd.StatusCancelled || o.Error != fulfil.DeadlineExceeded || !o.Refunded {
+			t.Errorf("order %s: %s %q refunded=%v", o.ID, o.Status, o.Error, o.Refunded)
+		}
+	}
+	f.checkBooks(t, final, topupd.USD(10))
+}
+
+// TestPendingWaitsForRetryAt: a pending answer with a time is not asked
+// again before that time.
+func TestPendingWaitsForRetryAt(t *testing.T) {
+	f := newFixture(t, topupd.USD(10))
+	due := time.Now().Add(400 * time.Millisecond)
+	var early int
+	s := &supplier{bought: map[string]int{}, respond: func(s *supplier, o *topupd.Order, submit bool) (topupd.Outcome, error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if !submit && time.Now().Before(due.Add(-50*time.Millisecond)) {
+			early++
+		}
+		if time.Now().Before(due) {
+			return topupd.Outcome{State: topupd.OutcomePending, RetryAt: due}, nil
+		}
+		return topupd.Outcome{State: topupd.OutcomeCompleted}, nil
+	}}
+	orders := f.place(t, 1, time.Minute)
+	f.engine(t, "node-a", s)
+	final := f.waitFinal(t, orders, 5*time.Second)
+	if final[0].Status != topupd.StatusCompleted || early != 0 {
+		t.Errorf("status %s, %d status calls before the promised time", final[0].Status, early)
+	}
+}
