@@ -173,9 +173,11 @@ func (e *Engine) start(o topupd.Order, fresh bool, done chan<- topupd.Order) boo
 	}
 	e.inflight.Add(1)
 	e.mu.Unlock()
-	e.sem <- struct{}{}
 	go func() {
 		defer e.inflight.Done()
+		// The slot is taken here, not by the caller, so that Attempt's wait
+		// also bounds the time spent waiting for a free worker.
+		e.sem <- struct{}{}
 		defer func() { <-e.sem }()
 		out := e.process(o, fresh)
 		if done != nil {

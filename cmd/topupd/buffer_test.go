@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"runtime"
 	"sync"
 )
 
@@ -22,3 +23,6 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// runtimeProcs is GOMAXPROCS, which RunParallel multiplies by its parallelism.
+func runtimeProcs() int { return runtime.GOMAXPROCS(0) }
