@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"crypto/subtle"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -64,8 +63,9 @@ func (s *statusOnly) WriteHeader(code int)        { s.status = code }
 
 // caller is what the auth middleware learned about a request.
 type caller struct {
-	account topupd.Account
-	ip      netip.Addr
+	account  topupd.Account
+	ip       netip.Addr
+	settings topupd.Settings
 }
 
 type callerKey struct{}
@@ -126,8 +126,12 @@ func (a *reseller) authenticate(r *http.Request) (*caller, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &caller{account: acct, ip: ClientIP(r, a.TrustedProxies)}
-	eligible, err := a.eligible(r.Context(), &acct)
+	st, err := a.Store.Settings(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	c := &caller{account: acct, ip: ClientIP(r, a.TrustedProxies), settings: st}
+	eligible, err := a.eligible(r.Context(), &acct, st)
 	if err != nil {
 		return nil, err
 	}
@@ -138,11 +142,7 @@ func (a *reseller) authenticate(r *http.Request) (*caller, error) {
 }
 
 // eligible applies the settings' eligibility rule to the account.
-func (a *reseller) eligible(ctx context.Context, acct *topupd.Account) (bool, error) {
-	st, err := a.Store.Settings(ctx)
-	if err != nil {
-		return false, err
-	}
+func (a *reseller) eligible(ctx context.Context, acct *topupd.Account, st topupd.Settings) (bool, error) {
 	if st.EligibilityMinTopup <= 0 {
 		return true, nil
 	}
@@ -188,5 +188,3 @@ func bearerOK(r *http.Request, token string) bool {
 	}
 	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) == 1
 }
-
-var errNoCaller = errors.New("httpapi: no caller in context")

@@ -17,11 +17,7 @@ const inFlightTTL = 2 * time.Minute
 func (a *reseller) placeOrder(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	c := callerOf(ctx)
-	st, err := a.Store.Settings(ctx)
-	if err != nil {
-		return err
-	}
-	switch {
+	switch st := c.settings; {
 	case st.Maintenance:
 		return topupd.Fail(topupd.EMaintenance)
 	case st.OrdersDisabled:
