@@ -111,14 +111,15 @@ type Order struct {
 
 // Fingerprint digests everything the request asks for, exactly as sent, so
 // that a repeated key with a different request is told apart
-// (IDEMPOTENCY_KEY_REUSED). A missing quantity counts as 1.
+// (IDEMPOTENCY_KEY_REUSED). A missing quantity counts as 1, and a missing
+// idempotencyKey as the trxid, which is what it defaults to.
 func (r *OrderRequest) Fingerprint() string {
 	q := r.Quantity
 	if q == 0 {
 		q = 1
 	}
 	h := sha256.New()
-	for _, s := range []string{r.PID, r.TrxID, r.IdempotencyKey, strconv.Itoa(q),
+	for _, s := range []string{r.PID, r.TrxID, r.Key(), strconv.Itoa(q),
 		r.Fields.UserID, r.Fields.ZoneID, r.Fields.ServerID, r.Fields.Region, r.Fields.MoreID} {
 		// Length-prefixed, so that no two different requests share an encoding.
 		h.Write(strconv.AppendInt(nil, int64(len(s)), 10))

@@ -149,4 +149,6 @@ type FulfilmentStore interface {
 	Settle(ctx context.Context, seq int64, s Settlement) (Order, error)
 	// ReleaseLeases lets go of every order the owner holds.
 	ReleaseLeases(ctx context.Context, owner string) error
+	// Order returns one order by public or internal id ("" account: any).
+	Order(ctx context.Context, accountID, id string) (Order, error)
 }

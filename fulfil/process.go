@@ -115,6 +115,10 @@ func (e *Engine) settle(o topupd.Order, st topupd.Settlement) topupd.Order {
 		default:
 			e.cfg.Logger.Error("fulfil: settle", "order", o.ID, "err", err)
 		}
+		// Answer with the order as it stands, not as it was before the call.
+		if cur, err := e.cfg.Store.Order(ctx, "", o.ID); err == nil {
+			return cur
+		}
 		return o
 	}
 	return out

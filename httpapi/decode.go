@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -156,9 +157,9 @@ func DecodeOrder(r *http.Request) (topupd.OrderRequest, error) {
 		return req, err
 	}
 	switch {
-	case req.PID == "":
+	case strings.TrimSpace(req.PID) == "":
 		return req, topupd.Errorf(topupd.EInvalidRequest, "pid is required")
-	case req.TrxID == "":
+	case strings.TrimSpace(req.TrxID) == "":
 		return req, topupd.Errorf(topupd.EInvalidRequest, "trxid is required")
 	}
 	return req, nil

@@ -53,7 +53,8 @@ var statusOf = map[topupd.ErrorCode]int{
 }
 
 // rejectedAtSubmit are the failures answered in the order form with
-// orderCreated false, as the spec shows for INSUFFICIENT BALANCE.
+// orderCreated false, as the spec shows for INSUFFICIENT BALANCE, when they
+// reject an order (the error then names the line's game).
 var rejectedAtSubmit = map[topupd.ErrorCode]bool{
 	topupd.EInsufficientBalance: true,
 	topupd.EInsufficientStock:   true,
@@ -90,7 +91,7 @@ func writeError(w http.ResponseWriter, log *slog.Logger, r *http.Request, err er
 	if !ok {
 		status = http.StatusInternalServerError
 	}
-	if rejectedAtSubmit[e.Code] {
+	if rejectedAtSubmit[e.Code] && e.Game != "" {
 		writeJSON(w, status, rejection{Status: string(topupd.StatusCancelled), Game: e.Game, Error: e.Code.Message(), Code: string(e.Code)})
 		return
 	}

@@ -1,0 +1,191 @@
+package httpapi_test
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// historyTrx returns the trxids of a history answer, in answer order.
+func historyTrx(r reply) []string {
+	var out []string
+	arr, _ := r.body["orders"].([]any)
+	for _, o := range arr {
+		m := o.(map[string]any)
+		s, _ := m["trxid"].(string)
+		out = append(out, s)
+	}
+	return out
+}
+
+// TestHistory: simple mode (default 30, limit clamped to 1..200) and paged
+// mode (page from 1, pageSize default 20 and at most 50, total, hasMore),
+// newest first, only the caller's orders.
+func TestHistory(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.loadCatalog()
+	a := h.newAccount("1000", nil)
+	other := h.newAccount("10", nil)
+	h.place(other, order{"pid": pidPubg, "trxid": h.trx(), "userId": "1"})
+
+	if r := h.do("GET", "/history", a.key, nil); r.status != 200 || r.num("count") != "0" || len(historyTrx(r)) != 0 {
+		t.Fatalf("empty history: %v", r)
+	}
+
+	// 35 orders one after another: newest first is the reverse.
+	var placed []string
+	for i := 0; i < 35; i++ {
+		trx := fmt.Sprintf("hist-%02d-%s", i, h.trx())
+		pid := pidPubg
+		if i%5 == 4 {
+			pid = pidKey // a mix of kinds
+		}
+		body := order{"pid": pid, "trxid": trx}
+		if pid == pidPubg {
+			body["userId"] = "5123"
+		}
+		h.place(a, body)
+		placed = append(placed, trx)
+	}
+	newest := make([]string, len(placed))
+	for i, trx := range placed {
+		newest[len(placed)-1-i] = trx
+	}
+
+	simple := []struct {
+		query string
+		want  []string
+	}{
+		{"", newest[:30]},
+		{"?limit=5", newest[:5]},
+		{"?limit=1", newest[:1]},
+		{"?limit=0", newest[:1]},
+		{"?limit=-7", newest[:1]},
+		{"?limit=35", newest},
+		{"?limit=200", newest},
+		{"?limit=100000", newest},
+	}
+	for _, tc := range simple {
+		r := h.do("GET", "/history"+tc.query, a.key, nil)
+		if r.status != 200 || r.body["success"] != true {
+			t.Errorf("GET /history%s: %v", tc.query, r)
+			continue
+		}
+		if diff := cmp.Diff(tc.want, historyTrx(r)); diff != "" {
+			t.Errorf("GET /history%s (-want +got):\n%s", tc.query, diff)
+		}
+		if r.num("count") != fmt.Sprint(len(tc.want)) {
+			t.Errorf("GET /history%s: count %s, want %d", tc.query, r.num("count"), len(tc.want))
+		}
+		if r.has("total") || r.has("hasMore") {
+			t.Errorf("GET /history%s: simple mode carries paging fields: %s", tc.query, r.raw)
+		}
+	}
+
+	// Each entry is an order of the caller, in the order shape.
+	r := h.do("GET", "/history?limit=1", a.key, nil)
+	first := r.body["orders"].([]any)[0].(map[string]any)
+	for _, f := range []string{"orderCreated", "orderId", "status", "game", "packName", "amountUsd", "durationSec"} {
+		if _, ok := first[f]; !ok {
+			t.Errorf("history entry lacks %s: %v", f, first)
+		}
+	}
+	if first["status"] != "completed" || first["game"] != "gamekey" {
+		t.Errorf("newest entry: %v", first)
+	}
+
+	type page struct {
+		Trx              []string
+		Total, Count     string
+		HasMore          any
+		PageNo, PageSize string
+	}
+	paged := []struct {
+		query string
+		want  page
+	}{
+		{"?page=1", page{newest[:20], "35", "20", true, "1", "20"}},
+		{"?page=2", page{newest[20:], "35", "15", false, "2", "20"}},
+		{"?page=3", page{nil, "35", "0", false, "3", "20"}},
+		{"?page=", page{newest[:20], "35", "20", true, "1", "20"}},
+		{"?page=1&pageSize=7", page{newest[:7], "35", "7", true, "1", "7"}},
+		{"?page=5&pageSize=7", page{newest[28:], "35", "7", false, "5", "7"}},
+		{"?page=4&pageSize=10", page{newest[30:], "35", "5", false, "4", "10"}},
+		{"?page=1&pageSize=100", page{newest, "35", "35", false, "1", "50"}},
+		{"?page=1&pageSize=0", page{newest[:1], "35", "1", true, "1", "1"}},
+		{"?page=35&pageSize=1", page{newest[34:], "35", "1", false, "35", "1"}},
+		{"?page=2&limit=3", page{newest[20:], "35", "15", false, "2", "20"}},
+	}
+	for _, tc := range paged {
+		r := h.do("GET", "/history"+tc.query, a.key, nil)
+		if r.status != 200 {
+			t.Errorf("GET /history%s: %v", tc.query, r)
+			continue
+		}
+		got := page{historyTrx(r), r.num("total"), r.num("count"), r.body["hasMore"], r.num("page"), r.num("pageSize")}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("GET /history%s (-want +got):\n%s", tc.query, diff)
+		}
+	}
+
+	// Walking every page gives the whole history once, newest first.
+	var walked []string
+	for p := 1; ; p++ {
+		r := h.do("GET", fmt.Sprintf("/history?page=%d&pageSize=8", p), a.key, nil)
+		walked = append(walked, historyTrx(r)...)
+		if r.body["hasMore"] != true {
+			break
+		}
+	}
+	if diff := cmp.Diff(newest, walked); diff != "" {
+		t.Errorf("pages walked (-want +got):\n%s", diff)
+	}
+
+	for _, q := range []string{"?limit=abc", "?page=0", "?page=-1", "?page=x", "?page=1&pageSize=x"} {
+		wantFailure(t, h.do("GET", "/history"+q, a.key, nil), 400, "INVALID_REQUEST", "INVALID REQUEST")
+	}
+
+	// The other account sees only its own order.
+	if r := h.do("GET", "/history", other.key, nil); r.num("count") != "1" {
+		t.Errorf("other account's history: %s", r.raw)
+	}
+
+	// Over 200 orders: the limit is clamped to 200.
+	var wg sync.WaitGroup
+	errs := make(chan error, 170)
+	for i := 0; i < 170; i++ {
+		wg.Go(func() {
+			r, err := h.call(h.api.URL, "POST", "/orders", headers{"X-API-Key": a.key}, order{"pid": pidPubg, "trxid": h.trx(), "userId": "5123"})
+			if err == nil && r.status != 200 {
+				err = fmt.Errorf("POST /orders: %v", r)
+			}
+			if err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"?limit=200", "?limit=201", "?limit=5000"} {
+		r := h.do("GET", "/history"+q, a.key, nil)
+		if r.num("count") != "200" || len(historyTrx(r)) != 200 {
+			t.Errorf("GET /history%s: count %s, %d orders; want 200", q, r.num("count"), len(historyTrx(r)))
+		}
+		// The oldest 5 of the first 35 fall off the end.
+		if got := historyTrx(r)[199]; got != placed[5] {
+			t.Errorf("GET /history%s: last entry %s, want %s", q, got, placed[5])
+		}
+	}
+	if r := h.do("GET", "/history?page=1&pageSize=50", a.key, nil); r.num("total") != "205" || r.body["hasMore"] != true {
+		t.Errorf("paged total: %s", r.raw)
+	}
+	if r := h.do("GET", "/history?page=5&pageSize=50", a.key, nil); r.num("count") != "5" || r.body["hasMore"] != false {
+		t.Errorf("last page: count %s hasMore %v", r.num("count"), r.body["hasMore"])
+	}
+}

@@ -1,0 +1,121 @@
+package httpapi_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/topupd/topupd"
+)
+
+// faultyStore is the real store with a fault injected into Balance and
+// Order (GET /balance and GET /orders/{id}).
+type faultyStore struct {
+	topupd.Store
+	fault atomic.Value // func() error, called by the faulty methods
+}
+
+func (s *faultyStore) inject() error {
+	if f, _ := s.fault.Load().(func() error); f != nil {
+		return f()
+	}
+	return nil
+}
+
+func (s *faultyStore) Balance(ctx context.Context, id string) (topupd.Money, error) {
+	if err := s.inject(); err != nil {
+		return 0, err
+	}
+	return s.Store.Balance(ctx, id)
+}
+
+func (s *faultyStore) Order(ctx context.Context, accountID, id string) (topupd.Order, error) {
+	if err := s.inject(); err != nil {
+		return topupd.Order{}, err
+	}
+	return s.Store.Order(ctx, accountID, id)
+}
+
+// TestPanicsAndInternalErrors: a panic in a handler is a 500 JSON answer and
+// the server goes on serving; an error without a code is a 500 that shows
+// none of its text; http.ErrAbortHandler still aborts the answer.
+func TestPanicsAndInternalErrors(t *testing.T) {
+	t.Parallel()
+	fs := &faultyStore{}
+	h := newHarness(t, withStore(func(s topupd.Store) topupd.Store { fs.Store = s; return fs }))
+	a := h.newAccount("10", nil)
+	internal := errorBody{500, "INTERNAL", "INTERNAL ERROR"}
+
+	tests := []struct {
+		name  string
+		fault func() error
+		path  string
+	}{
+		{"panic with a string", func() error { panic("boom: secret-detail") }, "/balance"},
+		{"panic with an error", func() error { panic(errors.New("secret-detail")) }, "/orders/ord_x"},
+		{"panic with a nil map write", func() error { var m map[string]int; m["secret-detail"] = 1; return nil }, "/balance"},
+		{"error without a code", func() error { return errors.New("database exploded: secret-detail") }, "/balance"},
+		{"wrapped coded internal error", func() error { return topupd.Errorf(topupd.EInternal, "secret-detail") }, "/orders/ord_x"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fs.fault.Store(tc.fault)
+			r := h.do("GET", tc.path, a.key, nil)
+			wantFailure(t, r, internal.Status, internal.Code, internal.Error)
+			if strings.Contains(string(r.raw), "secret-detail") {
+				t.Errorf("the answer leaks the cause: %s", r.raw)
+			}
+			fs.fault.Store(func() error { return nil })
+			if got := h.balance(a); got != "10" {
+				t.Errorf("after the fault: balance %s", got)
+			}
+		})
+	}
+
+	t.Run("ErrAbortHandler aborts", func(t *testing.T) {
+		fs.fault.Store(func() error { panic(http.ErrAbortHandler) })
+		_, err := h.call(h.api.URL, "GET", "/balance", headers{"X-API-Key": a.key}, nil)
+		if err == nil {
+			t.Errorf("an aborted handler answered")
+		}
+		fs.fault.Store(func() error { return nil })
+		if got := h.balance(a); got != "10" {
+			t.Errorf("after the abort: balance %s", got)
+		}
+	})
+}
+
+// TestLimiterUnavailable: a limiter that fails refuses the call with 503
+// RATE_LIMIT_UNAVAILABLE, and a panicking one with a 500; nothing is placed.
+func TestLimiterUnavailable(t *testing.T) {
+	t.Parallel()
+	var mode atomic.Int32 // 0 allow, 1 fail, 2 panic
+	h := newHarness(t, withLimiter(func(ctx context.Context, key string) (bool, time.Duration, error) {
+		switch mode.Load() {
+		case 1:
+			return false, 0, errors.New("redis down")
+		case 2:
+			panic("limiter bug")
+		}
+		return true, 0, nil
+	}))
+	h.loadCatalog()
+	a := h.newAccount("10", nil)
+	mode.Store(1)
+	body := order{"pid": pidPubg, "trxid": h.trx(), "userId": "5123"}
+	wantFailure(t, h.do("POST", "/orders", a.key, body), 503, "RATE_LIMIT_UNAVAILABLE", "RATE LIMIT UNAVAILABLE")
+	wantFailure(t, h.do("GET", "/balance", a.key, nil), 503, "RATE_LIMIT_UNAVAILABLE", "RATE LIMIT UNAVAILABLE")
+	mode.Store(2)
+	wantFailure(t, h.do("POST", "/orders", a.key, body), 500, "INTERNAL", "INTERNAL ERROR")
+	mode.Store(0)
+	if diff := cmp.Diff(snapshot{Balance: "10", Orders: 0, Stock: h.stock(a), Ledger: 1}, h.snapshot(a)); diff != "" {
+		t.Errorf("refused calls moved something (-want +got):\n%s", diff)
+	}
+	h.place(a, body)
+}

@@ -1,0 +1,248 @@
+package httpapi_test
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// race runs fn(i) for i in [0, n) in n goroutines released at once.
+func race(n int, fn func(i int) (reply, error)) ([]reply, []error) {
+	replies := make([]reply, n)
+	errs := make([]error, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			replies[i], errs[i] = fn(i)
+		})
+	}
+	close(start)
+	wg.Wait()
+	return replies, errs
+}
+
+// post is a POST /orders safe to call from any goroutine.
+func (h *harness) post(a account, body order) (reply, error) {
+	return h.call(h.api.URL, "POST", "/orders", headers{"X-API-Key": a.key}, body)
+}
+
+// failOnErrors fails the test on any transport error.
+func failOnErrors(t *testing.T, errs []error) {
+	t.Helper()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestRaceOverdraft: 200 concurrent orders against a balance for exactly
+// 100 leave exactly 100 orders, a zero balance, and a ledger adding up.
+func TestRaceOverdraft(t *testing.T) {
+	h := newHarness(t)
+	h.loadCatalog()
+	a := h.newAccount("89", nil) // 100 × 0.89
+	replies, errs := race(200, func(i int) (reply, error) {
+		return h.post(a, order{"pid": pidPubg, "trxid": fmt.Sprintf("over-%03d", i), "userId": "5123"})
+	})
+	failOnErrors(t, errs)
+
+	type outcome struct {
+		Status       int
+		OrderCreated any
+		Error        string
+	}
+	tally := map[outcome]int{}
+	ids := map[string]bool{}
+	for _, r := range replies {
+		o := outcome{r.status, r.body["orderCreated"], r.str("error")}
+		tally[o]++
+		if r.status == 200 {
+			ids[r.str("orderId")] = true
+		}
+	}
+	want := map[outcome]int{
+		{200, true, ""}:                      100,
+		{400, false, "INSUFFICIENT BALANCE"}: 100,
+	}
+	if diff := cmp.Diff(want, tally); diff != "" {
+		t.Errorf("outcomes (-want +got):\n%s", diff)
+	}
+	if len(ids) != 100 {
+		t.Errorf("%d distinct order ids, want 100", len(ids))
+	}
+	if got := h.balance(a); got != "0" {
+		t.Errorf("balance = %s, want 0", got)
+	}
+	entries := h.ledger(a)
+	if sum := ledgerSum(t, entries); sum != 0 {
+		t.Errorf("ledger sums to %v, want the balance 0", sum)
+	}
+	charges := 0
+	for _, e := range entries {
+		if e.Kind == "charge" {
+			charges++
+			if e.AmountUsd != "-0.89" || !ids[e.OrderID] {
+				t.Errorf("charge %+v", e)
+			}
+		}
+	}
+	if charges != 100 || len(entries) != 101 {
+		t.Errorf("%d charges in %d entries, want 100 in 101", charges, len(entries))
+	}
+	if n := h.historyCount(a); n != 100 {
+		t.Errorf("history holds %d orders, want 100", n)
+	}
+	for id := range ids {
+		if r := h.waitOrder(a, id); r.str("status") != "completed" {
+			t.Errorf("order %s ended %s", id, r.raw)
+		}
+	}
+	for _, r := range replies {
+		if r.status == 400 && (r.str("status") != "cancelled" || r.str("game") != "pubg") {
+			t.Errorf("rejected submit: %s", r.raw)
+		}
+	}
+}
+
+// TestRaceStock: 50 concurrent orders of 3 keys against 100 keys: 33 are
+// served with 99 distinct codes, 1 key is left, and the ledger charged 33.
+func TestRaceStock(t *testing.T) {
+	h := newHarness(t)
+	h.loadCatalog()
+	const pid = "gamekey-race"
+	h.putPack(pid, map[string]any{"slug": "gamekey", "name": "Race key", "priceUsd": usd(priceKey), "status": "active"})
+	stocked := map[string]bool{}
+	for _, c := range h.addStock(pid, 100) {
+		stocked[c] = true
+	}
+	a := h.newAccount("1000", nil)
+	replies, errs := race(50, func(i int) (reply, error) {
+		return h.post(a, order{"pid": pid, "trxid": fmt.Sprintf("stock-%02d", i), "quantity": 3})
+	})
+	failOnErrors(t, errs)
+
+	served, refused := 0, 0
+	codes := map[string]bool{}
+	for _, r := range replies {
+		switch {
+		case r.status == 200 && r.str("status") == "completed":
+			served++
+			got := stringsOf(r.body["codes"])
+			if len(got) != 3 {
+				t.Errorf("served order with %d codes: %s", len(got), r.raw)
+			}
+			for _, c := range got {
+				if codes[c] {
+					t.Errorf("code %s delivered twice", c)
+				}
+				if !stocked[c] {
+					t.Errorf("code %s was never stocked", c)
+				}
+				codes[c] = true
+			}
+		case r.status == 400 && r.body["orderCreated"] == false && r.str("error") == "INSUFFICIENT STOCK":
+			refused++
+		default:
+			t.Errorf("unexpected answer: %v", r)
+		}
+	}
+	if served != 33 || refused != 17 || len(codes) != 99 {
+		t.Errorf("served %d, refused %d, %d distinct codes; want 33, 17, 99", served, refused, len(codes))
+	}
+	var charged int
+	for _, e := range h.ledger(a) {
+		if e.Kind == "charge" {
+			charged++
+			if e.AmountUsd != "-3.6" {
+				t.Errorf("charge %+v, want -3.6", e)
+			}
+		}
+	}
+	if charged != 33 {
+		t.Errorf("%d charges, want 33", charged)
+	}
+	if sum := ledgerSum(t, h.ledger(a)); sum != money(t, "1000")-33*money(t, "3.6") {
+		t.Errorf("ledger sum %v, want %v", sum, money(t, "1000")-33*money(t, "3.6"))
+	}
+	if got, want := h.balance(a), (money(t, "1000") - 33*money(t, "3.6")).String(); got != want {
+		t.Errorf("balance %s, want %s", got, want)
+	}
+	row := viewRow(h.products(a)[pid])
+	if got := [4]any{row.Quantity, row.QuantityMin, row.QuantityMax, row.InStock}; got != [4]any{"1", "1", "1", true} {
+		t.Errorf("catalog quantity/min/max/inStock = %v, want [1 1 1 true]", got)
+	}
+}
+
+// TestRaceIdempotencyStorm: 50 concurrent identical orders make one order
+// and one charge; every other answer is a replay of it or 429
+// DUPLICATE_IN_FLIGHT with Retry-After.
+func TestRaceIdempotencyStorm(t *testing.T) {
+	tests := []struct {
+		name     string
+		settings map[string]any
+		body     order
+	}{
+		{"instant key order", nil, order{"pid": pidKey, "trxid": "storm-1", "quantity": 2}},
+		{"slow sim top-up", map[string]any{"simCallMs": 150}, order{"pid": pidPubg, "trxid": "storm-2", "userId": "5123"}},
+		{"with idempotencyKey", nil, order{"pid": pidPubg, "trxid": "storm-3", "idempotencyKey": "storm-key", "userId": "5123"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			h.loadCatalog()
+			if tc.settings != nil {
+				h.settings(tc.settings)
+			}
+			a := h.newAccount("100", nil)
+			replies, errs := race(50, func(int) (reply, error) { return h.post(a, tc.body) })
+			failOnErrors(t, errs)
+
+			fresh, replays, inFlight := 0, 0, 0
+			orderIDs := map[string]bool{}
+			for _, r := range replies {
+				switch {
+				case r.status == 200 && r.body["idempotentReplay"] == false:
+					fresh++
+					orderIDs[r.str("orderId")] = true
+				case r.status == 200 && r.body["idempotentReplay"] == true:
+					replays++
+					orderIDs[r.str("orderId")] = true
+				case r.status == 429:
+					inFlight++
+					wantFailure(t, r, 429, "DUPLICATE_IN_FLIGHT", "DUPLICATE_IN_FLIGHT")
+					if ra := r.header.Get("Retry-After"); ra == "" || ra == "0" {
+						t.Errorf("429 Retry-After = %q", ra)
+					}
+				default:
+					t.Errorf("unexpected answer: %v", r)
+				}
+			}
+			t.Logf("fresh %d, replays %d, in flight %d", fresh, replays, inFlight)
+			if fresh != 1 || len(orderIDs) != 1 || fresh+replays+inFlight != 50 {
+				t.Errorf("fresh %d, replays %d, in flight %d, order ids %v; want one order", fresh, replays, inFlight, orderIDs)
+			}
+			if n := h.historyCount(a); n != 1 {
+				t.Errorf("%d orders, want 1", n)
+			}
+			charges := 0
+			for _, e := range h.ledger(a) {
+				if e.Kind == "charge" {
+					charges++
+				}
+			}
+			if charges != 1 {
+				t.Errorf("%d charges, want 1", charges)
+			}
+			// Once the storm is over, a repeat is a plain replay.
+			r := h.do("POST", "/orders", a.key, tc.body)
+			if r.status != 200 || r.body["idempotentReplay"] != true || !orderIDs[r.str("orderId")] {
+				t.Errorf("replay after the storm: %v", r)
+			}
+		})
+	}
+}
