@@ -188,9 +188,10 @@ func (e *Engine) start(o topupd.Order, fresh bool, done chan<- topupd.Order) boo
 }
 
 // Attempt makes the first supplier call for an order just placed and leased
-// to this engine, and waits up to wait for it. It returns the order as it then
-// stands; a call that takes longer goes on in the background.
-func (e *Engine) Attempt(o topupd.Order, wait time.Duration) topupd.Order {
+// to this engine, and waits up to wait for it (or until ctx ends, when the
+// caller has gone). It returns the order as it then stands; a call that takes
+// longer goes on in the background.
+func (e *Engine) Attempt(ctx context.Context, o topupd.Order, wait time.Duration) topupd.Order {
 	done := make(chan topupd.Order, 1)
 	if !e.start(o, true, done) {
 		return o
@@ -201,6 +202,8 @@ func (e *Engine) Attempt(o topupd.Order, wait time.Duration) topupd.Order {
 	case out := <-done:
 		return out
 	case <-t.C:
+		return o
+	case <-ctx.Done():
 		return o
 	}
 }

@@ -42,7 +42,7 @@ func (a *reseller) placeOrder(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if !replay && o.Status == topupd.StatusProcessing {
-		o = a.Fulfiller.Attempt(o, a.InlineWait)
+		o = a.Fulfiller.Attempt(ctx, o, a.InlineWait)
 	}
 	v := viewOrder(&o, a.Now())
 	v.IdempotentReplay = &replay

@@ -30,8 +30,9 @@ type Fulfiller interface {
 	Owner() string
 	// LeaseUntil is when a lease taken now would run out.
 	LeaseUntil(now time.Time) time.Time
-	// Attempt works on a leased order for up to wait and returns it as it then stands.
-	Attempt(o topupd.Order, wait time.Duration) topupd.Order
+	// Attempt works on a leased order for up to wait (or until ctx ends) and
+	// returns it as it then stands.
+	Attempt(ctx context.Context, o topupd.Order, wait time.Duration) topupd.Order
 }
 
 // Deps are what the reseller API needs.
