@@ -90,8 +90,12 @@ func (s *Store) UpdateAccount(ctx context.Context, id string, p topupd.AccountPa
 			return err
 		}
 		args := accountArgs(out)
-		_, err = tx.ExecContext(ctx, `UPDATE accounts SET name = $2, api_enabled = $3, admin_disabled = $4, banned = $5,
-			restricted_until = $6, ip_allowlist = $7, ip_allowlist_required = $8 WHERE id = $1`, args[:8]...)
+		if _, err = tx.ExecContext(ctx, `UPDATE accounts SET name = $2, api_enabled = $3, admin_disabled = $4, banned = $5,
+			restricted_until = $6, ip_allowlist = $7, ip_allowlist_required = $8 WHERE id = $1`, args[:8]...); err != nil {
+			return err
+		}
+		// Read it back, so that the answer is what is stored (times at the stored precision).
+		out, err = scanAccount(tx.QueryRowContext(ctx, `SELECT `+accountColumns+` FROM accounts WHERE id = $1`, id))
 		return err
 	})
 	if err != nil {

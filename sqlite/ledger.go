@@ -52,6 +52,7 @@ func appendEntry(ctx context.Context, tx *sql.Tx, e topupd.LedgerEntry, orderSeq
 	if err != nil {
 		return e, err
 	}
+	e.CreatedAt = fromMS(ms(e.CreatedAt)) // what is stored, as Ledger reads it back
 	e.BalanceAfter = bal + e.Amount
 	if e.BalanceAfter < 0 {
 		return e, topupd.Fail(topupd.EInsufficientBalance)

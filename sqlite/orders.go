@@ -77,7 +77,8 @@ func (s *Store) PlaceOrder(ctx context.Context, p topupd.PlaceOrder) (topupd.Ord
 		return err
 	})
 	if err != nil {
-		return o, false, fmt.Errorf("store.PlaceOrder %q: %w", req.TrxID, err)
+		// No order: one rejected after its row was written was rolled back.
+		return topupd.Order{}, false, fmt.Errorf("store.PlaceOrder %q: %w", req.TrxID, err)
 	}
 	return o, replay, nil
 }
@@ -186,11 +187,11 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 		if n, _ := res.RowsAffected(); n != int64(o.Quantity) {
 			return o, false, reject(topupd.EInsufficientStock)
 		}
-		if err := s.loadCodes(ctx, tx, &o); err != nil {
-			return o, false, err
-		}
 	}
-	return o, false, nil
+	// Read the order back, so that what is returned now (times at the
+	// stored precision, codes) is exactly what a replay or a lookup returns.
+	o, err = s.orderBy(ctx, tx, `seq = $1`, o.Seq)
+	return o, false, err
 }
 
 // Order returns one order by public or internal id.

@@ -1,0 +1,195 @@
+package storetest
+
+import (
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/topupd/topupd"
+)
+
+var lookupTests = []test{
+	{"OrderByIDAndSeq", testOrderLookup},
+	{"HistoryPaging", testHistoryPaging},
+	{"HistorySameInstant", testHistorySameInstant},
+	{"OperatorOrders", testOperatorOrders},
+}
+
+func testOrderLookup(t *testing.T, e *env) {
+	e.catalog()
+	a := e.account("a", topupd.USD(100))
+	b := e.account("b", topupd.USD(100))
+	e.stock(pidKey, 3)
+	oa := e.place(a.ID, keys(pidKey, "T-A", 2), t0)
+	ob := e.place(b.ID, topup("T-B"), t0)
+	seqA := strconv.FormatInt(oa.Seq, 10)
+	cases := []struct {
+		name, account, id string
+		want              *topupd.Order // nil: ORDER_NOT_FOUND
+	}{
+		{"own, by id", a.ID, oa.ID, &oa},
+		{"own, by seq", a.ID, seqA, &oa},
+		{"any account, by id", "", oa.ID, &oa},
+		{"any account, by seq", "", seqA, &oa},
+		{"other account's, by id", a.ID, ob.ID, nil},
+		{"other account's, by seq", a.ID, strconv.FormatInt(ob.Seq, 10), nil},
+		{"mine seen from the other account", b.ID, oa.ID, nil},
+		{"unknown id", a.ID, "ord_doesnotexist", nil},
+		{"unknown seq", "", strconv.FormatInt(oa.Seq+ob.Seq+1000, 10), nil},
+		{"trxid is not an id", a.ID, "T-A", nil},
+		{"empty id", "", "", nil},
+	}
+	for _, c := range cases {
+		got, err := e.s.Order(e.ctx, c.account, c.id)
+		if c.want == nil {
+			codeIs(t, err, topupd.EOrderNotFound, c.name)
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if diff := cmp.Diff(*c.want, got, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", c.name, diff)
+		}
+	}
+}
+
+func ids(orders []topupd.Order) []string {
+	out := make([]string, len(orders))
+	for i, o := range orders {
+		out[i] = o.ID
+	}
+	return out
+}
+
+func reversed(s []string) []string {
+	out := make([]string, len(s))
+	for i, v := range s {
+		out[len(s)-1-i] = v
+	}
+	return out
+}
+
+func testHistoryPaging(t *testing.T, e *env) {
+	e.catalog()
+	a := e.account("a", topupd.USD(1000))
+	other := e.account("other", topupd.USD(1000))
+	empty := e.account("empty", 0)
+	var placed []string
+	for i := range 7 {
+		placed = append(placed, e.place(a.ID, topup(e.uniq("T-A")), t0.Add(time.Duration(i)*time.Second)).ID)
+		e.place(other.ID, topup(e.uniq("T-O")), t0.Add(time.Duration(i)*time.Second))
+	}
+	newest := reversed(placed)
+	cases := []struct {
+		offset, limit int
+		want          []string
+	}{
+		{0, 100, newest},
+		{0, 3, newest[:3]},
+		{3, 3, newest[3:6]},
+		{6, 3, newest[6:]},
+		{7, 3, nil},
+		{50, 3, nil},
+		{2, 1, newest[2:3]},
+	}
+	for _, c := range cases {
+		got, total, err := e.s.History(e.ctx, a.ID, topupd.HistoryQuery{Offset: c.offset, Limit: c.limit})
+		if err != nil {
+			t.Fatalf("History(%d, %d): %v", c.offset, c.limit, err)
+		}
+		if total != 7 {
+			t.Errorf("History(%d, %d): total %d, want 7", c.offset, c.limit, total)
+		}
+		if diff := cmp.Diff(c.want, ids(got), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("History(%d, %d) ids (-want +got):\n%s", c.offset, c.limit, diff)
+		}
+	}
+	full, _ := e.history(a.ID)
+	for i, o := range full {
+		if diff := cmp.Diff(e.order(o.ID), o, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("History entry %d differs from Order (-order +history):\n%s", i, diff)
+		}
+	}
+	if got, total := e.history(empty.ID); len(got) != 0 || total != 0 {
+		t.Errorf("History of an account without orders: %d orders, total %d", len(got), total)
+	}
+}
+
+func testHistorySameInstant(t *testing.T, e *env) {
+	e.catalog()
+	a := e.account("a", topupd.USD(1000))
+	e.stock(pidKey, 20)
+	var placed []string
+	for i := range 12 {
+		req := topup(e.uniq("T"))
+		if i%3 == 1 {
+			req = keys(pidKey, e.uniq("T"), 1) // completed ones mixed in
+		}
+		placed = append(placed, e.place(a.ID, req, t0).ID)
+	}
+	want := reversed(placed)
+	for range 3 {
+		got, _ := e.history(a.ID)
+		if diff := cmp.Diff(want, ids(got)); diff != "" {
+			t.Fatalf("History of orders placed at one instant, newest placed first (-want +got):\n%s", diff)
+		}
+	}
+	var paged []string
+	for off := 0; off < 12; off += 5 {
+		got, _, err := e.s.History(e.ctx, a.ID, topupd.HistoryQuery{Offset: off, Limit: 5})
+		if err != nil {
+			t.Fatalf("History: %v", err)
+		}
+		paged = append(paged, ids(got)...)
+	}
+	if diff := cmp.Diff(want, paged); diff != "" {
+		t.Errorf("pages of 5 put together (-want +got):\n%s", diff)
+	}
+}
+
+func testOperatorOrders(t *testing.T, e *env) {
+	e.catalog()
+	a := e.account("a", topupd.USD(1000))
+	b := e.account("b", topupd.USD(1000))
+	e.stock(pidKey, 5)
+	p1 := e.place(a.ID, topup("T-1"), t0)                             // stays processing, overdue later
+	k1 := e.place(b.ID, keys(pidKey, "T-2", 1), t0.Add(time.Second))  // completed
+	p2 := e.place(b.ID, topup("T-3"), t0.Add(2*time.Second))          // cancelled
+	p3 := e.place(a.ID, topup("T-4"), t0.Add(deadline+2*time.Second)) // processing, not overdue
+	if _, err := e.s.Settle(e.ctx, p2.Seq, topupd.Settlement{Status: topupd.StatusCancelled, Error: "INVALID PLAYER", Refund: true, Now: t0.Add(3 * time.Second)}); err != nil {
+		t.Fatalf("Settle: %v", err)
+	}
+	cases := []struct {
+		name string
+		q    topupd.OrdersQuery
+		want []string
+	}{
+		{"all", topupd.OrdersQuery{Limit: 100}, []string{p3.ID, p2.ID, k1.ID, p1.ID}},
+		{"limit", topupd.OrdersQuery{Limit: 2}, []string{p3.ID, p2.ID}},
+		{"processing", topupd.OrdersQuery{Status: topupd.StatusProcessing, Limit: 100}, []string{p3.ID, p1.ID}},
+		{"completed", topupd.OrdersQuery{Status: topupd.StatusCompleted, Limit: 100}, []string{k1.ID}},
+		{"cancelled", topupd.OrdersQuery{Status: topupd.StatusCancelled, Limit: 100}, []string{p2.ID}},
+		{"overdue", topupd.OrdersQuery{Overdue: true, Now: t0.Add(deadline + time.Second), Limit: 100}, []string{p1.ID}},
+		{"overdue, nothing yet", topupd.OrdersQuery{Overdue: true, Now: t0, Limit: 100}, nil},
+	}
+	for _, c := range cases {
+		got, err := e.s.Orders(e.ctx, c.q)
+		if err != nil {
+			t.Fatalf("%s: Orders: %v", c.name, err)
+		}
+		if diff := cmp.Diff(c.want, ids(got), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s: Orders ids (-want +got):\n%s", c.name, diff)
+		}
+	}
+	all, _ := e.s.Orders(e.ctx, topupd.OrdersQuery{Limit: 100})
+	for _, o := range all {
+		if diff := cmp.Diff(e.order(o.ID), o, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("Orders entry %s differs from Order (-order +list):\n%s", o.ID, diff)
+		}
+	}
+}
