@@ -158,10 +158,11 @@ func (p *Pack) Validate() error {
 	return nil
 }
 
-// DrawsStock reports whether orders of the pack take codes from its stock:
-// packs of key and card lines, and stock-based packs, when fulfilled here.
+// DrawsStock reports whether orders of the pack take codes from its own
+// stock: packs of key and card lines, and stock-based packs, always, unless
+// an upstream server fulfils them (its codes are passed on instead).
 func (p *Pack) DrawsStock(l *Line) bool {
-	return (l.Stocked() || p.StockBased) && p.Provider == ProviderSim
+	return (l.Stocked() || p.StockBased) && p.Provider != ProviderUpstream
 }
 
 // TakesQuantity reports whether orders of the pack may carry a quantity.

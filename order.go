@@ -82,10 +82,12 @@ func (r *OrderRequest) Key() string {
 
 // Order is one placed order.
 type Order struct {
-	Seq            int64 // internal id
-	ID             string
-	AccountID      string
-	TrxID          string
+	Seq       int64 // internal id
+	ID        string
+	AccountID string
+	TrxID     string
+	// IdempotencyKey is the order's effective key: the idempotencyKey it was
+	// placed with, or else its trxid.
 	IdempotencyKey string
 	PID            string
 	Slug           string
@@ -164,6 +166,9 @@ func Prepare(req *OrderRequest, line *Line, pack *Pack) (Draft, error) {
 	}
 	if qty > MaxQuantity {
 		return Draft{}, Fail(EQuantityExceedsMax)
+	}
+	if qty < 0 {
+		return Draft{}, Errorf(EInvalidBody, "quantity must be at least 1")
 	}
 	if qty == 0 {
 		qty = 1

@@ -25,7 +25,8 @@ type Config struct {
 	Providers map[string]topupd.Provider
 	Now       func() time.Time
 	Logger    *slog.Logger
-	// Owner names this engine in leases; it must differ between processes.
+	// Owner names this engine's node in leases: stable across restarts of a
+	// node, and different between nodes that run at the same time.
 	Owner string
 	// Lease is how long a claim holds an order; it must exceed CallTimeout.
 	Lease time.Duration
@@ -91,6 +92,14 @@ func setDefault(d *time.Duration, v time.Duration) {
 	if *d <= 0 {
 		*d = v
 	}
+}
+
+// Recover lets go of the leases this engine's owner held in a previous life
+// (a process that crashed), so that its orders are claimed at once instead of
+// after their leases run out. Call it before serving, as the node's owner
+// name must be its own.
+func (e *Engine) Recover(ctx context.Context) error {
+	return e.cfg.Store.ReleaseLeases(ctx, e.cfg.Owner)
 }
 
 // Owner is the name this engine leases orders under.

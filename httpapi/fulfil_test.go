@@ -329,9 +329,6 @@ func TestManualOrders(t *testing.T) {
 // for one order ever overlap.
 func TestSupplierCalledOnceAtATime(t *testing.T) {
 	t.Parallel()
-	skipBug(t, "sqlite/fulfil.go ClaimDue lost its lease condition `AND (lease_until IS NULL OR lease_until <= $3)`: "+
-		"the engine claims orders leased to a POST /orders still calling the supplier, so the supplier is called twice at once "+
-		"(double submission risk) and POST may answer a stale `processing` for an order that completed")
 	h := newHarness(t)
 	h.loadCatalog()
 	h.settings(map[string]any{"simCallMs": 300})

@@ -170,15 +170,6 @@ func (w watched) Status(ctx context.Context, o *topupd.Order) (topupd.Outcome, e
 	return w.inner.Status(ctx, o)
 }
 
-// skipBug skips a test that shows a known bug, unless TOPUPD_RUN_BUG_TESTS
-// is set; remove the call once the bug is fixed.
-func skipBug(t testing.TB, msg string) {
-	t.Helper()
-	if os.Getenv("TOPUPD_RUN_BUG_TESTS") == "" {
-		t.Skip("BUG: " + msg)
-	}
-}
-
 // newHarness starts a service. By default the clock is real and the rate
 // limits are so high they never trip.
 func newHarness(t testing.TB, opts ...option) *harness {

@@ -503,9 +503,6 @@ func TestOrderAliasesAndIgnoredFields(t *testing.T) {
 // charge a second order.
 func TestIdempotencyKeyDefaultsToTrxid(t *testing.T) {
 	t.Parallel()
-	skipBug(t, "sqlite/orders.go placeOrder checks an explicit idempotencyKey only against orders.idem_key, which is NULL "+
-		"for orders placed without one, and checks a bare trxid only against orders.trxid; an order keyed by its trxid X "+
-		"and a later request {trxid: Y, idempotencyKey: X} (or the reverse) are both placed and charged")
 	h := newHarness(t)
 	h.loadCatalog()
 	a := h.newAccount("10", nil)

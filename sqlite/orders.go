@@ -9,7 +9,7 @@ import (
 	"github.com/topupd/topupd"
 )
 
-const orderColumns = `seq, id, account_id, trxid, COALESCE(idem_key, ''), fingerprint, pid, slug, game, kind, pack_name, provider,
+const orderColumns = `seq, id, account_id, trxid, idem_key, fingerprint, pid, slug, game, kind, pack_name, provider,
 	quantity, amount, user_id, zone_id, server_id, region, more_id, status, error, refunded,
 	created_at, finished_at, deadline_at, supplier, attempts`
 
@@ -99,14 +99,14 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 	} else if !isNoRows(err) {
 		return prev, false, err
 	}
-	if req.IdempotencyKey != "" {
-		var one int
-		err := tx.QueryRowContext(ctx, `SELECT 1 FROM orders WHERE account_id = $1 AND idem_key = $2`, p.AccountID, req.IdempotencyKey).Scan(&one)
-		if err == nil {
-			return topupd.Order{}, false, topupd.Errorf(topupd.EIdempotencyReused, "idempotencyKey %q was used for a different request", req.IdempotencyKey)
-		} else if !isNoRows(err) {
-			return topupd.Order{}, false, err
-		}
+	// The account's idempotency key (idempotencyKey, or else the trxid) names
+	// one request: under another trxid it is a different request.
+	var one int
+	err = tx.QueryRowContext(ctx, `SELECT 1 FROM orders WHERE account_id = $1 AND idem_key = $2`, p.AccountID, req.Key()).Scan(&one)
+	if err == nil {
+		return topupd.Order{}, false, topupd.Errorf(topupd.EIdempotencyReused, "idempotency key %q was used for a different request", req.Key())
+	} else if !isNoRows(err) {
+		return topupd.Order{}, false, err
 	}
 
 	pack, err := scanPack(tx.QueryRowContext(ctx, `SELECT `+packColumns+` FROM packs WHERE pid = $1`, req.PID))
@@ -148,27 +148,26 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 		return topupd.Order{}, false, fmt.Errorf("account %s: %w", p.AccountID, err)
 	}
 	o := topupd.Order{
-		ID: topupd.NewID("ord_"), AccountID: p.AccountID, TrxID: req.TrxID, IdempotencyKey: req.IdempotencyKey, Fingerprint: fingerprint,
+		ID: topupd.NewID("ord_"), AccountID: p.AccountID, TrxID: req.TrxID, IdempotencyKey: req.Key(), Fingerprint: fingerprint,
 		PID: pack.PID, Slug: line.Slug, Game: line.Game, Kind: line.Kind, PackName: pack.Name, Provider: pack.Provider,
 		Quantity: draft.Quantity, Amount: draft.Amount, Fields: draft.Fields, Status: topupd.StatusProcessing,
 		CreatedAt: p.Now, DeadlineAt: p.Now.Add(p.Deadline), Supplier: topupd.SupplierNew,
 	}
 	var nextAttempt, leaseOwner, leaseUntil any = ms(p.Now), nil, nil
-	if draft.DrawsStock {
+	switch {
+	case draft.DrawsStock:
 		o.Status, o.FinishedAt, nextAttempt = topupd.StatusCompleted, p.Now, nil
-	} else if p.LeaseOwner != "" {
-		leaseOwner, leaseUntil = p.LeaseOwner, ms(p.LeaseUntil)
-	}
-	var idem any
-	if req.IdempotencyKey != "" {
-		idem = req.IdempotencyKey
+	case p.LeaseOwner != "":
+		// The caller submits at once: record now that the outcome of a submit
+		// may become unknown, so that nobody submits again without asking.
+		leaseOwner, leaseUntil, o.Supplier = p.LeaseOwner, ms(p.LeaseUntil), topupd.SupplierSubmitting
 	}
 	err = tx.QueryRowContext(ctx, `INSERT INTO orders (id, account_id, account_seq, trxid, idem_key, fingerprint, pid, slug, game, kind, pack_name, provider,
-			quantity, amount, user_id, zone_id, server_id, region, more_id, status, created_at, finished_at, deadline_at, next_attempt_at, lease_owner, lease_until)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26) RETURNING seq`,
-		o.ID, o.AccountID, accountSeq, o.TrxID, idem, o.Fingerprint, o.PID, o.Slug, o.Game, string(o.Kind), o.PackName, o.Provider,
+			quantity, amount, user_id, zone_id, server_id, region, more_id, status, created_at, finished_at, deadline_at, next_attempt_at, lease_owner, lease_until, supplier)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27) RETURNING seq`,
+		o.ID, o.AccountID, accountSeq, o.TrxID, o.IdempotencyKey, o.Fingerprint, o.PID, o.Slug, o.Game, string(o.Kind), o.PackName, o.Provider,
 		o.Quantity, int64(o.Amount), o.Fields.UserID, o.Fields.ZoneID, o.Fields.ServerID, o.Fields.Region, o.Fields.MoreID, string(o.Status),
-		ms(o.CreatedAt), msOrNull(o.FinishedAt), ms(o.DeadlineAt), nextAttempt, leaseOwner, leaseUntil).Scan(&o.Seq)
+		ms(o.CreatedAt), msOrNull(o.FinishedAt), ms(o.DeadlineAt), nextAttempt, leaseOwner, leaseUntil, string(o.Supplier)).Scan(&o.Seq)
 	if err != nil {
 		return o, false, err
 	}

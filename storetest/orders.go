@@ -29,7 +29,7 @@ func testChargesPriceOnce(t *testing.T, e *env) {
 	before := e.ledger(a.ID)
 	req := topupd.OrderRequest{PID: pidZone, TrxID: "T-1", Fields: topupd.AccountFields{UserID: " 777 ", ZoneID: "2001", ServerID: "dropped", MoreID: "dropped"}}
 	o := e.place(a.ID, req, t0)
-	want := topupd.Order{AccountID: a.ID, TrxID: "T-1", PID: pidZone, Slug: "mlbb", Game: gameZone, Kind: topupd.KindTopup,
+	want := topupd.Order{AccountID: a.ID, TrxID: "T-1", IdempotencyKey: "T-1", PID: pidZone, Slug: "mlbb", Game: gameZone, Kind: topupd.KindTopup,
 		PackName: "86 Diamonds", Provider: topupd.ProviderSim, Quantity: 1, Amount: priceTopup,
 		Fields: topupd.AccountFields{UserID: "777", ZoneID: "2001"}, Status: topupd.StatusProcessing,
 		CreatedAt: t0, DeadlineAt: t0.Add(deadline), Supplier: topupd.SupplierNew, Fingerprint: req.Fingerprint()}
@@ -80,7 +80,7 @@ func testKinds(t *testing.T, e *env) {
 		{"gamekey quantity 4", keys(pidKey, "T-KEY4", 4), topupd.StatusCompleted, 4},
 		{"giftcard quantity 3", keys(pidCard, "T-CARD3", 3), topupd.StatusCompleted, 3},
 		{"stock-based topup", topupd.OrderRequest{PID: pidStockTopup, TrxID: "T-VOUCH", Quantity: 2, Fields: topupd.AccountFields{UserID: userID}}, topupd.StatusCompleted, 2},
-		{"gamekey manual draws nothing", keys(pidKeyManual, "T-KEYMAN", 2), topupd.StatusProcessing, 0},
+		{"gamekey manual still draws stock", keys(pidKeyManual, "T-KEYMAN", 2), topupd.StatusCompleted, 2},
 	}
 	delivered := map[string]string{} // code → trxid
 	for _, c := range cases {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"os"
 	"strconv"
 	"time"
 
@@ -25,6 +26,7 @@ type config struct {
 	Demo           bool
 	Deadline       time.Duration
 	LogLevel       string
+	NodeID         string
 }
 
 // parseServe reads serve's flags; every flag defaults to its environment
@@ -57,6 +59,8 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.IntVar(&c.RatePerMinute, "rate-per-minute", envInt("TOPUPD_RATE_PER_MINUTE", 200), "calls per account in any rolling 60 s (TOPUPD_RATE_PER_MINUTE)")
 	fs.BoolVar(&c.Demo, "demo", false, "on an empty database, load the demo catalog and account and print its key")
 	fs.DurationVar(&c.Deadline, "order-deadline", 30*time.Minute, "how long an order may stay processing before it is cancelled and refunded")
+	host, _ := os.Hostname()
+	fs.StringVar(&c.NodeID, "node-id", env("TOPUPD_NODE_ID", "node-"+host), "this node's name in order leases: stable across restarts, unique among running nodes (TOPUPD_NODE_ID)")
 	fs.StringVar(&c.LogLevel, "log-level", env("TOPUPD_LOG_LEVEL", "info"), "debug, info, warn or error (TOPUPD_LOG_LEVEL)")
 	if err := fs.Parse(args); err != nil {
 		return c, err

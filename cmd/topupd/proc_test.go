@@ -169,12 +169,18 @@ func (p *proc) books(account, key string) map[string]int {
 	if bal := acct["balanceUsd"].(float64); fmt.Sprintf("%.4f", bal) != fmt.Sprintf("%.4f", sum) || bal < 0 {
 		p.t.Errorf("balance %v, ledger sum %v", bal, sum)
 	}
-	status, hist := call(p.t, "GET", p.api+"/history?limit=200", key, nil)
-	if status != 200 {
-		p.t.Fatalf("history: %d %v", status, hist)
+	var orders []any
+	for page := 1; ; page++ {
+		status, hist := call(p.t, "GET", fmt.Sprintf("%s/history?page=%d&pageSize=50", p.api, page), key, nil)
+		if status != 200 {
+			p.t.Fatalf("history: %d %v", status, hist)
+		}
+		orders = append(orders, hist["orders"].([]any)...)
+		if hist["hasMore"] != true {
+			break
+		}
 	}
 	byStatus := map[string]int{}
-	orders := hist["orders"].([]any)
 	for _, o := range orders {
 		m := o.(map[string]any)
 		id, st := m["orderId"].(string), m["status"].(string)

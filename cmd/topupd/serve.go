@@ -56,9 +56,12 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 			topupd.ProviderManual: manual.New(),
 		},
 		Logger: log,
-		Owner:  topupd.NewID("node_"),
+		Owner:  cfg.NodeID,
 	})
 	if err != nil {
+		return err
+	}
+	if err := engine.Recover(ctx); err != nil {
 		return err
 	}
 	limiter := ratelimit.NewMemory([]ratelimit.Window{

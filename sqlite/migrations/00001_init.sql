@@ -55,7 +55,7 @@ CREATE TABLE orders (
     account_id      TEXT NOT NULL REFERENCES accounts (id),
     account_seq     INTEGER NOT NULL CHECK (account_seq >= 1),
     trxid           TEXT NOT NULL UNIQUE,
-    idem_key        TEXT,
+    idem_key        TEXT NOT NULL,
     fingerprint     TEXT NOT NULL,
     pid             TEXT NOT NULL,
     slug            TEXT NOT NULL,
@@ -85,8 +85,8 @@ CREATE TABLE orders (
     CHECK ((status = 'processing') = (finished_at IS NULL)),
     CHECK (refunded = 0 OR status = 'cancelled')
 );
--- An idempotency key, when sent, is the account's: one order per key.
-CREATE UNIQUE INDEX orders_idem_key ON orders (account_id, idem_key) WHERE idem_key IS NOT NULL;
+-- The idempotency key (idempotencyKey, or else the trxid) is the account's: one order per key.
+CREATE UNIQUE INDEX orders_idem_key ON orders (account_id, idem_key);
 -- The fulfilment engine's queue.
 CREATE INDEX orders_due ON orders (next_attempt_at) WHERE status = 'processing';
 -- The operator's listing by status.
@@ -144,10 +144,10 @@ BEGIN
       AND NEW.account_id IS NOT (SELECT account_id FROM orders WHERE seq = NEW.order_seq);
     SELECT RAISE(ABORT, 'ledger: a charge must be the order''s amount')
     WHERE NEW.kind = 'charge' AND -NEW.amount IS NOT (SELECT amount FROM orders WHERE seq = NEW.order_seq);
-    SELECT RAISE(ABORT, 'ledger: a refund must return the charge of a cancelled order')
+    SELECT RAISE(ABORT, 'ledger: a refund must return the charge of a cancelled order flagged refunded')
     WHERE NEW.kind = 'refund'
       AND (NEW.amount IS NOT (SELECT -amount FROM ledger WHERE order_seq = NEW.order_seq AND kind = 'charge')
-           OR (SELECT status FROM orders WHERE seq = NEW.order_seq) IS NOT 'cancelled');
+           OR (SELECT status || ':' || refunded FROM orders WHERE seq = NEW.order_seq) IS NOT 'cancelled:1');
 END;
 -- +goose StatementEnd
 
