@@ -15,11 +15,7 @@ func (s *Store) ClaimDue(ctx context.Context, owner string, now, leaseUntil time
 	var out []topupd.Order
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		out = nil
-		rows, err := tx.QueryContext(ctx, `UPDATE orders SET lease_owner = $1, lease_until = $2
-			WHERE seq IN (SELECT seq FROM orders
-				WHERE status = 'processing' AND next_attempt_at <= $3 AND (lease_until IS NULL OR lease_until <= $3)
-				ORDER BY next_attempt_at LIMIT $4)
-			RETURNING `+orderColumns, owner, ms(leaseUntil), ms(now), limit)
+		rows, err := tx.QueryContext(ctx, qClaimDue, owner, ms(leaseUntil), ms(now), limit)
 		if err != nil {
 			return err
 		}
@@ -42,8 +38,7 @@ func (s *Store) ClaimDue(ctx context.Context, owner string, now, leaseUntil time
 // NextDue returns the earliest next attempt of a processing order.
 func (s *Store) NextDue(ctx context.Context) (time.Time, bool, error) {
 	var next int64
-	err := s.read.QueryRowContext(ctx, `SELECT next_attempt_at FROM orders
-		WHERE status = 'processing' AND next_attempt_at IS NOT NULL ORDER BY next_attempt_at LIMIT 1`).Scan(&next)
+	err := s.read.QueryRowContext(ctx, qNextDue).Scan(&next)
 	if isNoRows(err) {
 		return time.Time{}, false, nil
 	}

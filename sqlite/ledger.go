@@ -27,7 +27,7 @@ type querier interface {
 func balanceOf(ctx context.Context, q querier, accountID string) (topupd.Money, int64, error) {
 	var bal topupd.Money
 	var seq int64
-	err := q.QueryRowContext(ctx, `SELECT balance_after, seq FROM ledger WHERE account_id = $1 ORDER BY seq DESC LIMIT 1`, accountID).Scan(&bal, &seq)
+	err := q.QueryRowContext(ctx, qBalance, accountID).Scan(&bal, &seq)
 	if isNoRows(err) {
 		return 0, 0, nil
 	}
@@ -37,7 +37,7 @@ func balanceOf(ctx context.Context, q querier, accountID string) (topupd.Money, 
 // CreditedTotal sums the account's credit entries.
 func (s *Store) CreditedTotal(ctx context.Context, accountID string) (topupd.Money, error) {
 	var total topupd.Money
-	err := s.read.QueryRowContext(ctx, `SELECT COALESCE(SUM(amount), 0) FROM ledger WHERE account_id = $1 AND kind = 'credit'`, accountID).Scan(&total)
+	err := s.read.QueryRowContext(ctx, qCreditedTotal, accountID).Scan(&total)
 	if err != nil {
 		return 0, fmt.Errorf("store.CreditedTotal %s: %w", accountID, err)
 	}

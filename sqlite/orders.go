@@ -37,7 +37,7 @@ func (s *Store) loadCodes(ctx context.Context, q rowsQuerier, o *topupd.Order) e
 	if o.Status != topupd.StatusCompleted {
 		return nil
 	}
-	rows, err := q.QueryContext(ctx, `SELECT pid, sealed FROM codes WHERE order_seq = $1 ORDER BY id`, o.Seq)
+	rows, err := q.QueryContext(ctx, qCodesOfOrder, o.Seq)
 	if err != nil {
 		return err
 	}
@@ -102,7 +102,7 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 	// The account's idempotency key (idempotencyKey, or else the trxid) names
 	// one request: under another trxid it is a different request.
 	var one int
-	err = tx.QueryRowContext(ctx, `SELECT 1 FROM orders WHERE account_id = $1 AND idem_key = $2`, p.AccountID, req.Key()).Scan(&one)
+	err = tx.QueryRowContext(ctx, qIdemKeyUsed, p.AccountID, req.Key()).Scan(&one)
 	if err == nil {
 		return topupd.Order{}, false, topupd.Errorf(topupd.EIdempotencyReused, "idempotency key %q was used for a different request", req.Key())
 	} else if !isNoRows(err) {
@@ -178,8 +178,7 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 		return o, false, err
 	}
 	if draft.DrawsStock {
-		res, err := tx.ExecContext(ctx, `UPDATE codes SET order_seq = $1
-			WHERE id IN (SELECT id FROM codes WHERE pid = $2 AND order_seq IS NULL ORDER BY id LIMIT $3)`, o.Seq, pack.PID, o.Quantity)
+		res, err := tx.ExecContext(ctx, qDrawCodes, o.Seq, pack.PID, o.Quantity)
 		if err != nil {
 			return o, false, err
 		}
@@ -218,7 +217,7 @@ func (s *Store) History(ctx context.Context, accountID string, q topupd.HistoryQ
 	if err != nil {
 		return nil, 0, fmt.Errorf("store.History %s: %w", accountID, err)
 	}
-	orders, err := s.listOrders(ctx, `WHERE account_id = $1 AND account_seq <= $2 ORDER BY account_seq DESC LIMIT $3`, accountID, total-q.Offset, q.Limit)
+	orders, err := s.listOrders(ctx, qHistoryTail, accountID, total-q.Offset, q.Limit)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store.History %s: %w", accountID, err)
 	}

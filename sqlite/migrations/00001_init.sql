@@ -87,8 +87,8 @@ CREATE TABLE orders (
 );
 -- The idempotency key (idempotencyKey, or else the trxid) is the account's: one order per key.
 CREATE UNIQUE INDEX orders_idem_key ON orders (account_id, idem_key);
--- The fulfilment engine's queue.
-CREATE INDEX orders_due ON orders (next_attempt_at) WHERE status = 'processing';
+-- The fulfilment engine's queue: processing orders by when they fall due.
+CREATE INDEX orders_due ON orders (status, next_attempt_at) WHERE status = 'processing';
 -- The operator's listing by status.
 CREATE INDEX orders_status ON orders (status, seq);
 

@@ -1,0 +1,130 @@
+package sqlite
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/topupd/topupd"
+)
+
+func openTest(t testing.TB) *Store {
+	t.Helper()
+	secret := make([]byte, topupd.SecretKeySize)
+	rand.Read(secret)
+	v, err := topupd.NewVault(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "plan.db"), v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// TestHotQueriesUseIndexes asks SQLite how it runs each hot query: every
+// table must be reached through an index (no full scan, no sort), so that a
+// query costs the same whatever the size of the tables.
+func TestHotQueriesUseIndexes(t *testing.T) {
+	s := openTest(t)
+	queries := map[string]struct {
+		sql  string
+		args []any
+	}{
+		"balance":        {qBalance, []any{"a"}},
+		"credited total": {qCreditedTotal, []any{"a"}},
+		"idempotency":    {qIdemKeyUsed, []any{"a", "k"}},
+		"history page":   {`SELECT ` + orderColumns + ` FROM orders ` + qHistoryTail, []any{"a", 100, 20}},
+		"codes of order": {qCodesOfOrder, []any{1}},
+		"draw codes":     {qDrawCodes, []any{1, "p", 3}},
+		"claim due":      {qClaimDue, []any{"o", 1, 1, 10}},
+		"next due":       {qNextDue, nil},
+		"order by id":    {`SELECT ` + orderColumns + ` FROM orders WHERE id = $1`, []any{"ord_x"}},
+		"order by seq":   {`SELECT ` + orderColumns + ` FROM orders WHERE seq = $1`, []any{1}},
+		"order by trxid": {`SELECT ` + orderColumns + ` FROM orders WHERE trxid = $1`, []any{"t"}},
+		"account by key": {`SELECT a.id FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = $1 AND k.revoked_at IS NULL`, []any{[]byte("h")}},
+		"stock level":    {`SELECT COALESCE((SELECT available FROM stock_levels WHERE pid = $1), 0)`, []any{"p"}},
+	}
+	for name, q := range queries {
+		rows, err := s.write.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+q.sql, q.args...)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		for _, step := range plan {
+			full := strings.HasPrefix(step, "SCAN ") && !strings.Contains(step, " USING ") && step != "SCAN CONSTANT ROW"
+			if full || strings.Contains(step, "TEMP B-TREE") {
+				t.Errorf("%s is not served by an index:\n  %s", name, strings.Join(plan, "\n  "))
+				break
+			}
+		}
+	}
+}
+
+// BenchmarkHistoryPage reads the first and a deep page of one account's
+// history at two sizes; the cost per page should not grow with the size.
+func BenchmarkHistoryPage(b *testing.B) {
+	for _, n := range []int{1_000, 100_000} {
+		s := openTest(b)
+		seedOrders(b, s, "acc_big", n)
+		for _, offset := range []int{0, n / 2} {
+			b.Run(fmt.Sprintf("orders=%d/offset=%d", n, offset), func(b *testing.B) {
+				for b.Loop() {
+					orders, total, err := s.History(context.Background(), "acc_big", topupd.HistoryQuery{Offset: offset, Limit: 50})
+					if err != nil || len(orders) != 50 || total != n {
+						b.Fatalf("%d orders of %d: %v", len(orders), total, err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// seedOrders writes n completed orders for one account straight into the
+// tables; fast, for read benchmarks only.
+func seedOrders(b *testing.B, s *Store, account string, n int) {
+	b.Helper()
+	ctx := context.Background()
+	now := time.Now()
+	if _, err := s.CreateAccount(ctx, topupd.Account{ID: account, Name: "big", APIEnabled: true, CreatedAt: now}); err != nil {
+		b.Fatal(err)
+	}
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tx.Rollback()
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO orders (id, account_id, account_seq, trxid, idem_key, fingerprint, pid, slug, game, kind,
+		pack_name, provider, quantity, amount, status, created_at, finished_at, deadline_at)
+		VALUES ($1, $2, $3, $4, $4, 'f', 'p', 's', 'g', 'topup', 'pack', 'sim', 1, 10000, 'completed', $5, $5, $5)`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 1; i <= n; i++ {
+		if _, err := stmt.ExecContext(ctx, fmt.Sprintf("ord_%d", i), account, i, fmt.Sprintf("t-%d", i), ms(now)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	stmt.Close()
+	if _, err := tx.ExecContext(ctx, `UPDATE accounts SET order_count = $2 WHERE id = $1`, account, n); err != nil {
+		b.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
+}
