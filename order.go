@@ -107,6 +107,12 @@ type Order struct {
 	DeadlineAt     time.Time
 	Supplier       SupplierState
 	Attempts       int
+	// Upstream and UpstreamPID, for an order fulfilled by an upstream
+	// server, are the pack's as they were when it was placed.
+	Upstream    string
+	UpstreamPID string
+	// SupplierRef is the supplier's own id of the order, once known.
+	SupplierRef string
 	// Fingerprint is the placing request's OrderRequest.Fingerprint.
 	Fingerprint string
 }

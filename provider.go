@@ -2,6 +2,7 @@ package topupd
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -29,6 +30,36 @@ type Outcome struct {
 	Message string
 	// RetryAt, for a pending order, is when to ask again; zero lets the engine choose.
 	RetryAt time.Time
+	// SupplierRef, when set, is the supplier's own id of the order, kept for
+	// later status calls.
+	SupplierRef string
+}
+
+// ErrNeedsOperator marks a transient supplier error that only the operator
+// can clear (our balance or our key at the supplier): the engine retries it
+// until the deadline and raises an alert in the log and the admin API.
+var ErrNeedsOperator = errors.New("the supplier needs the operator")
+
+// Health is how a supplier has been answering.
+type Health struct {
+	Provider    string
+	Upstream    string
+	LastSuccess time.Time
+	LastError   time.Time
+	// LastErrorMessage is the newest error; Alert is set while it needs the operator.
+	LastErrorMessage string
+	Alert            bool
+	// Calls and Errors count the most recent calls (a bounded window).
+	Calls  int
+	Errors int
+}
+
+// ErrorRate is the share of the recent calls that failed, from 0 to 1.
+func (h Health) ErrorRate() float64 {
+	if h.Calls == 0 {
+		return 0
+	}
+	return float64(h.Errors) / float64(h.Calls)
 }
 
 // Provider is a supplier that fulfils orders. Every call carries the order,

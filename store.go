@@ -13,6 +13,7 @@ type Store interface {
 	CatalogStore
 	OrderStore
 	FulfilmentStore
+	UpstreamStore
 	// Settings returns the operator's settings.
 	Settings(ctx context.Context) (Settings, error)
 	// UpdateSettings applies a patch and returns the new settings.
@@ -130,7 +131,9 @@ type Settlement struct {
 	Refund   bool
 	RetryAt  time.Time
 	Supplier SupplierState
-	Now      time.Time
+	// SupplierRef, when set, records the supplier's own id of the order.
+	SupplierRef string
+	Now         time.Time
 	// LeaseOwner, when set, must still hold the order's lease.
 	LeaseOwner string
 }
@@ -151,4 +154,18 @@ type FulfilmentStore interface {
 	ReleaseLeases(ctx context.Context, owner string) error
 	// Order returns one order by public or internal id ("" account: any).
 	Order(ctx context.Context, accountID, id string) (Order, error)
+	// RetryOrder makes a processing order due now, releases its lease, and
+	// moves its deadline to no earlier than deadline; a final order is EOrderFinal.
+	RetryOrder(ctx context.Context, seq int64, now, deadline time.Time) (Order, error)
+}
+
+// UpstreamStore keeps the upstream servers packs can be ordered from; their
+// API keys are sealed at rest.
+type UpstreamStore interface {
+	// PutUpstream creates or replaces an upstream.
+	PutUpstream(ctx context.Context, u Upstream) error
+	// Upstream returns one upstream with its API key, or ENotFound.
+	Upstream(ctx context.Context, name string) (Upstream, error)
+	// Upstreams returns every upstream by name, with their API keys.
+	Upstreams(ctx context.Context) ([]Upstream, error)
 }

@@ -40,13 +40,17 @@ type Config struct {
 	BackoffBase, BackoffMax time.Duration
 	// Drain is how long a stopping engine lets calls in progress finish.
 	Drain time.Duration
+	// Deadline is how long an order may take; an operator's retry gives a
+	// stuck order this long again.
+	Deadline time.Duration
 }
 
 // Engine claims processing orders and settles them.
 type Engine struct {
-	cfg  Config
-	sem  chan struct{}
-	wake chan struct{}
+	cfg    Config
+	sem    chan struct{}
+	wake   chan struct{}
+	health *healthBook
 
 	mu       sync.Mutex
 	stopping bool
@@ -78,6 +82,7 @@ func New(cfg Config) (*Engine, error) {
 	setDefault(&cfg.BackoffBase, time.Second)
 	setDefault(&cfg.BackoffMax, 5*time.Minute)
 	setDefault(&cfg.Drain, 10*time.Second)
+	setDefault(&cfg.Deadline, 30*time.Minute)
 	if cfg.Lease <= cfg.CallTimeout {
 		return nil, fmt.Errorf("fulfil.New: lease %v must exceed call timeout %v", cfg.Lease, cfg.CallTimeout)
 	}
@@ -85,7 +90,8 @@ func New(cfg Config) (*Engine, error) {
 		cfg.Workers = 32
 	}
 	base, cancel := context.WithCancel(context.Background())
-	return &Engine{cfg: cfg, sem: make(chan struct{}, cfg.Workers), wake: make(chan struct{}, 1), base: base, cancel: cancel}, nil
+	return &Engine{cfg: cfg, sem: make(chan struct{}, cfg.Workers), wake: make(chan struct{}, 1), health: newHealthBook(),
+		base: base, cancel: cancel}, nil
 }
 
 func setDefault(d *time.Duration, v time.Duration) {
@@ -101,6 +107,13 @@ func setDefault(d *time.Duration, v time.Duration) {
 func (e *Engine) Recover(ctx context.Context) error {
 	return e.cfg.Store.ReleaseLeases(ctx, e.cfg.Owner)
 }
+
+// Health reports how each supplier's recent calls from this node went.
+func (e *Engine) Health() []topupd.Health { return e.health.snapshot() }
+
+// Deadline is how long a retried order may take from now: the same time an
+// order may take from placement.
+func (e *Engine) Deadline() time.Duration { return e.cfg.Deadline }
 
 // Owner is the name this engine leases orders under.
 func (e *Engine) Owner() string { return e.cfg.Owner }

@@ -2,6 +2,7 @@ package fulfil
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -21,6 +22,7 @@ func (e *Engine) process(o topupd.Order, fresh bool) topupd.Order {
 		return e.expire(o, prov)
 	}
 	out, err := e.call(o, prov, fresh)
+	e.health.record(&o, e.cfg.Now(), err)
 	if err != nil {
 		return e.retry(o, err)
 	}
@@ -55,7 +57,7 @@ func (e *Engine) call(o topupd.Order, prov topupd.Provider, fresh bool) (topupd.
 // settleOutcome records a supplier's answer.
 func (e *Engine) settleOutcome(o topupd.Order, out topupd.Outcome) topupd.Order {
 	now := e.cfg.Now()
-	st := topupd.Settlement{Now: now, LeaseOwner: e.cfg.Owner, Supplier: topupd.SupplierAccepted}
+	st := topupd.Settlement{Now: now, LeaseOwner: e.cfg.Owner, Supplier: topupd.SupplierAccepted, SupplierRef: out.SupplierRef}
 	switch out.State {
 	case topupd.OutcomeCompleted:
 		st.Status, st.Codes = topupd.StatusCompleted, out.Codes
@@ -79,7 +81,12 @@ func (e *Engine) settleOutcome(o topupd.Order, out topupd.Outcome) topupd.Order 
 // past its deadline.
 func (e *Engine) retry(o topupd.Order, cause error) topupd.Order {
 	now := e.cfg.Now()
-	e.cfg.Logger.Warn("fulfil: transient supplier error", "order", o.ID, "provider", o.Provider, "attempts", o.Attempts, "err", cause)
+	if errors.Is(cause, topupd.ErrNeedsOperator) {
+		e.cfg.Logger.Error("fulfil: ALERT: the supplier needs the operator; retrying until the deadline",
+			"order", o.ID, "provider", o.Provider, "upstream", o.Upstream, "deadline", o.DeadlineAt, "err", cause)
+	} else {
+		e.cfg.Logger.Warn("fulfil: transient supplier error", "order", o.ID, "provider", o.Provider, "attempts", o.Attempts, "err", cause)
+	}
 	at := now.Add(e.backoff(o.Attempts))
 	if at.After(o.DeadlineAt) {
 		at = o.DeadlineAt

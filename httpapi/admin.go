@@ -18,6 +18,10 @@ type AdminDeps struct {
 	Token string
 	// Wake, if set, tells the fulfilment engine that orders changed.
 	Wake func()
+	// Health, if set, reports how each supplier's recent calls went.
+	Health func() []topupd.Health
+	// Deadline is how long an operator's retry gives a stuck order.
+	Deadline time.Duration
 }
 
 // admin is the operator's API.
@@ -35,6 +39,12 @@ func NewAdmin(d AdminDeps) (http.Handler, error) {
 	}
 	if d.Now == nil {
 		d.Now = time.Now
+	}
+	if d.Health == nil {
+		d.Health = func() []topupd.Health { return nil }
+	}
+	if d.Deadline <= 0 {
+		d.Deadline = 30 * time.Minute
 	}
 	a := &admin{AdminDeps: d}
 	mux := http.NewServeMux()
@@ -60,13 +70,16 @@ func (a *admin) routes(mux *http.ServeMux) {
 	mux.Handle("GET /admin/products", a.auth(a.listProducts))
 	mux.Handle("POST /admin/products/{pid}/stock", a.auth(a.addStock))
 
-	mux.Handle("PUT /admin/upstreams/{name}", a.auth(a.notImplemented))
-	mux.Handle("GET /admin/upstreams", a.auth(a.notImplemented))
+	mux.Handle("PUT /admin/upstreams/{name}", a.auth(a.putUpstream))
+	mux.Handle("GET /admin/upstreams", a.auth(a.listUpstreams))
+	mux.Handle("GET /admin/providers", a.auth(a.listProviders))
 
 	mux.Handle("GET /admin/orders", a.auth(a.listOrders))
+	mux.Handle("GET /admin/orders/stuck", a.auth(a.stuckOrders))
 	mux.Handle("GET /admin/orders/{orderId}", a.auth(a.getOrder))
 	mux.Handle("POST /admin/orders/{orderId}/complete", a.auth(a.completeOrder))
 	mux.Handle("POST /admin/orders/{orderId}/cancel", a.auth(a.cancelOrder))
+	mux.Handle("POST /admin/orders/{orderId}/retry", a.auth(a.retryOrder))
 
 	mux.Handle("GET /admin/settings", a.auth(a.getSettings))
 	mux.Handle("PATCH /admin/settings", a.auth(a.patchSettings))
@@ -94,8 +107,4 @@ func (a *admin) healthz(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"success": true, "database": "ok"})
 	return nil
-}
-
-func (a *admin) notImplemented(w http.ResponseWriter, r *http.Request) error {
-	return topupd.Errorf(topupd.ENotImplemented, "upstreams are not available in this build yet")
 }

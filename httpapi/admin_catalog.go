@@ -124,7 +124,12 @@ func (a *admin) putProduct(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if p.Provider == topupd.ProviderUpstream {
-		return topupd.Errorf(topupd.ENotImplemented, "the upstream provider is not available in this build yet")
+		if _, err := a.Store.Upstream(r.Context(), p.Upstream); err != nil {
+			if topupd.CodeOf(err) == topupd.ENotFound {
+				return topupd.Errorf(topupd.EInvalidBody, "upstream %q is not configured (PUT /admin/upstreams/%s first)", p.Upstream, p.Upstream)
+			}
+			return err
+		}
 	}
 	lines, err := a.Store.Lines(r.Context())
 	if err != nil {

@@ -104,6 +104,11 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 	if supplier == "" {
 		supplier = o.Supplier
 	}
+	if st.SupplierRef != "" && st.SupplierRef != o.SupplierRef {
+		if _, err := tx.ExecContext(ctx, `UPDATE orders SET supplier_ref = $2 WHERE seq = $1`, seq, st.SupplierRef); err != nil {
+			return o, err
+		}
+	}
 	switch st.Status {
 	case topupd.StatusCompleted:
 		for _, c := range st.Codes {
@@ -146,4 +151,30 @@ func (s *Store) ReleaseLeases(ctx context.Context, owner string) error {
 		return fmt.Errorf("store.ReleaseLeases %s: %w", owner, err)
 	}
 	return nil
+}
+
+// RetryOrder makes a processing order due now and extends its deadline.
+func (s *Store) RetryOrder(ctx context.Context, seq int64, now, deadline time.Time) (topupd.Order, error) {
+	var o topupd.Order
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if o, err = scanOrder(tx.QueryRowContext(ctx, `SELECT `+orderColumns+` FROM orders WHERE seq = $1`, seq)); isNoRows(err) {
+			return topupd.Fail(topupd.EOrderNotFound)
+		} else if err != nil {
+			return err
+		}
+		if o.Status.Final() {
+			return topupd.Errorf(topupd.EOrderFinal, "order %s is already %s", o.ID, o.Status)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE orders SET next_attempt_at = $2, lease_owner = NULL, lease_until = NULL,
+			deadline_at = MAX(deadline_at, $3) WHERE seq = $1`, seq, ms(now), ms(deadline)); err != nil {
+			return err
+		}
+		o, err = s.orderBy(ctx, tx, `seq = $1`, seq)
+		return err
+	})
+	if err != nil {
+		return o, fmt.Errorf("store.RetryOrder %d: %w", seq, err)
+	}
+	return o, nil
 }

@@ -11,7 +11,7 @@ import (
 
 const orderColumns = `seq, id, account_id, trxid, idem_key, fingerprint, pid, slug, game, kind, pack_name, provider,
 	quantity, amount, user_id, zone_id, server_id, region, more_id, status, error, refunded,
-	created_at, finished_at, deadline_at, supplier, attempts`
+	created_at, finished_at, deadline_at, supplier, attempts, upstream, upstream_pid, supplier_ref`
 
 func scanOrder(row scanner) (topupd.Order, error) {
 	var o topupd.Order
@@ -20,7 +20,7 @@ func scanOrder(row scanner) (topupd.Order, error) {
 	var finished sql.NullInt64
 	err := row.Scan(&o.Seq, &o.ID, &o.AccountID, &o.TrxID, &o.IdempotencyKey, &o.Fingerprint, &o.PID, &o.Slug, &o.Game, &kind, &o.PackName, &o.Provider,
 		&o.Quantity, &o.Amount, &o.Fields.UserID, &o.Fields.ZoneID, &o.Fields.ServerID, &o.Fields.Region, &o.Fields.MoreID, &status, &o.Error, &o.Refunded,
-		&created, &finished, &deadline, &supplier, &o.Attempts)
+		&created, &finished, &deadline, &supplier, &o.Attempts, &o.Upstream, &o.UpstreamPID, &o.SupplierRef)
 	o.Kind, o.Status, o.Supplier = topupd.LineKind(kind), topupd.OrderStatus(status), topupd.SupplierState(supplier)
 	o.CreatedAt, o.FinishedAt, o.DeadlineAt = fromMS(created), nullMS(finished), fromMS(deadline)
 	return o, err
@@ -153,6 +153,9 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 		Quantity: draft.Quantity, Amount: draft.Amount, Fields: draft.Fields, Status: topupd.StatusProcessing,
 		CreatedAt: p.Now, DeadlineAt: p.Now.Add(p.Deadline), Supplier: topupd.SupplierNew,
 	}
+	if pack.Provider == topupd.ProviderUpstream {
+		o.Upstream, o.UpstreamPID = pack.Upstream, pack.UpstreamPID
+	}
 	var nextAttempt, leaseOwner, leaseUntil any = ms(p.Now), nil, nil
 	switch {
 	case draft.DrawsStock:
@@ -163,11 +166,13 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 		leaseOwner, leaseUntil, o.Supplier = p.LeaseOwner, ms(p.LeaseUntil), topupd.SupplierSubmitting
 	}
 	err = tx.QueryRowContext(ctx, `INSERT INTO orders (id, account_id, account_seq, trxid, idem_key, fingerprint, pid, slug, game, kind, pack_name, provider,
-			quantity, amount, user_id, zone_id, server_id, region, more_id, status, created_at, finished_at, deadline_at, next_attempt_at, lease_owner, lease_until, supplier)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27) RETURNING seq`,
+			quantity, amount, user_id, zone_id, server_id, region, more_id, status, created_at, finished_at, deadline_at, next_attempt_at, lease_owner, lease_until, supplier,
+			upstream, upstream_pid)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29) RETURNING seq`,
 		o.ID, o.AccountID, accountSeq, o.TrxID, o.IdempotencyKey, o.Fingerprint, o.PID, o.Slug, o.Game, string(o.Kind), o.PackName, o.Provider,
 		o.Quantity, int64(o.Amount), o.Fields.UserID, o.Fields.ZoneID, o.Fields.ServerID, o.Fields.Region, o.Fields.MoreID, string(o.Status),
-		ms(o.CreatedAt), msOrNull(o.FinishedAt), ms(o.DeadlineAt), nextAttempt, leaseOwner, leaseUntil, string(o.Supplier)).Scan(&o.Seq)
+		ms(o.CreatedAt), msOrNull(o.FinishedAt), ms(o.DeadlineAt), nextAttempt, leaseOwner, leaseUntil, string(o.Supplier),
+		o.Upstream, o.UpstreamPID).Scan(&o.Seq)
 	if err != nil {
 		return o, false, err
 	}

@@ -31,6 +31,7 @@ func Run(t *testing.T, open func(t *testing.T) topupd.Store) {
 		{"Lookup", lookupTests},
 		{"Fulfilment", fulfilTests},
 		{"Races", raceTests},
+		{"Upstreams", upstreamTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -55,8 +55,9 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 			topupd.ProviderSim:    sim.New(store, time.Now),
 			topupd.ProviderManual: manual.New(),
 		},
-		Logger: log,
-		Owner:  cfg.NodeID,
+		Logger:   log,
+		Owner:    cfg.NodeID,
+		Deadline: cfg.Deadline,
 	})
 	if err != nil {
 		return err
@@ -83,7 +84,8 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	adminAPI, err := httpapi.NewAdmin(httpapi.AdminDeps{Store: store, Logger: log, Token: cfg.AdminToken, Wake: engine.Wake})
+	adminAPI, err := httpapi.NewAdmin(httpapi.AdminDeps{Store: store, Logger: log, Token: cfg.AdminToken, Wake: engine.Wake,
+		Health: engine.Health, Deadline: cfg.Deadline})
 	if err != nil {
 		return err
 	}

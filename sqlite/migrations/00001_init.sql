@@ -81,6 +81,9 @@ CREATE TABLE orders (
     next_attempt_at INTEGER,
     lease_owner     TEXT,
     lease_until     INTEGER,
+    upstream        TEXT NOT NULL DEFAULT '',
+    upstream_pid    TEXT NOT NULL DEFAULT '',
+    supplier_ref    TEXT NOT NULL DEFAULT '',
     UNIQUE (account_id, account_seq),
     CHECK ((status = 'processing') = (finished_at IS NULL)),
     CHECK (refunded = 0 OR status = 'cancelled')
@@ -218,6 +221,15 @@ BEGIN
 END;
 -- +goose StatementEnd
 
+-- Upstream servers that packs are bought from; our API key there is sealed
+-- with AES-256-GCM bound to the upstream's name.
+CREATE TABLE upstreams (
+    name       TEXT PRIMARY KEY,
+    base_url   TEXT NOT NULL,
+    api_key    BLOB NOT NULL,
+    updated_at INTEGER NOT NULL
+);
+
 CREATE TABLE settings (
     id                    INTEGER PRIMARY KEY CHECK (id = 1),
     maintenance           INTEGER NOT NULL DEFAULT 0,
@@ -230,6 +242,7 @@ INSERT INTO settings (id) VALUES (1);
 
 -- +goose Down
 DROP TABLE settings;
+DROP TABLE upstreams;
 DROP TABLE stock_levels;
 DROP TABLE codes;
 DROP TABLE ledger;

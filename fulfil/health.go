@@ -1,0 +1,77 @@
+package fulfil
+
+import (
+	"errors"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/topupd/topupd"
+)
+
+// healthWindow is how many recent calls the error rate is taken over.
+const healthWindow = 100
+
+// healthBook keeps, per supplier (a provider, and for upstream orders the
+// upstream's name), how its recent calls went. It is this node's view.
+type healthBook struct {
+	mu    sync.Mutex
+	by    map[string]*supplierHealth
+	order []string
+}
+
+type supplierHealth struct {
+	topupd.Health
+	recent []bool // ring of the last healthWindow outcomes: true = failed
+	next   int
+}
+
+func newHealthBook() *healthBook { return &healthBook{by: map[string]*supplierHealth{}} }
+
+// record notes one supplier call's result.
+func (b *healthBook) record(o *topupd.Order, at time.Time, err error) {
+	key := o.Provider + "/" + o.Upstream
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	h, ok := b.by[key]
+	if !ok {
+		h = &supplierHealth{Health: topupd.Health{Provider: o.Provider, Upstream: o.Upstream}}
+		b.by[key] = h
+		b.order = append(b.order, key)
+	}
+	failed := err != nil
+	if len(h.recent) < healthWindow {
+		h.recent = append(h.recent, failed)
+	} else {
+		if h.recent[h.next] {
+			h.Errors--
+		}
+		h.recent[h.next] = failed
+		h.next = (h.next + 1) % healthWindow
+	}
+	h.Calls = len(h.recent)
+	if failed {
+		h.Errors++
+		h.LastError, h.LastErrorMessage = at, err.Error()
+		h.Alert = errors.Is(err, topupd.ErrNeedsOperator)
+	} else {
+		h.LastSuccess, h.Alert = at, false
+	}
+}
+
+// snapshot returns every supplier's health, by provider then upstream.
+func (b *healthBook) snapshot() []topupd.Health {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]topupd.Health, 0, len(b.by))
+	for _, k := range b.order {
+		out = append(out, b.by[k].Health)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Provider != out[j].Provider {
+			return out[i].Provider < out[j].Provider
+		}
+		return out[i].Upstream < out[j].Upstream
+	})
+	return out
+}

@@ -1,0 +1,124 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/topupd/topupd"
+)
+
+// healthView is a supplier's health as the operator sees it.
+type healthView struct {
+	Provider         string  `json:"provider"`
+	Upstream         string  `json:"upstream,omitempty"`
+	LastSuccess      *string `json:"lastSuccess"`
+	LastError        *string `json:"lastError"`
+	LastErrorMessage string  `json:"lastErrorMessage,omitempty"`
+	ErrorRate        float64 `json:"errorRate"`
+	Calls            int     `json:"calls"`
+	Errors           int     `json:"errors"`
+	Alert            bool    `json:"alert"`
+}
+
+func viewHealth(h topupd.Health) healthView {
+	at := func(t time.Time) *string {
+		if t.IsZero() {
+			return nil
+		}
+		s := t.UTC().Format(time.RFC3339Nano)
+		return &s
+	}
+	return healthView{Provider: h.Provider, Upstream: h.Upstream, LastSuccess: at(h.LastSuccess), LastError: at(h.LastError),
+		LastErrorMessage: h.LastErrorMessage, ErrorRate: h.ErrorRate(), Calls: h.Calls, Errors: h.Errors, Alert: h.Alert}
+}
+
+func (a *admin) putUpstream(w http.ResponseWriter, r *http.Request) error {
+	obj, err := readAdminObject(r)
+	if err != nil {
+		return err
+	}
+	u := topupd.Upstream{Name: r.PathValue("name"), UpdatedAt: a.Now()}
+	obj.take("baseUrl", &u.BaseURL)
+	obj.take("apiKey", &u.APIKey)
+	if err := obj.done(); err != nil {
+		return err
+	}
+	if err := u.Validate(); err != nil {
+		return err
+	}
+	if err := a.Store.PutUpstream(r.Context(), u); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "name": u.Name, "baseUrl": u.BaseURL})
+	return nil
+}
+
+// listUpstreams answers every upstream with its health; API keys are never shown.
+func (a *admin) listUpstreams(w http.ResponseWriter, r *http.Request) error {
+	ups, err := a.Store.Upstreams(r.Context())
+	if err != nil {
+		return err
+	}
+	health := map[string]topupd.Health{}
+	for _, h := range a.Health() {
+		if h.Provider == topupd.ProviderUpstream {
+			health[h.Upstream] = h
+		}
+	}
+	out := make([]map[string]any, len(ups))
+	for i, u := range ups {
+		h, ok := health[u.Name]
+		if !ok {
+			h = topupd.Health{Provider: topupd.ProviderUpstream, Upstream: u.Name}
+		}
+		v := viewHealth(h)
+		out[i] = map[string]any{"name": u.Name, "baseUrl": u.BaseURL, "updatedAt": u.UpdatedAt.UTC().Format(time.RFC3339Nano),
+			"health": v, "lastSuccess": v.LastSuccess, "lastError": v.LastError, "lastErrorMessage": v.LastErrorMessage,
+			"errorRate": v.ErrorRate, "alert": v.Alert}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "upstreams": out})
+	return nil
+}
+
+// listProviders answers every supplier's health as this node has seen it.
+func (a *admin) listProviders(w http.ResponseWriter, r *http.Request) error {
+	hs := a.Health()
+	out := make([]healthView, len(hs))
+	for i, h := range hs {
+		out[i] = viewHealth(h)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "providers": out})
+	return nil
+}
+
+// stuckOrders answers the orders still processing past their deadline.
+func (a *admin) stuckOrders(w http.ResponseWriter, r *http.Request) error {
+	orders, err := a.Store.Orders(r.Context(), topupd.OrdersQuery{Overdue: true, Now: a.Now(), Limit: 1000})
+	if err != nil {
+		return err
+	}
+	out := make([]adminOrderView, len(orders))
+	for i := range orders {
+		out[i] = a.viewOrder(&orders[i])
+		out[i].Success = false
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "count": len(out), "orders": out})
+	return nil
+}
+
+// retryOrder makes a processing order due now, with a fresh deadline.
+func (a *admin) retryOrder(w http.ResponseWriter, r *http.Request) error {
+	o, err := a.Store.Order(r.Context(), "", r.PathValue("orderId"))
+	if err != nil {
+		return err
+	}
+	now := a.Now()
+	if o, err = a.Store.RetryOrder(r.Context(), o.Seq, now, now.Add(a.Deadline)); err != nil {
+		return err
+	}
+	if a.Wake != nil {
+		a.Wake()
+	}
+	writeJSON(w, http.StatusOK, a.viewOrder(&o))
+	return nil
+}

@@ -1,0 +1,117 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/topupd/topupd"
+)
+
+// upstreamTests cover upstream servers, orders fulfilled by one, supplier
+// references and the operator's retry.
+var upstreamTests = []test{
+	{"PutAndRead", testUpstreamPutAndRead},
+	{"OrderSnapshotsUpstream", testOrderSnapshotsUpstream},
+	{"SupplierRefKept", testSupplierRefKept},
+	{"RetryOrder", testRetryOrder},
+}
+
+func testUpstreamPutAndRead(t *testing.T, e *env) {
+	if _, err := e.s.Upstream(e.ctx, "nobody"); topupd.CodeOf(err) != topupd.ENotFound {
+		t.Fatalf("unknown upstream: %v", err)
+	}
+	b := topupd.Upstream{Name: "b", BaseURL: "http://127.0.0.1:9", APIKey: "tpd_secret-b", UpdatedAt: t0}
+	a := topupd.Upstream{Name: "a", BaseURL: "https://a.example", APIKey: "key-a", UpdatedAt: t0}
+	for _, u := range []topupd.Upstream{b, a} {
+		if err := e.s.PutUpstream(e.ctx, u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.APIKey, b.BaseURL, b.UpdatedAt = "tpd_rotated", "http://127.0.0.1:10", t0.Add(time.Minute)
+	if err := e.s.PutUpstream(e.ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.s.Upstream(e.ctx, "b")
+	if err != nil || got != b {
+		t.Fatalf("Upstream(b) = %+v, %v; want %+v", got, err, b)
+	}
+	all, err := e.s.Upstreams(e.ctx)
+	if err != nil || len(all) != 2 || all[0] != a || all[1] != b {
+		t.Fatalf("Upstreams = %+v, %v", all, err)
+	}
+}
+
+// upstreamPack is a key pack fulfilled by upstream "b".
+var upstreamPack = topupd.Pack{PID: "key-up", Slug: "gamekeypubg", Name: "PUBG key (upstream)", Price: priceKey,
+	Status: topupd.StatusActive, Provider: topupd.ProviderUpstream, Upstream: "b", UpstreamPID: "b-key-60"}
+
+func testOrderSnapshotsUpstream(t *testing.T, e *env) {
+	e.catalog()
+	if err := e.s.PutPack(e.ctx, upstreamPack); err != nil {
+		t.Fatal(err)
+	}
+	a := e.account("buyer", 10*priceKey)
+	o := e.place(a.ID, topupd.OrderRequest{PID: "key-up", TrxID: "T-UP", Quantity: 2}, t0)
+	if o.Status != topupd.StatusProcessing || len(o.Codes) != 0 || o.Upstream != "b" || o.UpstreamPID != "b-key-60" {
+		t.Fatalf("upstream key order: %s codes %d upstream %q %q", o.Status, len(o.Codes), o.Upstream, o.UpstreamPID)
+	}
+	// The pack moves to another upstream; the order keeps what it was sold as.
+	moved := upstreamPack
+	moved.Upstream, moved.UpstreamPID = "c", "c-key"
+	if err := e.s.PutPack(e.ctx, moved); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.order(o.ID); got.Upstream != "b" || got.UpstreamPID != "b-key-60" {
+		t.Errorf("after the pack moved, the order says %q %q", got.Upstream, got.UpstreamPID)
+	}
+	e.stock(pidKey, 1)
+	if sim := e.place(a.ID, topupd.OrderRequest{PID: pidKey, TrxID: "T-LOCAL"}, t0); sim.Upstream != "" {
+		t.Errorf("a local key order names upstream %q", sim.Upstream)
+	}
+}
+
+func testSupplierRefKept(t *testing.T, e *env) {
+	e.catalog()
+	a := e.account("buyer", 10*priceTopup)
+	o := e.place(a.ID, topupd.OrderRequest{PID: pidTopup, TrxID: "T-REF", Fields: topupd.AccountFields{UserID: userID}}, t0)
+	got, err := e.s.Settle(e.ctx, o.Seq, topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: t0.Add(time.Second),
+		Supplier: topupd.SupplierAccepted, SupplierRef: "up-123", Now: t0})
+	if err != nil || got.SupplierRef != "up-123" {
+		t.Fatalf("reschedule with a ref: %+v, %v", got.SupplierRef, err)
+	}
+	// A later settlement without a ref keeps the one known.
+	got, err = e.s.Settle(e.ctx, o.Seq, topupd.Settlement{Status: topupd.StatusCompleted, Now: t0.Add(2 * time.Second)})
+	if err != nil || got.SupplierRef != "up-123" || got.Status != topupd.StatusCompleted {
+		t.Fatalf("complete: %s %q, %v", got.Status, got.SupplierRef, err)
+	}
+}
+
+func testRetryOrder(t *testing.T, e *env) {
+	e.catalog()
+	a := e.account("buyer", 10*priceTopup)
+	o := e.place(a.ID, topupd.OrderRequest{PID: pidTopupManual, TrxID: "T-STUCK", Fields: topupd.AccountFields{UserID: userID}}, t0)
+	// Leased by a worker that died, and due far in the future.
+	claimed, err := e.s.ClaimDue(e.ctx, "dead-node", t0, t0.Add(time.Hour), 10)
+	if err != nil || len(claimed) != 1 {
+		t.Fatalf("claim: %d, %v", len(claimed), err)
+	}
+	later := t0.Add(2 * deadline)
+	got, err := e.s.RetryOrder(e.ctx, o.Seq, later, later.Add(deadline))
+	if err != nil || !got.DeadlineAt.Equal(later.Add(deadline)) || got.Status != topupd.StatusProcessing {
+		t.Fatalf("RetryOrder: deadline %v status %s, %v", got.DeadlineAt, got.Status, err)
+	}
+	again, err := e.s.ClaimDue(e.ctx, "node-b", later, later.Add(time.Minute), 10)
+	if err != nil || len(again) != 1 || again[0].ID != o.ID {
+		t.Fatalf("after a retry the order is claimable at once: %d, %v", len(again), err)
+	}
+	// An earlier deadline never shortens the order's.
+	if got, err := e.s.RetryOrder(e.ctx, o.Seq, later, t0); err != nil || !got.DeadlineAt.Equal(later.Add(deadline)) {
+		t.Errorf("retry with an earlier deadline: %v, %v", got.DeadlineAt, err)
+	}
+	if _, err := e.s.Settle(e.ctx, o.Seq, topupd.Settlement{Status: topupd.StatusCancelled, Error: "x", Refund: true, Now: later}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.s.RetryOrder(e.ctx, o.Seq, later, later); topupd.CodeOf(err) != topupd.EOrderFinal {
+		t.Errorf("retrying a final order: %v", err)
+	}
+}
