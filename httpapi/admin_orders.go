@@ -2,20 +2,29 @@ package httpapi
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/topupd/topupd"
 )
 
 // adminOrderView is an order in the reseller shape plus its internal id and account.
 type adminOrderView struct {
-	Success   bool   `json:"success"`
-	ID        string `json:"id"`
-	AccountID string `json:"accountId"`
+	Success     bool   `json:"success"`
+	ID          string `json:"id"`
+	AccountID   string `json:"accountId"`
+	Provider    string `json:"provider"`
+	Upstream    string `json:"upstream,omitempty"`
+	UpstreamPID string `json:"upstreamPid,omitempty"`
+	SupplierRef string `json:"supplierRef,omitempty"`
+	Attempts    int    `json:"attempts"`
+	DeadlineAt  string `json:"deadlineAt"`
 	orderView
 }
 
 func (a *admin) viewOrder(o *topupd.Order) adminOrderView {
-	return adminOrderView{Success: true, ID: itoa(o.Seq), AccountID: o.AccountID, orderView: viewOrder(o, a.Now())}
+	return adminOrderView{Success: true, ID: itoa(o.Seq), AccountID: o.AccountID, Provider: o.Provider, Upstream: o.Upstream,
+		UpstreamPID: o.UpstreamPID, SupplierRef: o.SupplierRef, Attempts: o.Attempts,
+		DeadlineAt: o.DeadlineAt.UTC().Format(time.RFC3339Nano), orderView: viewOrder(o, a.Now())}
 }
 
 func (a *admin) listOrders(w http.ResponseWriter, r *http.Request) error {

@@ -27,6 +27,8 @@ type config struct {
 	Deadline       time.Duration
 	LogLevel       string
 	NodeID         string
+	RetryBase      time.Duration
+	RetryMax       time.Duration
 }
 
 // parseServe reads serve's flags; every flag defaults to its environment
@@ -61,6 +63,8 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.DurationVar(&c.Deadline, "order-deadline", 30*time.Minute, "how long an order may stay processing before it is cancelled and refunded")
 	host, _ := os.Hostname()
 	fs.StringVar(&c.NodeID, "node-id", env("TOPUPD_NODE_ID", "node-"+host), "this node's name in order leases: stable across restarts, unique among running nodes (TOPUPD_NODE_ID)")
+	fs.DurationVar(&c.RetryBase, "retry-base", time.Second, "first delay before retrying a supplier after a transient error; it doubles, with jitter")
+	fs.DurationVar(&c.RetryMax, "retry-max", 5*time.Minute, "longest delay between retries of a supplier")
 	fs.StringVar(&c.LogLevel, "log-level", env("TOPUPD_LOG_LEVEL", "info"), "debug, info, warn or error (TOPUPD_LOG_LEVEL)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -76,6 +80,9 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (co
 	}
 	if c.RatePerSecond < 1 || c.RatePerMinute < 1 {
 		return c, fmt.Errorf("--rate-per-second and --rate-per-minute must be at least 1")
+	}
+	if c.RetryBase <= 0 || c.RetryMax < c.RetryBase {
+		return c, fmt.Errorf("--retry-base must be above 0 and at most --retry-max")
 	}
 	if c.Deadline < time.Second {
 		return c, fmt.Errorf("--order-deadline must be at least 1s")

@@ -55,9 +55,11 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 			topupd.ProviderSim:    sim.New(store, time.Now),
 			topupd.ProviderManual: manual.New(),
 		},
-		Logger:   log,
-		Owner:    cfg.NodeID,
-		Deadline: cfg.Deadline,
+		Logger:      log,
+		Owner:       cfg.NodeID,
+		Deadline:    cfg.Deadline,
+		BackoffBase: cfg.RetryBase,
+		BackoffMax:  cfg.RetryMax,
 	})
 	if err != nil {
 		return err
