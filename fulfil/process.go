@@ -43,14 +43,15 @@ func (e *Engine) call(o topupd.Order, prov topupd.Provider, fresh bool) (topupd.
 		return prov.Submit(ctx, &o)
 	case o.Supplier == topupd.SupplierSubmitting && fresh:
 		return prov.Submit(ctx, &o)
-	case o.Supplier == topupd.SupplierSubmitting:
+	default:
+		// The supplier may have the order: ask first, and submit only if it
+		// never received it (a submit carries the order's own id, so even a
+		// wrong "not found" cannot buy twice where the supplier is idempotent).
 		out, err := prov.Status(ctx, &o)
 		if err == nil && out.State == topupd.OutcomeNotFound {
 			return prov.Submit(ctx, &o)
 		}
 		return out, err
-	default:
-		return prov.Status(ctx, &o)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/topupd/topupd/httpapi"
 	"github.com/topupd/topupd/provider/manual"
 	"github.com/topupd/topupd/provider/sim"
+	"github.com/topupd/topupd/provider/upstream"
 	"github.com/topupd/topupd/ratelimit"
 	"github.com/topupd/topupd/sqlite"
 )
@@ -52,8 +53,9 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	engine, err := fulfil.New(fulfil.Config{
 		Store: store,
 		Providers: map[string]topupd.Provider{
-			topupd.ProviderSim:    sim.New(store, time.Now),
-			topupd.ProviderManual: manual.New(),
+			topupd.ProviderSim:      sim.New(store, time.Now),
+			topupd.ProviderManual:   manual.New(),
+			topupd.ProviderUpstream: upstream.New(store),
 		},
 		Logger:      log,
 		Owner:       cfg.NodeID,
