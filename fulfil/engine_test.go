@@ -86,7 +86,7 @@ func (f *fixture) place(t *testing.T, n int, deadline time.Duration) []topupd.Or
 	var out []topupd.Order
 	for i := range n {
 		o, _, err := f.store.PlaceOrder(context.Background(), topupd.PlaceOrder{AccountID: f.account, Now: time.Now(), Deadline: deadline,
-			Request: topupd.OrderRequest{PID: "uc60", TrxID: fmt.Sprintf("%s-%d", t.Name(), i), Fields: topupd.AccountFields{UserID: "5000001"}}})
+			Request: topupd.OrderRequest{PID: "uc60", TrxID: fmt.Sprintf("%s-%d-%d", t.Name(), time.Now().UnixNano(), i), Fields: topupd.AccountFields{UserID: "5000001"}}})
 		if err != nil {
 			t.Fatal(err)
 		}
