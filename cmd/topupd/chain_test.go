@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -167,6 +169,23 @@ func TestChainReselling(t *testing.T) {
 		if m := c.final(t, id, 15*time.Second); m["status"] != "completed" {
 			t.Errorf("order %s after B came back: %v", id, m["status"])
 		}
+	}
+	// A's money at B runs out: our problem, not the client's. A keeps the
+	// order processing, raises an alert, and finishes it once B is topped up.
+	bal := c.b.must("GET", "/admin/accounts/"+c.bAcct, nil)["balanceUsd"].(float64)
+	c.b.must("POST", "/admin/accounts/"+c.bAcct+"/credits", map[string]any{
+		"amountUsd": json.Number(strconv.FormatFloat(-bal, 'f', -1, 64)), "reference": "drain"})
+	broke := c.order(t, "chain-broke", map[string]any{"pid": "a-uc60", "userId": "5123460"})
+	if broke["status"] != "processing" {
+		t.Errorf("with no money at B, A's order is %v", broke)
+	}
+	alert := c.a.must("GET", "/admin/upstreams", nil)["upstreams"].([]any)[0].(map[string]any)
+	if alert["alert"] != true || !strings.Contains(fmt.Sprint(alert["lastErrorMessage"]), "INSUFFICIENT BALANCE") {
+		t.Errorf("no operator alert for our balance at B: %v", alert)
+	}
+	c.b.must("POST", "/admin/accounts/"+c.bAcct+"/credits", map[string]any{"amountUsd": 50, "reference": "top up again"})
+	if m := c.final(t, broke["orderId"].(string), 10*time.Second); m["status"] != "completed" {
+		t.Errorf("after B was topped up: %v", m)
 	}
 	byA := c.checkBooks(t)
 	t.Logf("A's orders: %v", byA)
