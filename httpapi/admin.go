@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -22,6 +23,9 @@ type AdminDeps struct {
 	Health func() []topupd.Health
 	// Deadline is how long an operator's retry gives a stuck order.
 	Deadline time.Duration
+	// Checks are the readiness checks of GET /admin/healthz besides the
+	// database (for example "redis").
+	Checks map[string]func(ctx context.Context) error
 }
 
 // admin is the operator's API.
@@ -100,11 +104,24 @@ func (a *admin) auth(h handlerFunc) http.Handler {
 	})
 }
 
+// healthz reports readiness: the database and every other dependency
+// answer; 503 when one does not.
 func (a *admin) healthz(w http.ResponseWriter, r *http.Request) error {
-	if err := a.Store.Ping(r.Context()); err != nil {
-		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"success": false, "database": err.Error()})
-		return nil
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	checks := map[string]func(context.Context) error{"database": a.Store.Ping}
+	for name, c := range a.Checks {
+		checks[name] = c
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "database": "ok"})
+	out := map[string]any{"success": true}
+	status := http.StatusOK
+	for name, check := range checks {
+		if err := check(ctx); err != nil {
+			out[name], out["success"], status = err.Error(), false, http.StatusServiceUnavailable
+		} else {
+			out[name] = "ok"
+		}
+	}
+	writeJSON(w, status, out)
 	return nil
 }

@@ -29,6 +29,9 @@ type config struct {
 	NodeID         string
 	RetryBase      time.Duration
 	RetryMax       time.Duration
+	CallTimeout    time.Duration
+	Lease          time.Duration
+	RedisPrefix    string
 }
 
 // parseServe reads serve's flags; every flag defaults to its environment
@@ -65,6 +68,9 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.StringVar(&c.NodeID, "node-id", env("TOPUPD_NODE_ID", "node-"+host), "this node's name in order leases: stable across restarts, unique among running nodes (TOPUPD_NODE_ID)")
 	fs.DurationVar(&c.RetryBase, "retry-base", time.Second, "first delay before retrying a supplier after a transient error; it doubles, with jitter")
 	fs.DurationVar(&c.RetryMax, "retry-max", 5*time.Minute, "longest delay between retries of a supplier")
+	fs.DurationVar(&c.CallTimeout, "supplier-timeout", 20*time.Second, "how long one supplier call may take")
+	fs.DurationVar(&c.Lease, "lease", 30*time.Second, "how long a node holds an order it works on; after a crash, other nodes wait this long (must exceed --supplier-timeout)")
+	fs.StringVar(&c.RedisPrefix, "redis-prefix", env("TOPUPD_REDIS_PREFIX", "topupd:"), "prefix of every Redis key, so that deployments can share a Redis (TOPUPD_REDIS_PREFIX)")
 	fs.StringVar(&c.LogLevel, "log-level", env("TOPUPD_LOG_LEVEL", "info"), "debug, info, warn or error (TOPUPD_LOG_LEVEL)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -83,6 +89,9 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (co
 	}
 	if c.RetryBase <= 0 || c.RetryMax < c.RetryBase {
 		return c, fmt.Errorf("--retry-base must be above 0 and at most --retry-max")
+	}
+	if c.Lease <= c.CallTimeout {
+		return c, fmt.Errorf("--lease must exceed --supplier-timeout")
 	}
 	if c.Deadline < time.Second {
 		return c, fmt.Errorf("--order-deadline must be at least 1s")

@@ -62,6 +62,8 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 		Deadline:    cfg.Deadline,
 		BackoffBase: cfg.RetryBase,
 		BackoffMax:  cfg.RetryMax,
+		CallTimeout: cfg.CallTimeout,
+		Lease:       cfg.Lease,
 	})
 	if err != nil {
 		return err
