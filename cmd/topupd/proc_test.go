@@ -42,10 +42,17 @@ const testAdminToken = "test-admin-token"
 // startProc runs `topupd serve` on db as a child process and waits until it listens.
 func startProc(t *testing.T, db string, extra ...string) *proc {
 	t.Helper()
+	return startProcEnv(t, nil, db, extra...)
+}
+
+// startProcEnv is startProc with extra environment variables.
+func startProcEnv(t *testing.T, env []string, db string, extra ...string) *proc {
+	t.Helper()
 	args := append([]string{"serve", "--db", db, "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0"}, extra...)
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "TOPUPD_TEST_RUN_MAIN=1", "TOPUPD_ADMIN_TOKEN="+testAdminToken,
 		"TOPUPD_RATE_PER_SECOND=100000", "TOPUPD_RATE_PER_MINUTE=1000000", "TOPUPD_LOG_LEVEL=warn")
+	cmd.Env = append(cmd.Env, env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
