@@ -9,8 +9,9 @@ import (
 )
 
 // inFlightTTL bounds how long a duplicate is refused while the first request
-// runs; it outlasts the longest a request may take.
-const inFlightTTL = 2 * time.Minute
+// runs (or after a node died holding the lock); it outlasts the longest a
+// request may take: the inline supplier wait and the write timeout.
+const inFlightTTL = time.Minute
 
 // placeOrder places an order: settings, body, in-flight lock, then one store
 // transaction, then the first supplier call.

@@ -18,7 +18,6 @@ import (
 	"github.com/topupd/topupd/provider/manual"
 	"github.com/topupd/topupd/provider/sim"
 	"github.com/topupd/topupd/provider/upstream"
-	"github.com/topupd/topupd/ratelimit"
 	"github.com/topupd/topupd/sqlite"
 )
 
@@ -29,9 +28,6 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	log := newLogger(cfg.LogLevel, stderr)
 	if strings.HasPrefix(cfg.DB, "postgres://") || strings.HasPrefix(cfg.DB, "postgresql://") {
 		return errors.New("--db: PostgreSQL is not supported by this build yet; use a SQLite file path")
-	}
-	if cfg.Redis != "" {
-		return errors.New("--redis: Redis is not supported by this build yet; leave it empty for in-memory limits")
 	}
 	secret, err := loadSecret(cfg)
 	if err != nil {
@@ -71,17 +67,18 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	if err := engine.Recover(ctx); err != nil {
 		return err
 	}
-	limiter := ratelimit.NewMemory([]ratelimit.Window{
-		{Limit: cfg.RatePerSecond, Period: time.Second},
-		{Limit: cfg.RatePerMinute, Period: time.Minute},
-	}, nil)
+	limits, err := newLimits(cfg)
+	if err != nil {
+		return err
+	}
+	defer limits.close()
 	api, err := httpapi.NewReseller(httpapi.Deps{
 		Store: store,
 		Limiter: func(ctx context.Context, key string) (bool, time.Duration, error) {
-			d, err := limiter.Allow(ctx, key)
+			d, err := limits.limiter.Allow(ctx, key)
 			return d.Allowed, d.RetryAfter, err
 		},
-		InFlight:       ratelimit.NewMemoryInFlight(nil),
+		InFlight:       limits.inFlight,
 		Fulfiller:      engine,
 		Logger:         log,
 		TrustedProxies: cfg.TrustedProxies,
@@ -91,7 +88,7 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 		return err
 	}
 	adminAPI, err := httpapi.NewAdmin(httpapi.AdminDeps{Store: store, Logger: log, Token: cfg.AdminToken, Wake: engine.Wake,
-		Health: engine.Health, Deadline: cfg.Deadline})
+		Health: engine.Health, Deadline: cfg.Deadline, Checks: limits.checks})
 	if err != nil {
 		return err
 	}

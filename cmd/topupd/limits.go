@@ -1,0 +1,49 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/topupd/topupd/ratelimit"
+)
+
+// limits are the rate limiter and in-flight locks: in memory on one node, or
+// shared by every node through Redis.
+type limits struct {
+	limiter  ratelimit.Limiter
+	inFlight ratelimit.InFlight
+	checks   map[string]func(context.Context) error
+	close    func()
+}
+
+// newLimits builds the limits --redis asks for.
+func newLimits(cfg config) (*limits, error) {
+	windows := []ratelimit.Window{
+		{Limit: cfg.RatePerSecond, Period: time.Second},
+		{Limit: cfg.RatePerMinute, Period: time.Minute},
+	}
+	if cfg.Redis == "" {
+		return &limits{limiter: ratelimit.NewMemory(windows, nil), inFlight: ratelimit.NewMemoryInFlight(nil), close: func() {}}, nil
+	}
+	opts, err := redis.ParseURL(cfg.Redis)
+	if err != nil {
+		return nil, fmt.Errorf("--redis: %w", err)
+	}
+	// Calls give up at their context's deadline (ratelimit's short timeout)
+	// instead of the client's read timeout.
+	opts.ContextTimeoutEnabled = true
+	client := redis.NewClient(opts)
+	return &limits{
+		limiter:  ratelimit.NewRedis(client, windows, ratelimit.WithPrefix(cfg.RedisPrefix+"rl:")),
+		inFlight: ratelimit.NewRedisInFlight(client, ratelimit.WithPrefix(cfg.RedisPrefix+"if:")),
+		checks: map[string]func(context.Context) error{"redis": func(ctx context.Context) error {
+			ctx, cancel := context.WithTimeout(ctx, ratelimit.DefaultRedisTimeout)
+			defer cancel()
+			return client.Ping(ctx).Err()
+		}},
+		close: func() { client.Close() },
+	}, nil
+}

@@ -1,0 +1,74 @@
+package ratelimit
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// RedisInFlight is an InFlight over Redis keys shared by every node.
+//
+// Acquire runs SET key token NX PX ttl with a fresh random token; release
+// deletes the key only while it still holds that token (a Lua
+// compare-and-delete), so a release after the lock expired and was taken by
+// someone else frees nothing. A failed release is ignored: the lock lapses at
+// its ttl. A lock that Redis granted only after Acquire gave up is released in
+// the background.
+type RedisInFlight struct {
+	client redis.UniversalClient
+	cfg    redisConfig
+}
+
+var _ InFlight = (*RedisInFlight)(nil)
+
+// releaseScript deletes KEYS[1] only if its value is ARGV[1]; it returns the number of keys deleted.
+var releaseScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`)
+
+// NewRedisInFlight returns a RedisInFlight on client; it panics if client is nil.
+func NewRedisInFlight(client redis.UniversalClient, opts ...RedisOption) *RedisInFlight {
+	if client == nil {
+		panic("ratelimit: NewRedisInFlight needs a client")
+	}
+	return &RedisInFlight{client: client, cfg: newRedisConfig(DefaultInFlightPrefix, opts)}
+}
+
+// Acquire takes key for at most ttl (rounded up to whole milliseconds) unless someone holds it; release is never nil (a no-op when ok is false), and err is ErrInvalidTTL, ctx's error or a Redis failure or timeout.
+func (l *RedisInFlight) Acquire(ctx context.Context, key string, ttl time.Duration) (release func(), ok bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return noRelease, false, err
+	}
+	if ttl <= 0 {
+		return noRelease, false, ErrInvalidTTL
+	}
+	ttl = (ttl + time.Millisecond - 1) / time.Millisecond * time.Millisecond
+	k, token := l.cfg.prefix+key, rand.Text()
+	ok, err = call(ctx, l.cfg.timeout, func(ctx context.Context) (bool, error) {
+		return l.client.SetNX(ctx, k, token, ttl).Result()
+	}, func(late bool, err error) {
+		if err == nil && late {
+			l.release(k, token)
+		}
+	})
+	if err != nil {
+		return noRelease, false, fmt.Errorf("ratelimit: redis acquire: %w", err)
+	}
+	if !ok {
+		return noRelease, false, nil
+	}
+	var once sync.Once
+	return func() { once.Do(func() { l.release(k, token) }) }, true, nil
+}
+
+// release deletes key if it still holds token, within the timeout; errors are dropped since the lock lapses anyway.
+func (l *RedisInFlight) release(key, token string) {
+	_, _ = call(context.Background(), l.cfg.timeout, func(ctx context.Context) (any, error) {
+		return releaseScript.Run(ctx, l.client, []string{key}, token).Result()
+	}, nil)
+}

@@ -1,0 +1,119 @@
+package ratelimit
+
+import (
+	"context"
+	"errors"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// closedAddr returns a local address nothing listens on.
+func closedAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// silentAddr returns the address of a listener that accepts connections and never answers; it closes when t ends.
+func silentAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return ln.Addr().String()
+}
+
+func TestRedisUnavailableFailsFast(t *testing.T) {
+	tests := []struct {
+		name string
+		opt  func(t *testing.T) *redis.Options
+	}{
+		{"closed port", func(t *testing.T) *redis.Options { return &redis.Options{Addr: closedAddr(t)} }},
+		{"silent server", func(t *testing.T) *redis.Options { return &redis.Options{Addr: silentAddr(t)} }},
+		{"silent server, context timeouts", func(t *testing.T) *redis.Options {
+			return &redis.Options{Addr: silentAddr(t), ContextTimeoutEnabled: true}
+		}},
+	}
+	const limit = time.Second // DefaultRedisTimeout plus generous slack
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := redis.NewClient(tt.opt(t))
+			t.Cleanup(func() { c.Close() })
+			l := NewRedis(c, spec)
+			for range 2 { // the second call may meet a pool that already saw the failure
+				start := time.Now()
+				d, err := l.Allow(context.Background(), "k")
+				if took := time.Since(start); err == nil || took > limit {
+					t.Fatalf("Allow = (%+v, %v) after %v, want an error within %v", d, err, took, limit)
+				}
+				t.Logf("Allow failed after %v: %v", time.Since(start), err)
+			}
+			f := NewRedisInFlight(c)
+			start := time.Now()
+			release, ok, err := f.Acquire(context.Background(), "k", time.Second)
+			if took := time.Since(start); err == nil || ok || release == nil || took > limit {
+				t.Fatalf("Acquire = (nil release: %v, %v, %v) after %v, want (non-nil, false, error) within %v", release == nil, ok, err, took, limit)
+			}
+			t.Logf("Acquire failed after %v: %v", time.Since(start), err)
+			release()
+		})
+	}
+}
+
+func TestCallAbandonsSlowCall(t *testing.T) {
+	unblock := make(chan struct{})
+	late := make(chan int, 1)
+	start := time.Now()
+	v, err := call(context.Background(), 20*time.Millisecond, func(ctx context.Context) (int, error) {
+		<-unblock // ignores ctx, like a client without context timeouts
+		return 7, nil
+	}, func(v int, err error) { late <- v })
+	if took := time.Since(start); !errors.Is(err, context.DeadlineExceeded) || v != 0 || took > time.Second {
+		t.Fatalf("call = (%d, %v) after %v, want (0, deadline exceeded) promptly", v, err, took)
+	}
+	close(unblock)
+	select {
+	case v := <-late:
+		if v != 7 {
+			t.Fatalf("late got %d, want 7", v)
+		}
+	case <-time.After(time.Second):
+		t.Fatal("late result never handed over")
+	}
+
+	v, err = call(context.Background(), time.Second, func(ctx context.Context) (int, error) { return 3, nil }, nil)
+	if v != 3 || err != nil {
+		t.Fatalf("call = (%d, %v), want (3, nil)", v, err)
+	}
+}
