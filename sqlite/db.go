@@ -1,6 +1,7 @@
 // Package sqlite is the topupd store on an embedded SQLite file: WAL mode,
 // durable commits, one writer connection and a pool of readers, migrations
-// embedded and applied at open.
+// embedded and applied at open. The queries are sqlstore's, shared with the
+// PostgreSQL store.
 package sqlite
 
 import (
@@ -14,9 +15,11 @@ import (
 	"runtime"
 
 	"github.com/pressly/goose/v3"
-	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+	msqlite "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/sqlstore"
 )
 
 //go:embed migrations/*.sql
@@ -24,12 +27,31 @@ var migrations embed.FS
 
 // Store is a topupd.Store on one SQLite file.
 type Store struct {
+	*sqlstore.Store
 	write *sql.DB // exactly one connection: SQLite has one writer
 	read  *sql.DB
-	vault *topupd.Vault
 }
 
 var _ topupd.Store = (*Store)(nil)
+
+// dialect is SQLite's: its one writer connection runs write transactions
+// (BEGIN IMMEDIATE) one at a time, so no row is ever locked explicitly and
+// no transaction fails for a concurrent one.
+var dialect = sqlstore.Dialect{
+	Name:              "sqlite",
+	Greatest:          "MAX",
+	IsUniqueViolation: isUniqueViolation,
+}
+
+// isUniqueViolation reports an error raised by a UNIQUE constraint or a
+// primary key.
+func isUniqueViolation(err error) bool {
+	var e *msqlite.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	return e.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || e.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+}
 
 // dsn builds a connection string whose pragmas every pooled connection gets.
 func dsn(path string, readOnly bool) string {
@@ -72,7 +94,13 @@ func Open(ctx context.Context, path string, vault *topupd.Vault) (*Store, error)
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
 	read.SetConnMaxIdleTime(0)
-	return &Store{write: write, read: read, vault: vault}, nil
+	st, err := sqlstore.New(write, read, vault, dialect)
+	if err != nil {
+		read.Close()
+		write.Close()
+		return nil, fmt.Errorf("sqlite.Open %s: %w", path, err)
+	}
+	return &Store{Store: st, write: write, read: read}, nil
 }
 
 func migrate(ctx context.Context, db *sql.DB) error {
@@ -88,30 +116,4 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return fmt.Errorf("migrations: %w", err)
 	}
 	return nil
-}
-
-// Ping checks that both pools answer.
-func (s *Store) Ping(ctx context.Context) error {
-	if err := s.write.PingContext(ctx); err != nil {
-		return err
-	}
-	return s.read.PingContext(ctx)
-}
-
-// Close closes both pools.
-func (s *Store) Close() error {
-	return errors.Join(s.read.Close(), s.write.Close())
-}
-
-// inTx runs fn in one write transaction (BEGIN IMMEDIATE) and commits it.
-func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.write.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	return tx.Commit()
 }

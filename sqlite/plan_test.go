@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/sqlstore"
 )
 
 func openTest(t testing.TB) *Store {
@@ -33,28 +34,14 @@ func openTest(t testing.TB) *Store {
 // query costs the same whatever the size of the tables.
 func TestHotQueriesUseIndexes(t *testing.T) {
 	s := openTest(t)
-	queries := map[string]struct {
-		sql  string
-		args []any
-	}{
-		"balance":        {qBalance, []any{"a"}},
-		"credited total": {qCreditedTotal, []any{"a"}},
-		"idempotency":    {qIdemKeyUsed, []any{"a", "k"}},
-		"history page":   {`SELECT ` + orderColumns + ` FROM orders ` + qHistoryTail, []any{"a", 100, 20}},
-		"codes of order": {qCodesOfOrder, []any{1}},
-		"draw codes":     {qDrawCodes, []any{1, "p", 3}},
-		"claim due":      {qClaimDue, []any{"o", 1, 1, 10}},
-		"next due":       {qNextDue, nil},
-		"order by id":    {`SELECT ` + orderColumns + ` FROM orders WHERE id = $1`, []any{"ord_x"}},
-		"order by seq":   {`SELECT ` + orderColumns + ` FROM orders WHERE seq = $1`, []any{1}},
-		"order by trxid": {`SELECT ` + orderColumns + ` FROM orders WHERE trxid = $1`, []any{"t"}},
-		"account by key": {`SELECT a.id FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = $1 AND k.revoked_at IS NULL`, []any{[]byte("h")}},
-		"stock level":    {`SELECT COALESCE((SELECT available FROM stock_levels WHERE pid = $1), 0)`, []any{"p"}},
+	hot := sqlstore.HotQueries(dialect)
+	if len(hot) < 10 {
+		t.Fatalf("only %d hot queries to check", len(hot))
 	}
-	for name, q := range queries {
-		rows, err := s.write.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+q.sql, q.args...)
+	for _, q := range hot {
+		rows, err := s.write.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+q.SQL, q.Args...)
 		if err != nil {
-			t.Fatalf("%s: %v", name, err)
+			t.Fatalf("%s: %v", q.Name, err)
 		}
 		var plan []string
 		for rows.Next() {
@@ -69,7 +56,7 @@ func TestHotQueriesUseIndexes(t *testing.T) {
 		for _, step := range plan {
 			full := strings.HasPrefix(step, "SCAN ") && !strings.Contains(step, " USING ") && step != "SCAN CONSTANT ROW"
 			if full || strings.Contains(step, "TEMP B-TREE") {
-				t.Errorf("%s is not served by an index:\n  %s", name, strings.Join(plan, "\n  "))
+				t.Errorf("%s is not served by an index:\n  %s", q.Name, strings.Join(plan, "\n  "))
 				break
 			}
 		}
@@ -116,7 +103,7 @@ func seedOrders(b *testing.B, s *Store, account string, n int) {
 		b.Fatal(err)
 	}
 	for i := 1; i <= n; i++ {
-		if _, err := stmt.ExecContext(ctx, fmt.Sprintf("ord_%d", i), account, i, fmt.Sprintf("t-%d", i), ms(now)); err != nil {
+		if _, err := stmt.ExecContext(ctx, fmt.Sprintf("ord_%d", i), account, i, fmt.Sprintf("t-%d", i), now.UnixMilli()); err != nil {
 			b.Fatal(err)
 		}
 	}

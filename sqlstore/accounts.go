@@ -1,17 +1,14 @@
-package sqlite
+package sqlstore
 
 import (
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/topupd/topupd"
 )
-
-const accountColumns = `id, name, api_enabled, admin_disabled, banned, restricted_until, ip_allowlist, ip_allowlist_required, created_at`
 
 func scanAccount(row scanner) (topupd.Account, error) {
 	var a topupd.Account
@@ -71,15 +68,18 @@ func (s *Store) Account(ctx context.Context, id string) (topupd.Account, error) 
 // CountAccounts returns how many accounts exist.
 func (s *Store) CountAccounts(ctx context.Context) (int, error) {
 	var n int
-	err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM accounts`).Scan(&n)
-	return n, err
+	if err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM accounts`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store.CountAccounts: %w", err)
+	}
+	return n, nil
 }
 
-// UpdateAccount applies a patch to an account.
+// UpdateAccount applies a patch to an account, holding its row lock so that
+// concurrent patches do not undo one another.
 func (s *Store) UpdateAccount(ctx context.Context, id string, p topupd.AccountPatch) (topupd.Account, error) {
 	var out topupd.Account
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		a, err := scanAccount(tx.QueryRowContext(ctx, `SELECT `+accountColumns+` FROM accounts WHERE id = $1`, id))
+		a, err := scanAccount(tx.QueryRowContext(ctx, s.q.accountLocked, id))
 		if isNoRows(err) {
 			return topupd.Errorf(topupd.ENotFound, "account %s", id)
 		}
@@ -142,9 +142,7 @@ func (s *Store) RevokeKey(ctx context.Context, keyID string, now time.Time) erro
 
 // AccountByKey returns the account of a live key.
 func (s *Store) AccountByKey(ctx context.Context, h topupd.KeyHash) (topupd.Account, error) {
-	cols := "a." + strings.ReplaceAll(accountColumns, ", ", ", a.")
-	a, err := scanAccount(s.read.QueryRowContext(ctx, `SELECT `+cols+` FROM api_keys k JOIN accounts a ON a.id = k.account_id
-		WHERE k.hash = $1 AND k.revoked_at IS NULL`, h[:]))
+	a, err := scanAccount(s.read.QueryRowContext(ctx, s.q.accountByKey, h[:]))
 	if isNoRows(err) {
 		return a, topupd.Fail(topupd.EInvalidKey)
 	}

@@ -1,21 +1,22 @@
-package sqlite
+package sqlstore
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/topupd/topupd"
 )
 
-// ClaimDue leases due processing orders to owner.
+// ClaimDue leases due processing orders to owner. Orders another
+// transaction holds are passed over, so claimers on several nodes never wait
+// for each other and never get the same order.
 func (s *Store) ClaimDue(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]topupd.Order, error) {
 	var out []topupd.Order
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		out = nil
-		rows, err := tx.QueryContext(ctx, qClaimDue, owner, ms(leaseUntil), ms(now), limit)
+		rows, err := tx.QueryContext(ctx, s.q.claimDue, owner, ms(leaseUntil), ms(now), limit)
 		if err != nil {
 			return err
 		}
@@ -38,7 +39,7 @@ func (s *Store) ClaimDue(ctx context.Context, owner string, now, leaseUntil time
 // NextDue returns the earliest next attempt of a processing order.
 func (s *Store) NextDue(ctx context.Context) (time.Time, bool, error) {
 	var next int64
-	err := s.read.QueryRowContext(ctx, qNextDue).Scan(&next)
+	err := s.read.QueryRowContext(ctx, s.q.nextDue).Scan(&next)
 	if isNoRows(err) {
 		return time.Time{}, false, nil
 	}
@@ -67,7 +68,9 @@ func (s *Store) MarkSubmitting(ctx context.Context, seq int64, owner string) err
 	return nil
 }
 
-// Settle completes, cancels (refunding at most once) or reschedules a processing order.
+// Settle completes, cancels (refunding at most once) or reschedules a
+// processing order, holding the order's row lock: of settlements racing for
+// one order the first wins and the others find it final.
 func (s *Store) Settle(ctx context.Context, seq int64, st topupd.Settlement) (topupd.Order, error) {
 	var o topupd.Order
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
@@ -82,7 +85,7 @@ func (s *Store) Settle(ctx context.Context, seq int64, st topupd.Settlement) (to
 }
 
 func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Settlement) (topupd.Order, error) {
-	o, err := scanOrder(tx.QueryRowContext(ctx, `SELECT `+orderColumns+` FROM orders WHERE seq = $1`, seq))
+	o, err := scanOrder(tx.QueryRowContext(ctx, s.q.lockOrder, seq))
 	if isNoRows(err) {
 		return o, topupd.Fail(topupd.EOrderNotFound)
 	} else if err != nil {
@@ -115,7 +118,7 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 			_, err := tx.ExecContext(ctx, `INSERT INTO codes (pid, fingerprint, sealed, order_seq, added_at) VALUES ($1, $2, $3, $4, $5)`,
 				o.PID, s.vault.Fingerprint(o.PID, c), s.vault.Seal(o.PID, c), o.Seq, ms(st.Now))
 			if err != nil {
-				if strings.Contains(err.Error(), "UNIQUE") {
+				if s.d.IsUniqueViolation(err) {
 					return o, topupd.Errorf(topupd.EConflict, "a code of pack %s was delivered before", o.PID)
 				}
 				return o, err
@@ -127,7 +130,12 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 		_, err = tx.ExecContext(ctx, `UPDATE orders SET status = 'cancelled', error = $2, refunded = $3, finished_at = $4, supplier = $5,
 			next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL WHERE seq = $1`, seq, st.Error, boolInt(st.Refund), ms(st.Now), string(supplier))
 		if err == nil && st.Refund {
-			_, err = appendEntry(ctx, tx, topupd.LedgerEntry{AccountID: o.AccountID, Kind: topupd.EntryRefund, Amount: o.Amount, CreatedAt: st.Now}, o.Seq)
+			// The refund is appended to the account's chain under its lock
+			// (order lock first, then account lock: PlaceOrder never waits
+			// for an existing order, so the two cannot deadlock).
+			if _, err = s.lockAccount(ctx, tx, o.AccountID); err == nil {
+				_, err = s.appendEntry(ctx, tx, topupd.LedgerEntry{AccountID: o.AccountID, Kind: topupd.EntryRefund, Amount: o.Amount, CreatedAt: st.Now}, o.Seq)
+			}
 		}
 	case topupd.StatusProcessing:
 		_, err = tx.ExecContext(ctx, `UPDATE orders SET next_attempt_at = $2, supplier = $3, attempts = attempts + 1,
@@ -138,7 +146,7 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 	if err != nil {
 		return o, err
 	}
-	return s.orderBy(ctx, tx, `seq = $1`, seq)
+	return s.orderBy(ctx, tx, s.q.orderBySeq, seq)
 }
 
 // ReleaseLeases lets go of every processing order the owner holds.
@@ -158,7 +166,7 @@ func (s *Store) RetryOrder(ctx context.Context, seq int64, now, deadline time.Ti
 	var o topupd.Order
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		if o, err = scanOrder(tx.QueryRowContext(ctx, `SELECT `+orderColumns+` FROM orders WHERE seq = $1`, seq)); isNoRows(err) {
+		if o, err = scanOrder(tx.QueryRowContext(ctx, s.q.lockOrder, seq)); isNoRows(err) {
 			return topupd.Fail(topupd.EOrderNotFound)
 		} else if err != nil {
 			return err
@@ -166,11 +174,10 @@ func (s *Store) RetryOrder(ctx context.Context, seq int64, now, deadline time.Ti
 		if o.Status.Final() {
 			return topupd.Errorf(topupd.EOrderFinal, "order %s is already %s", o.ID, o.Status)
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE orders SET next_attempt_at = $2, lease_owner = NULL, lease_until = NULL,
-			deadline_at = MAX(deadline_at, $3) WHERE seq = $1`, seq, ms(now), ms(deadline)); err != nil {
+		if _, err := tx.ExecContext(ctx, s.q.retryOrder, seq, ms(now), ms(deadline)); err != nil {
 			return err
 		}
-		o, err = s.orderBy(ctx, tx, `seq = $1`, seq)
+		o, err = s.orderBy(ctx, tx, s.q.orderBySeq, seq)
 		return err
 	})
 	if err != nil {

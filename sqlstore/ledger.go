@@ -1,4 +1,4 @@
-package sqlite
+package sqlstore
 
 import (
 	"context"
@@ -11,23 +11,18 @@ import (
 
 // Balance returns the newest entry's running balance.
 func (s *Store) Balance(ctx context.Context, accountID string) (topupd.Money, error) {
-	b, _, err := balanceOf(ctx, s.read, accountID)
+	b, _, err := s.balanceOf(ctx, s.read, accountID)
 	if err != nil {
 		return 0, fmt.Errorf("store.Balance %s: %w", accountID, err)
 	}
 	return b, nil
 }
 
-// querier is a *sql.DB or *sql.Tx.
-type querier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
 // balanceOf returns the account's balance and the seq of its newest entry.
-func balanceOf(ctx context.Context, q querier, accountID string) (topupd.Money, int64, error) {
+func (s *Store) balanceOf(ctx context.Context, q querier, accountID string) (topupd.Money, int64, error) {
 	var bal topupd.Money
 	var seq int64
-	err := q.QueryRowContext(ctx, qBalance, accountID).Scan(&bal, &seq)
+	err := q.QueryRowContext(ctx, s.q.balance, accountID).Scan(&bal, &seq)
 	if isNoRows(err) {
 		return 0, 0, nil
 	}
@@ -37,18 +32,19 @@ func balanceOf(ctx context.Context, q querier, accountID string) (topupd.Money, 
 // CreditedTotal sums the account's credit entries.
 func (s *Store) CreditedTotal(ctx context.Context, accountID string) (topupd.Money, error) {
 	var total topupd.Money
-	err := s.read.QueryRowContext(ctx, qCreditedTotal, accountID).Scan(&total)
+	err := s.read.QueryRowContext(ctx, s.q.creditedTotal, accountID).Scan(&total)
 	if err != nil {
 		return 0, fmt.Errorf("store.CreditedTotal %s: %w", accountID, err)
 	}
 	return total, nil
 }
 
-// appendEntry adds one entry to the account's chain inside tx. A balance that
-// would fall below zero is EInsufficientBalance (the CHECK on balance_after
-// would refuse it anyway).
-func appendEntry(ctx context.Context, tx *sql.Tx, e topupd.LedgerEntry, orderSeq int64) (topupd.LedgerEntry, error) {
-	bal, seq, err := balanceOf(ctx, tx, e.AccountID)
+// appendEntry adds one entry to the account's chain inside tx, which must
+// hold the account's lock (lockAccount). A balance that would fall below
+// zero is EInsufficientBalance (the CHECK on balance_after would refuse it
+// anyway).
+func (s *Store) appendEntry(ctx context.Context, tx *sql.Tx, e topupd.LedgerEntry, orderSeq int64) (topupd.LedgerEntry, error) {
+	bal, seq, err := s.balanceOf(ctx, tx, e.AccountID)
 	if err != nil {
 		return e, err
 	}
@@ -74,11 +70,11 @@ func (s *Store) Credit(ctx context.Context, accountID string, amount topupd.Mone
 	var e topupd.LedgerEntry
 	repeated := false
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		var one int
-		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM accounts WHERE id = $1`, accountID).Scan(&one); isNoRows(err) {
-			return topupd.Errorf(topupd.ENotFound, "account %s", accountID)
-		} else if err != nil {
+		e, repeated = topupd.LedgerEntry{}, false
+		if ok, err := s.lockAccount(ctx, tx, accountID); err != nil {
 			return err
+		} else if !ok {
+			return topupd.Errorf(topupd.ENotFound, "account %s", accountID)
 		}
 		prev, err := scanEntry(tx.QueryRowContext(ctx, `SELECT `+entryColumns+` FROM ledger l WHERE account_id = $1 AND kind = 'credit' AND reference = $2`, accountID, reference))
 		if err == nil {
@@ -88,7 +84,12 @@ func (s *Store) Credit(ctx context.Context, accountID string, amount topupd.Mone
 		if !isNoRows(err) {
 			return err
 		}
-		e, err = appendEntry(ctx, tx, topupd.LedgerEntry{AccountID: accountID, Kind: topupd.EntryCredit, Amount: amount, Reference: reference, CreatedAt: now}, 0)
+		e, err = s.appendEntry(ctx, tx, topupd.LedgerEntry{AccountID: accountID, Kind: topupd.EntryCredit, Amount: amount, Reference: reference, CreatedAt: now}, 0)
+		if err != nil && s.d.IsUniqueViolation(err) {
+			// Someone else's entry got there first: run again, to answer
+			// with their entry for a repeated reference, or to append after it.
+			return again(err)
+		}
 		return err
 	})
 	if err != nil {
@@ -96,8 +97,6 @@ func (s *Store) Credit(ctx context.Context, accountID string, amount topupd.Mone
 	}
 	return e, repeated, nil
 }
-
-const entryColumns = `l.id, l.account_id, l.kind, l.amount, l.balance_after, COALESCE((SELECT o.id FROM orders o WHERE o.seq = l.order_seq), ''), COALESCE(l.reference, ''), l.created_at`
 
 func scanEntry(row scanner) (topupd.LedgerEntry, error) {
 	var e topupd.LedgerEntry
@@ -124,5 +123,8 @@ func (s *Store) Ledger(ctx context.Context, accountID string, limit int) ([]topu
 		}
 		out = append(out, e)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store.Ledger %s: %w", accountID, err)
+	}
+	return out, nil
 }

@@ -1,4 +1,4 @@
-package sqlite
+package sqlstore
 
 import (
 	"context"
@@ -8,8 +8,6 @@ import (
 	"github.com/topupd/topupd"
 )
 
-const settingsQuery = `SELECT maintenance, orders_disabled, eligibility_min_topup, sim_delay_ms, sim_call_ms FROM settings WHERE id = 1`
-
 func scanSettings(row scanner) (topupd.Settings, error) {
 	var st topupd.Settings
 	err := row.Scan(&st.Maintenance, &st.OrdersDisabled, &st.EligibilityMinTopup, &st.SimDelayMs, &st.SimCallMs)
@@ -18,18 +16,19 @@ func scanSettings(row scanner) (topupd.Settings, error) {
 
 // Settings returns the operator's settings.
 func (s *Store) Settings(ctx context.Context) (topupd.Settings, error) {
-	st, err := scanSettings(s.read.QueryRowContext(ctx, settingsQuery))
+	st, err := scanSettings(s.read.QueryRowContext(ctx, `SELECT `+settingsColumns+` FROM settings WHERE id = 1`))
 	if err != nil {
 		return st, fmt.Errorf("store.Settings: %w", err)
 	}
 	return st, nil
 }
 
-// UpdateSettings applies a patch to the settings.
+// UpdateSettings applies a patch to the settings, holding their row lock so
+// that concurrent patches do not undo one another.
 func (s *Store) UpdateSettings(ctx context.Context, p topupd.SettingsPatch) (topupd.Settings, error) {
 	var out topupd.Settings
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		cur, err := scanSettings(tx.QueryRowContext(ctx, settingsQuery))
+		cur, err := scanSettings(tx.QueryRowContext(ctx, s.q.lockSettings))
 		if err != nil {
 			return err
 		}

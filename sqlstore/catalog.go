@@ -1,4 +1,4 @@
-package sqlite
+package sqlstore
 
 import (
 	"context"
@@ -17,7 +17,7 @@ func (s *Store) PutLine(ctx context.Context, l topupd.Line) error {
 		required = []topupd.RequiredField{}
 	}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO lines (slug, product_name, game_name, game, kind, status, required, server_id_options, region_options)
+		_, err := tx.ExecContext(ctx, `INSERT INTO lines (`+lineColumns+`)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 			ON CONFLICT (slug) DO UPDATE SET product_name = excluded.product_name, game_name = excluded.game_name, game = excluded.game,
 				kind = excluded.kind, status = excluded.status, required = excluded.required,
@@ -37,8 +37,6 @@ func optionsText(o []topupd.Option) any {
 	}
 	return jsonText(o)
 }
-
-const lineColumns = `slug, product_name, game_name, game, kind, status, required, server_id_options, region_options`
 
 func scanLine(row scanner) (topupd.Line, error) {
 	var l topupd.Line
@@ -79,13 +77,16 @@ func (s *Store) Lines(ctx context.Context) ([]topupd.Line, error) {
 		}
 		out = append(out, l)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store.Lines: %w", err)
+	}
+	return out, nil
 }
 
 // PutPack creates or replaces a pack.
 func (s *Store) PutPack(ctx context.Context, p topupd.Pack) error {
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO packs (pid, slug, name, category, price, status, stock_based, provider, upstream, upstream_pid)
+		_, err := tx.ExecContext(ctx, `INSERT INTO packs (`+packColumns+`)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 			ON CONFLICT (pid) DO UPDATE SET slug = excluded.slug, name = excluded.name, category = excluded.category,
 				price = excluded.price, status = excluded.status, stock_based = excluded.stock_based,
@@ -98,8 +99,6 @@ func (s *Store) PutPack(ctx context.Context, p topupd.Pack) error {
 	}
 	return nil
 }
-
-const packColumns = `pid, slug, name, category, price, status, stock_based, provider, upstream, upstream_pid`
 
 func scanPack(row scanner) (topupd.Pack, error) {
 	var p topupd.Pack
@@ -122,7 +121,10 @@ func (s *Store) Packs(ctx context.Context) ([]topupd.Pack, error) {
 		}
 		out = append(out, p)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store.Packs: %w", err)
+	}
+	return out, nil
 }
 
 // StockLevels returns the codes available per PID.
@@ -141,16 +143,21 @@ func (s *Store) StockLevels(ctx context.Context) (map[string]int, error) {
 		}
 		out[pid] = n
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store.StockLevels: %w", err)
+	}
+	return out, nil
 }
 
-// AddStock seals and adds codes to a pack's stock.
+// AddStock seals and adds codes to a pack's stock. It holds the pack's row
+// lock, so that two AddStocks of one pack run one after the other instead of
+// deadlocking on each other's codes and stock level.
 func (s *Store) AddStock(ctx context.Context, pid string, codes []string, now time.Time) (topupd.StockResult, error) {
 	var r topupd.StockResult
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		r = topupd.StockResult{}
 		var one int
-		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM packs WHERE pid = $1`, pid).Scan(&one); isNoRows(err) {
+		if err := tx.QueryRowContext(ctx, s.q.lockPack, pid).Scan(&one); isNoRows(err) {
 			return topupd.Errorf(topupd.ENotFound, "pack %s", pid)
 		} else if err != nil {
 			return err
@@ -172,8 +179,7 @@ func (s *Store) AddStock(ctx context.Context, pid string, codes []string, now ti
 				r.Duplicates++
 			}
 		}
-		err = tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT available FROM stock_levels WHERE pid = $1), 0)`, pid).Scan(&r.Available)
-		return err
+		return tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT available FROM stock_levels WHERE pid = $1), 0)`, pid).Scan(&r.Available)
 	})
 	if err != nil {
 		return r, fmt.Errorf("store.AddStock %s: %w", pid, err)

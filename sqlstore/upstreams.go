@@ -1,4 +1,4 @@
-package sqlite
+package sqlstore
 
 import (
 	"context"
@@ -67,5 +67,8 @@ func (s *Store) Upstreams(ctx context.Context) ([]topupd.Upstream, error) {
 		}
 		out = append(out, u)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store.Upstreams: %w", err)
+	}
+	return out, nil
 }

@@ -1,0 +1,224 @@
+package postgres_test
+
+import (
+	"database/sql"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/topupd/topupd"
+)
+
+// fixture is a schema with one order in every state, for tests that then
+// look at the tables with plain SQL.
+type fixture struct {
+	url                                      string
+	a, b                                     string // account ids
+	completed, refunded, kept, processing, o int64  // order seqs; o is account b's processing order
+}
+
+func newFixture(t *testing.T) fixture {
+	t.Helper()
+	ctx := t.Context()
+	f := fixture{url: newSchema(t), a: "acc_a", b: "acc_b"}
+	s := openStore(t, f.url, newVault(t))
+	catalog(t, s)
+	account(t, s, f.a, topupd.USD(100))
+	account(t, s, f.b, topupd.USD(100))
+	_, err := s.AddStock(ctx, pidKey, []string{"SECRET-KEY-0001", "SECRET-KEY-0002", "SECRET-KEY-0003"}, t0)
+	must(t, err)
+	placed := func(account, trxid, pid string) int64 {
+		t.Helper()
+		o, _, err := place(s, ctx, account, topupd.OrderRequest{PID: pid, TrxID: trxid})
+		must(t, err)
+		return o.Seq
+	}
+	f.completed = placed(f.a, "T-DONE", pidKey)
+	f.refunded = placed(f.a, "T-REFUNDED", pidTopup)
+	_, err = s.Settle(ctx, f.refunded, topupd.Settlement{Status: topupd.StatusCancelled, Error: "x", Refund: true, Now: t0})
+	must(t, err)
+	f.kept = placed(f.a, "T-KEPT", pidTopup)
+	_, err = s.Settle(ctx, f.kept, topupd.Settlement{Status: topupd.StatusCancelled, Error: "x", Now: t0})
+	must(t, err)
+	f.processing = placed(f.a, "T-PROC", pidTopup)
+	f.o = placed(f.b, "T-B", pidTopup)
+	return f
+}
+
+// dump renders every row that money, stock and orders depend on.
+func dump(t *testing.T, db *sql.DB) string {
+	t.Helper()
+	var b strings.Builder
+	for _, q := range []string{
+		`SELECT id, account_id, seq, kind, amount, balance_after, order_seq, reference, created_at FROM ledger ORDER BY id`,
+		`SELECT seq, id, account_id, status, refunded, amount, quantity, finished_at, error, supplier_ref FROM orders ORDER BY seq`,
+		`SELECT id, pid, encode(fingerprint, 'hex'), order_seq FROM codes ORDER BY id`,
+		`SELECT pid, available FROM stock_levels ORDER BY pid`,
+		`SELECT count(*) FROM settings`,
+	} {
+		rows, err := db.Query(q)
+		if err != nil {
+			t.Fatalf("dump: %v", err)
+		}
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatalf("dump: %v", err)
+			}
+			fmt.Fprintln(&b, vals...)
+		}
+		rows.Close()
+	}
+	return b.String()
+}
+
+// TestDatabaseGuards shows that the schema itself, not the Go code, refuses
+// every change that would corrupt money, stock or orders, whoever sends it.
+func TestDatabaseGuards(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	db := rawDB(t, f.url)
+	var lastSeq int64
+	var bal, prevBal topupd.Money
+	must(t, db.QueryRow(`SELECT seq, balance_after FROM ledger WHERE account_id = $1 ORDER BY seq DESC LIMIT 1`, f.a).Scan(&lastSeq, &bal))
+	must(t, db.QueryRow(`SELECT balance_after FROM ledger WHERE account_id = $1 AND seq = $2`, f.a, lastSeq-1).Scan(&prevBal))
+	var delivered, available int64
+	must(t, db.QueryRow(`SELECT id FROM codes WHERE order_seq = $1`, f.completed).Scan(&delivered))
+	must(t, db.QueryRow(`SELECT id FROM codes WHERE order_seq IS NULL ORDER BY id LIMIT 1`).Scan(&available))
+	next := lastSeq + 1
+	entry := `INSERT INTO ledger (account_id, seq, kind, amount, balance_after, order_seq, reference, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 0)`
+	const (
+		chain  = "does not continue the account chain"
+		final  = "a final order cannot change"
+		check  = "violates check constraint"
+		gone   = "never deleted"
+		refund = "a refund must return the charge"
+	)
+	guards := []struct {
+		name string
+		sql  string
+		args []any
+		want string // in the error
+	}{
+		{"ledger: a gap in the chain", entry, []any{f.a, next + 1, "credit", 1, bal + 1, nil, "gap"}, chain},
+		{"ledger: a wrong running balance", entry, []any{f.a, next, "credit", 1, bal + 2, nil, "wrong"}, chain},
+		{"ledger: a first entry that is not the sum", entry, []any{"acc_c_nobody", 1, "credit", 5, 6, nil, "first"}, chain},
+		{"ledger: a fork of the chain", entry, []any{f.a, lastSeq, "credit", 1, prevBal + 1, nil, "fork"}, `"ledger_account_id_seq_key"`},
+		{"ledger: below zero", entry, []any{f.a, next, "credit", -bal - 1, -1, nil, "overdraw"}, `"ledger_balance_after_check"`},
+		{"ledger: a second refund", entry, []any{f.a, next, "refund", price, bal + price, f.refunded, nil}, `"ledger_one_refund"`},
+		{"ledger: a refund of a cancellation kept charged", entry, []any{f.a, next, "refund", price, bal + price, f.kept, nil}, refund},
+		{"ledger: a refund of a cancellation kept charged, for more", entry, []any{f.a, next, "refund", price + 1, bal + price + 1, f.kept, nil}, refund},
+		{"ledger: a refund of a completed order", entry, []any{f.a, next, "refund", price, bal + price, f.completed, nil}, refund},
+		{"ledger: a refund of a processing order", entry, []any{f.a, next, "refund", price, bal + price, f.processing, nil}, refund},
+		{"ledger: a second charge", entry, []any{f.a, next, "charge", -price, bal - price, f.processing, nil}, `"ledger_one_charge"`},
+		{"ledger: a charge of another amount", entry, []any{f.a, next, "charge", -price + 1, bal - price + 1, f.processing, nil}, "a charge must be the order's amount"},
+		{"ledger: a refund onto another account", entry, []any{f.a, next, "refund", price, bal + price, f.o, nil}, "must belong to the order's account"},
+		{"ledger: a credit without reference", entry, []any{f.a, next, "credit", 1, bal + 1, nil, nil}, check},
+		{"ledger: a repeated credit reference", entry, []any{f.a, next, "credit", 1, bal + 1, nil, "opening"}, `"ledger_credit_reference"`},
+		{"ledger: a positive charge", entry, []any{f.a, next, "charge", price, bal + price, f.processing, nil}, "a charge must be the order's amount"},
+		{"ledger: changing an entry", `UPDATE ledger SET amount = amount + 1, balance_after = balance_after + 1 WHERE account_id = $1`, []any{f.a}, "never changed"},
+		{"ledger: deleting an entry", `DELETE FROM ledger WHERE account_id = $1 AND seq = $2`, []any{f.a, lastSeq}, gone},
+		{"ledger: truncating", `TRUNCATE ledger`, nil, gone},
+		{"codes: re-delivering a delivered code", `UPDATE codes SET order_seq = $1 WHERE id = $2`, []any{f.processing, delivered}, "delivered to one order, ever"},
+		{"codes: returning a delivered code to stock", `UPDATE codes SET order_seq = NULL WHERE id = $1`, []any{delivered}, "delivered to one order, ever"},
+		{"codes: moving a code to another pack", `UPDATE codes SET pid = $1 WHERE id = $2`, []any{pidTopup, available}, "a code never changes"},
+		{"codes: deleting a code", `DELETE FROM codes WHERE id = $1`, []any{available}, gone},
+		{"codes: truncating", `TRUNCATE codes`, nil, gone},
+		{"codes: the same code twice in a pack", `INSERT INTO codes (pid, fingerprint, sealed, added_at) SELECT pid, fingerprint, sealed, 0 FROM codes WHERE id = $1`, []any{delivered}, `"codes_pid_fingerprint_key"`},
+		{"stock: below zero", `UPDATE stock_levels SET available = -1`, nil, `"stock_levels_available_check"`},
+		{"orders: reopening a completed order", `UPDATE orders SET status = 'processing', finished_at = NULL WHERE seq = $1`, []any{f.completed}, final},
+		{"orders: cancelling a completed order", `UPDATE orders SET status = 'cancelled' WHERE seq = $1`, []any{f.completed}, final},
+		{"orders: completing a cancelled order", `UPDATE orders SET status = 'completed' WHERE seq = $1`, []any{f.refunded}, final},
+		{"orders: flagging a kept cancellation refunded", `UPDATE orders SET refunded = 1 WHERE seq = $1`, []any{f.kept}, final},
+		{"orders: un-refunding", `UPDATE orders SET refunded = 0 WHERE seq = $1`, []any{f.refunded}, final},
+		{"orders: changing a final order's amount", `UPDATE orders SET amount = 1 WHERE seq = $1`, []any{f.completed}, final},
+		{"orders: moving a final order to another account", `UPDATE orders SET account_id = $1 WHERE seq = $2`, []any{f.b, f.completed}, final},
+		{"orders: rewriting a final order's error", `UPDATE orders SET error = 'y', supplier_ref = 'z' WHERE seq = $1`, []any{f.kept}, final},
+		{"orders: deleting an order", `DELETE FROM orders WHERE seq = $1`, []any{f.processing}, gone},
+		{"orders: truncating", `TRUNCATE orders CASCADE`, nil, gone},
+		{"orders: refunded while processing", `UPDATE orders SET refunded = 1 WHERE seq = $1`, []any{f.processing}, check},
+		{"orders: final without finish time", `UPDATE orders SET status = 'completed' WHERE seq = $1`, []any{f.processing}, check},
+		{"orders: a reused trxid", `UPDATE orders SET trxid = 'T-DONE' WHERE seq = $1`, []any{f.processing}, `"orders_trxid_key"`},
+		{"orders: a reused idempotency key", `UPDATE orders SET idem_key = 'T-DONE' WHERE seq = $1`, []any{f.processing}, `"orders_idem_key"`},
+		{"settings: deleting the row", `DELETE FROM settings`, nil, "never deleted"},
+	}
+	for _, g := range guards {
+		t.Run(g.name, func(t *testing.T) {
+			before := dump(t, db)
+			_, err := db.Exec(g.sql, g.args...)
+			if err == nil {
+				t.Fatalf("the database accepted it")
+			}
+			if !strings.Contains(err.Error(), g.want) {
+				t.Errorf("refused for another reason: %v; want %q", err, g.want)
+			}
+			if diff := cmp.Diff(before, dump(t, db)); diff != "" {
+				t.Errorf("a refused statement changed the data (-before +after):\n%s", diff)
+			}
+		})
+	}
+
+	// The guards refuse only what is wrong: the same statements done right pass.
+	controls := []struct {
+		name string
+		sql  string
+		args []any
+	}{
+		{"a credit continuing the chain", entry, []any{f.a, next, "credit", 1, bal + 1, nil, "ok"}},
+		{"delivering an available code", `UPDATE codes SET order_seq = $1 WHERE id = $2`, []any{f.processing, available}},
+		{"completing a processing order", `UPDATE orders SET status = 'completed', finished_at = 1 WHERE seq = $1`, []any{f.processing}},
+	}
+	for _, c := range controls {
+		if _, err := db.Exec(c.sql, c.args...); err != nil {
+			t.Errorf("control %q refused: %v", c.name, err)
+		}
+	}
+	var left int
+	if err := db.QueryRow(`SELECT available FROM stock_levels WHERE pid = $1`, pidKey).Scan(&left); err != nil || left != 1 {
+		t.Errorf("stock after delivering by hand: %d, %v; want 1 (kept by trigger)", left, err)
+	}
+}
+
+// TestLedgerChainCannotFork has two sessions append the same next entry at
+// once, as two nodes without the account lock would: one commits, the other
+// is refused by the unique index, and the chain stays whole.
+func TestLedgerChainCannotFork(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	db := rawDB(t, f.url)
+	var lastSeq int64
+	var bal topupd.Money
+	must(t, db.QueryRow(`SELECT seq, balance_after FROM ledger WHERE account_id = $1 ORDER BY seq DESC LIMIT 1`, f.a).Scan(&lastSeq, &bal))
+	entry := fmt.Sprintf(`INSERT INTO ledger (account_id, seq, kind, amount, balance_after, reference, created_at)
+		VALUES ('%s', %d, 'credit', 1, %d, '%%s', 0)`, f.a, lastSeq+1, bal+1)
+	h := hold(t, db, fmt.Sprintf(entry, "first"))
+	second := make(chan error, 1)
+	go func() {
+		_, err := db.Exec(fmt.Sprintf(entry, "second"))
+		second <- err
+	}()
+	h.waitBlocking()
+	must(t, h.tx.Commit())
+	select {
+	case err := <-second:
+		if err == nil || !strings.Contains(err.Error(), `"ledger_account_id_seq_key"`) {
+			t.Errorf("the second append of seq %d: %v; want it refused by ledger_account_id_seq_key", lastSeq+1, err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the second append never finished")
+	}
+	var n int
+	var sum, last topupd.Money
+	must(t, db.QueryRow(`SELECT count(*), SUM(amount)::BIGINT, MAX(balance_after) FILTER (WHERE seq = $2) FROM ledger WHERE account_id = $1`, f.a, lastSeq+1).Scan(&n, &sum, &last))
+	if int64(n) != lastSeq+1 || sum != last || last != bal+1 {
+		t.Errorf("after the race: %d entries, sum %v, balance %v; want %d entries and %v", n, sum, last, lastSeq+1, bal+1)
+	}
+}

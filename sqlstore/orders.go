@@ -1,0 +1,133 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+
+	"github.com/topupd/topupd"
+)
+
+func scanOrder(row scanner) (topupd.Order, error) {
+	var o topupd.Order
+	var kind, status, supplier string
+	var created, deadline int64
+	var finished sql.NullInt64
+	err := row.Scan(&o.Seq, &o.ID, &o.AccountID, &o.TrxID, &o.IdempotencyKey, &o.Fingerprint, &o.PID, &o.Slug, &o.Game, &kind, &o.PackName, &o.Provider,
+		&o.Quantity, &o.Amount, &o.Fields.UserID, &o.Fields.ZoneID, &o.Fields.ServerID, &o.Fields.Region, &o.Fields.MoreID, &status, &o.Error, &o.Refunded,
+		&created, &finished, &deadline, &supplier, &o.Attempts, &o.Upstream, &o.UpstreamPID, &o.SupplierRef)
+	o.Kind, o.Status, o.Supplier = topupd.LineKind(kind), topupd.OrderStatus(status), topupd.SupplierState(supplier)
+	o.CreatedAt, o.FinishedAt, o.DeadlineAt = fromMS(created), nullMS(finished), fromMS(deadline)
+	return o, err
+}
+
+// loadCodes fills in the codes delivered to a completed order.
+func (s *Store) loadCodes(ctx context.Context, q querier, o *topupd.Order) error {
+	if o.Status != topupd.StatusCompleted {
+		return nil
+	}
+	rows, err := q.QueryContext(ctx, s.q.codesOfOrder, o.Seq)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var pid string
+		var sealed []byte
+		if err := rows.Scan(&pid, &sealed); err != nil {
+			return err
+		}
+		code, err := s.vault.Open(pid, sealed)
+		if err != nil {
+			return fmt.Errorf("order %s: %w", o.ID, err)
+		}
+		o.Codes = append(o.Codes, code)
+	}
+	return rows.Err()
+}
+
+// orderBy reads one order with one of the orderBy… queries, and its codes.
+func (s *Store) orderBy(ctx context.Context, q querier, query string, arg any) (topupd.Order, error) {
+	o, err := scanOrder(q.QueryRowContext(ctx, query, arg))
+	if err != nil {
+		return o, err
+	}
+	return o, s.loadCodes(ctx, q, &o)
+}
+
+// Order returns one order by public or internal id.
+func (s *Store) Order(ctx context.Context, accountID, id string) (topupd.Order, error) {
+	query, arg := s.q.orderByID, any(id)
+	if seq, err := strconv.ParseInt(id, 10, 64); err == nil {
+		query, arg = s.q.orderBySeq, seq
+	}
+	o, err := s.orderBy(ctx, s.read, query, arg)
+	if isNoRows(err) || (err == nil && accountID != "" && o.AccountID != accountID) {
+		return topupd.Order{}, topupd.Fail(topupd.EOrderNotFound)
+	}
+	if err != nil {
+		return o, fmt.Errorf("store.Order %s: %w", id, err)
+	}
+	return o, nil
+}
+
+// History returns a page of the account's orders, newest first. Each order
+// carries its place in the account (account_seq), so any page is one index
+// range, whatever the page number or the account's size.
+func (s *Store) History(ctx context.Context, accountID string, q topupd.HistoryQuery) ([]topupd.Order, int, error) {
+	var total int
+	err := s.read.QueryRowContext(ctx, `SELECT order_count FROM accounts WHERE id = $1`, accountID).Scan(&total)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store.History %s: %w", accountID, err)
+	}
+	orders, err := s.listOrders(ctx, s.q.historyTail, accountID, total-q.Offset, q.Limit)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store.History %s: %w", accountID, err)
+	}
+	return orders, total, nil
+}
+
+// Orders returns orders of every account, newest first.
+func (s *Store) Orders(ctx context.Context, q topupd.OrdersQuery) ([]topupd.Order, error) {
+	var orders []topupd.Order
+	var err error
+	switch {
+	case q.Overdue:
+		orders, err = s.listOrders(ctx, `WHERE status = 'processing' AND deadline_at < $1 ORDER BY seq DESC LIMIT $2`, ms(q.Now), q.Limit)
+	case q.Status != "":
+		orders, err = s.listOrders(ctx, `WHERE status = $1 ORDER BY seq DESC LIMIT $2`, string(q.Status), q.Limit)
+	default:
+		orders, err = s.listOrders(ctx, `ORDER BY seq DESC LIMIT $1`, q.Limit)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store.Orders: %w", err)
+	}
+	return orders, nil
+}
+
+func (s *Store) listOrders(ctx context.Context, tail string, args ...any) ([]topupd.Order, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT `+orderColumns+` FROM orders `+tail, args...)
+	if err != nil {
+		return nil, err
+	}
+	orders := []topupd.Order{}
+	for rows.Next() {
+		o, err := scanOrder(rows)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		orders = append(orders, o)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for i := range orders {
+		if err := s.loadCodes(ctx, s.read, &orders[i]); err != nil {
+			return nil, err
+		}
+	}
+	return orders, nil
+}

@@ -1,0 +1,101 @@
+package sqlstore
+
+// The columns each scan function reads, in order.
+const (
+	accountColumns = `id, name, api_enabled, admin_disabled, banned, restricted_until, ip_allowlist, ip_allowlist_required, created_at`
+	lineColumns    = `slug, product_name, game_name, game, kind, status, required, server_id_options, region_options`
+	packColumns    = `pid, slug, name, category, price, status, stock_based, provider, upstream, upstream_pid`
+	orderColumns   = `seq, id, account_id, trxid, idem_key, fingerprint, pid, slug, game, kind, pack_name, provider,
+	quantity, amount, user_id, zone_id, server_id, region, more_id, status, error, refunded,
+	created_at, finished_at, deadline_at, supplier, attempts, upstream, upstream_pid, supplier_ref`
+	entryColumns    = `l.id, l.account_id, l.kind, l.amount, l.balance_after, COALESCE((SELECT o.id FROM orders o WHERE o.seq = l.order_seq), ''), COALESCE(l.reference, ''), l.created_at`
+	settingsColumns = `maintenance, orders_disabled, eligibility_min_topup, sim_delay_ms, sim_call_ms`
+)
+
+// queries are the statements whose text depends on the dialect, and the hot
+// queries, rendered once per store.
+type queries struct {
+	balance       string // an account's newest ledger entry: its balance
+	creditedTotal string // the sum of an account's credits
+	idemKeyUsed   string // an account's order by idempotency key
+	historyTail   string // one page of an account's orders by their place in the account
+	codesOfOrder  string // the codes delivered to an order
+	orderBySeq    string
+	orderByID     string
+	orderByTrxID  string
+	accountByKey  string
+	drawCodes     string // gives the oldest available codes of a pack to an order
+	claimDue      string // leases the earliest due processing orders whose lease ran out
+	nextDue       string // when the earliest processing order falls due
+	lockAccount   string // takes an account's row lock
+	lockOrder     string // reads an order and takes its row lock
+	lockStock     string // reads a pack's stock level and takes its row lock
+	lockPack      string // takes a pack's row lock
+	lockSettings  string // reads the settings and takes their row lock
+	accountLocked string // reads an account and takes its row lock
+	retryOrder    string // makes an order due now and extends its deadline
+}
+
+// render writes the queries for one dialect.
+func render(d Dialect) queries {
+	return queries{
+		balance:       `SELECT balance_after, seq FROM ledger WHERE account_id = $1 ORDER BY seq DESC LIMIT 1`,
+		creditedTotal: `SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) FROM ledger WHERE account_id = $1 AND kind = 'credit'`,
+		idemKeyUsed:   `SELECT 1 FROM orders WHERE account_id = $1 AND idem_key = $2`,
+		historyTail:   `WHERE account_id = $1 AND account_seq <= $2 ORDER BY account_seq DESC LIMIT $3`,
+		codesOfOrder:  `SELECT pid, sealed FROM codes WHERE order_seq = $1 ORDER BY id`,
+		orderBySeq:    `SELECT ` + orderColumns + ` FROM orders WHERE seq = $1`,
+		orderByID:     `SELECT ` + orderColumns + ` FROM orders WHERE id = $1`,
+		orderByTrxID:  `SELECT ` + orderColumns + ` FROM orders WHERE trxid = $1`,
+		accountByKey: `SELECT a.id, a.name, a.api_enabled, a.admin_disabled, a.banned, a.restricted_until, a.ip_allowlist,
+			a.ip_allowlist_required, a.created_at FROM api_keys k JOIN accounts a ON a.id = k.account_id
+			WHERE k.hash = $1 AND k.revoked_at IS NULL`,
+		drawCodes: `UPDATE codes SET order_seq = $1
+			WHERE id IN (SELECT id FROM codes WHERE pid = $2 AND order_seq IS NULL ORDER BY id LIMIT $3` + d.LockRow + `)`,
+		claimDue: `UPDATE orders SET lease_owner = $1, lease_until = $2
+			WHERE seq IN (SELECT seq FROM orders
+				WHERE status = 'processing' AND next_attempt_at <= $3 AND (lease_until IS NULL OR lease_until <= $3)
+				ORDER BY next_attempt_at LIMIT $4` + d.SkipLocked + `)
+			RETURNING ` + orderColumns,
+		nextDue: `SELECT next_attempt_at FROM orders
+			WHERE status = 'processing' AND next_attempt_at IS NOT NULL ORDER BY next_attempt_at LIMIT 1`,
+		lockAccount:   `SELECT 1 FROM accounts WHERE id = $1` + d.LockRow,
+		lockOrder:     `SELECT ` + orderColumns + ` FROM orders WHERE seq = $1` + d.LockRow,
+		lockStock:     `SELECT available FROM stock_levels WHERE pid = $1` + d.LockRow,
+		lockPack:      `SELECT 1 FROM packs WHERE pid = $1` + d.LockRow,
+		lockSettings:  `SELECT ` + settingsColumns + ` FROM settings WHERE id = 1` + d.LockRow,
+		accountLocked: `SELECT ` + accountColumns + ` FROM accounts WHERE id = $1` + d.LockRow,
+		retryOrder: `UPDATE orders SET next_attempt_at = $2, lease_owner = NULL, lease_until = NULL,
+			deadline_at = ` + d.Greatest + `(deadline_at, $3) WHERE seq = $1`,
+	}
+}
+
+// HotQuery is one query the store runs often, with example arguments, so
+// that each database's tests can check that an index serves it.
+type HotQuery struct {
+	Name string
+	SQL  string
+	Args []any
+}
+
+// HotQueries returns the hot queries as the store runs them on d, with
+// example arguments.
+func HotQueries(d Dialect) []HotQuery {
+	q := render(d)
+	return []HotQuery{
+		{"balance", q.balance, []any{"a"}},
+		{"credited total", q.creditedTotal, []any{"a"}},
+		{"idempotency", q.idemKeyUsed, []any{"a", "k"}},
+		{"history page", `SELECT ` + orderColumns + ` FROM orders ` + q.historyTail, []any{"a", 100, 20}},
+		{"codes of order", q.codesOfOrder, []any{1}},
+		{"draw codes", q.drawCodes, []any{1, "p", 3}},
+		{"claim due", q.claimDue, []any{"o", 1, 1, 10}},
+		{"next due", q.nextDue, nil},
+		{"order by id", q.orderByID, []any{"ord_x"}},
+		{"order by seq", q.orderBySeq, []any{1}},
+		{"order by trxid", q.orderByTrxID, []any{"t"}},
+		{"account by key", q.accountByKey, []any{[]byte("h")}},
+		{"lock account", q.lockAccount, []any{"a"}},
+		{"stock level", q.lockStock, []any{"p"}},
+	}
+}

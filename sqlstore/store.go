@@ -1,0 +1,162 @@
+// Package sqlstore is the topupd.Store on database/sql that the SQLite and
+// PostgreSQL stores share. Every query is written here once; a Dialect
+// supplies the little that differs between the two databases: row-locking
+// clauses, the name of GREATEST, how a write transaction begins and how its
+// errors are recognised.
+//
+// Concurrency: on SQLite one writer connection runs write transactions one
+// at a time, so the lock clauses render empty. On PostgreSQL write
+// transactions run at READ COMMITTED and queue on explicit row locks: the
+// account row for anything that appends to its ledger (PlaceOrder, Credit, a
+// refund), the pack's stock_levels row for a draw of codes, the order row for
+// Settle and RetryOrder; ClaimDue passes over locked orders (SKIP LOCKED).
+// The unique indexes are the backstop: a transaction that trips one where
+// a repeat is possible, and one failed as a deadlock or serialization
+// failure, is run again, at most maxAttempts times.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/topupd/topupd"
+)
+
+// Dialect is what differs between the databases a Store runs on.
+type Dialect struct {
+	// Name names the database in messages.
+	Name string
+	// TxOptions begin every write transaction; nil takes the driver's default.
+	TxOptions *sql.TxOptions
+	// LockRow ends a SELECT of rows the transaction is about to change, so
+	// that concurrent writers queue for them (" FOR NO KEY UPDATE"); empty
+	// where writers are serialised anyway.
+	LockRow string
+	// SkipLocked ends a SELECT of work to claim, passing over rows another
+	// transaction holds (" FOR NO KEY UPDATE SKIP LOCKED"); empty where
+	// writers are serialised anyway.
+	SkipLocked string
+	// Greatest names the function that returns the larger of two values.
+	Greatest string
+	// IsUniqueViolation reports an error raised by a unique index.
+	IsUniqueViolation func(error) bool
+	// IsTransient reports a deadlock or serialization failure: the
+	// transaction was rolled back and a fresh attempt may succeed. Nil means
+	// the database raises none.
+	IsTransient func(error) bool
+}
+
+// Store is a topupd.Store on database/sql.
+type Store struct {
+	write *sql.DB // write transactions
+	read  *sql.DB // plain reads; may be the same pool as write
+	vault *topupd.Vault
+	d     Dialect
+	q     queries
+}
+
+var _ topupd.Store = (*Store)(nil)
+
+// New returns a store whose write transactions run on write and whose plain
+// reads run on read (the same pool may serve both), on a migrated database.
+func New(write, read *sql.DB, vault *topupd.Vault, d Dialect) (*Store, error) {
+	switch {
+	case write == nil || read == nil:
+		return nil, errors.New("sqlstore.New: a write and a read pool are required")
+	case vault == nil:
+		return nil, errors.New("sqlstore.New: a vault is required")
+	case d.IsUniqueViolation == nil || d.Greatest == "":
+		return nil, fmt.Errorf("sqlstore.New: dialect %q is incomplete", d.Name)
+	}
+	return &Store{write: write, read: read, vault: vault, d: d, q: render(d)}, nil
+}
+
+// Ping checks that both pools answer.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.write.PingContext(ctx); err != nil {
+		return fmt.Errorf("store.Ping: %w", err)
+	}
+	if err := s.read.PingContext(ctx); err != nil {
+		return fmt.Errorf("store.Ping: %w", err)
+	}
+	return nil
+}
+
+// Close closes both pools.
+func (s *Store) Close() error {
+	if s.read == s.write {
+		return s.write.Close()
+	}
+	return errors.Join(s.read.Close(), s.write.Close())
+}
+
+// maxAttempts bounds how often one transaction is run.
+const maxAttempts = 5
+
+// retryError marks an error after which the whole transaction is run again.
+type retryError struct{ err error }
+
+func (e retryError) Error() string { return e.err.Error() }
+func (e retryError) Unwrap() error { return e.err }
+
+// again marks err so that inTx runs the transaction again.
+func again(err error) error { return retryError{err} }
+
+// inTx runs fn in one write transaction and commits it. A transaction that
+// failed as transient, or whose fn marked its error with again, is rolled
+// back and run again after a short random pause, at most maxAttempts times;
+// fn must therefore set its results afresh on every run.
+func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	for attempt := 1; ; attempt++ {
+		err := s.runTx(ctx, fn)
+		if err == nil {
+			return nil
+		}
+		var r retryError
+		retry := errors.As(err, &r) || (s.d.IsTransient != nil && s.d.IsTransient(err))
+		if !retry {
+			return err
+		}
+		if attempt == maxAttempts {
+			return fmt.Errorf("%d attempts: %w", attempt, err)
+		}
+		pause := time.Duration(attempt) * (time.Millisecond + rand.N(4*time.Millisecond))
+		select {
+		case <-ctx.Done():
+			return errors.Join(ctx.Err(), err)
+		case <-time.After(pause):
+		}
+	}
+}
+
+// runTx runs fn in one write transaction and commits it.
+func (s *Store) runTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.write.BeginTx(ctx, s.d.TxOptions)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// lockAccount takes the account's row lock, which every transaction that
+// appends to the account's ledger or places its orders holds, so that they
+// run one at a time per account. It reports whether the account exists.
+func (s *Store) lockAccount(ctx context.Context, tx *sql.Tx, accountID string) (bool, error) {
+	var one int
+	err := tx.QueryRowContext(ctx, s.q.lockAccount, accountID).Scan(&one)
+	if isNoRows(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("lock account %s: %w", accountID, err)
+	}
+	return true, nil
+}
