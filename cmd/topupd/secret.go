@@ -18,6 +18,9 @@ func loadSecret(cfg config) ([]byte, error) {
 	if cfg.SecretKey != "" {
 		return decodeSecret(cfg.SecretKey, "TOPUPD_SECRET_KEY")
 	}
+	if isPostgres(cfg.DB) {
+		return nil, errors.New("TOPUPD_SECRET_KEY is required with PostgreSQL: every node must seal and open codes with the same key")
+	}
 	path := cfg.DB + ".key"
 	b, err := os.ReadFile(path)
 	if err == nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/fulfil"
 	"github.com/topupd/topupd/httpapi"
+	"github.com/topupd/topupd/postgres"
 	"github.com/topupd/topupd/provider/manual"
 	"github.com/topupd/topupd/provider/sim"
 	"github.com/topupd/topupd/provider/upstream"
@@ -26,9 +27,6 @@ import (
 // lets go of its leases.
 func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	log := newLogger(cfg.LogLevel, stderr)
-	if strings.HasPrefix(cfg.DB, "postgres://") || strings.HasPrefix(cfg.DB, "postgresql://") {
-		return errors.New("--db: PostgreSQL is not supported by this build yet; use a SQLite file path")
-	}
 	secret, err := loadSecret(cfg)
 	if err != nil {
 		return err
@@ -37,7 +35,7 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	store, err := sqlite.Open(ctx, cfg.DB, vault)
+	store, err := openStore(ctx, cfg, vault)
 	if err != nil {
 		return err
 	}
@@ -166,4 +164,17 @@ func newLogger(level string, w io.Writer) *slog.Logger {
 		w = os.Stderr
 	}
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
+}
+
+// isPostgres reports whether --db names a PostgreSQL database.
+func isPostgres(db string) bool {
+	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
+}
+
+// openStore opens the database --db names: a postgres:// URL, or a SQLite file.
+func openStore(ctx context.Context, cfg config, vault *topupd.Vault) (topupd.Store, error) {
+	if isPostgres(cfg.DB) {
+		return postgres.Open(ctx, cfg.DB, vault)
+	}
+	return sqlite.Open(ctx, cfg.DB, vault)
 }
