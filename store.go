@@ -18,6 +18,8 @@ type Store interface {
 	Settings(ctx context.Context) (Settings, error)
 	// UpdateSettings applies a patch and returns the new settings.
 	UpdateSettings(ctx context.Context, p SettingsPatch) (Settings, error)
+	// Audit checks every invariant of the books over the whole database.
+	Audit(ctx context.Context) (Audit, error)
 	// Ping checks that the database answers.
 	Ping(ctx context.Context) error
 	// Close releases the database.

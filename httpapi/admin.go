@@ -59,6 +59,7 @@ func NewAdmin(d AdminDeps) (http.Handler, error) {
 // routes lists the whole admin API.
 func (a *admin) routes(mux *http.ServeMux) {
 	mux.Handle("GET /admin/healthz", a.auth(a.healthz))
+	mux.Handle("GET /admin/audit", a.auth(a.audit))
 
 	mux.Handle("POST /admin/accounts", a.auth(a.createAccount))
 	mux.Handle("GET /admin/accounts/{id}", a.auth(a.getAccount))
@@ -123,5 +124,21 @@ func (a *admin) healthz(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	writeJSON(w, status, out)
+	return nil
+}
+
+// audit checks every invariant of the books over the whole database; success
+// is false, and the failing checks name examples, when one breaks.
+func (a *admin) audit(w http.ResponseWriter, r *http.Request) error {
+	au, err := a.Store.Audit(r.Context())
+	if err != nil {
+		return err
+	}
+	checks := make([]map[string]any, len(au.Checks))
+	for i, c := range au.Checks {
+		checks[i] = map[string]any{"name": c.Name, "ok": c.Violations == 0, "violations": c.Violations, "examples": c.Examples}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": au.OK(), "accounts": au.Accounts, "orders": au.Orders,
+		"ledgerEntries": au.LedgerEntries, "checks": checks})
 	return nil
 }

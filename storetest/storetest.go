@@ -32,6 +32,7 @@ func Run(t *testing.T, open func(t *testing.T) topupd.Store) {
 		{"Fulfilment", fulfilTests},
 		{"Races", raceTests},
 		{"Upstreams", upstreamTests},
+		{"Audit", auditTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

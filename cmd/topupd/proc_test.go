@@ -206,6 +206,10 @@ func (p *proc) books(account, key string) map[string]int {
 	if len(charges) != len(orders) {
 		p.t.Errorf("%d charged orders, %d orders in history", len(charges), len(orders))
 	}
+	// The server's own audit of the whole database must agree.
+	if audit := p.must("GET", "/admin/audit", nil); audit["success"] != true && byStatus["processing"] == 0 {
+		p.t.Errorf("audit: %v", audit["checks"])
+	}
 	return byStatus
 }
 

@@ -1,0 +1,51 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/topupd/topupd"
+)
+
+// auditTests check the audit on books built through the store.
+var auditTests = []test{
+	{"CleanBooks", testAuditCleanBooks},
+}
+
+func testAuditCleanBooks(t *testing.T, e *env) {
+	e.catalog()
+	a := e.account("buyer", topupd.USD(100))
+	e.stock(pidKey, 5)
+	e.place(a.ID, topupd.OrderRequest{PID: pidKey, TrxID: "T-K", Quantity: 3}, t0)
+	ok := e.place(a.ID, topupd.OrderRequest{PID: pidTopup, TrxID: "T-OK", Fields: topupd.AccountFields{UserID: userID}}, t0)
+	bad := e.place(a.ID, topupd.OrderRequest{PID: pidTopup, TrxID: "T-BAD", Fields: topupd.AccountFields{UserID: userID}}, t0)
+	open := e.place(a.ID, topupd.OrderRequest{PID: pidTopup, TrxID: "T-OPEN", Fields: topupd.AccountFields{UserID: userID}}, t0)
+	if _, err := e.s.Settle(e.ctx, ok.Seq, topupd.Settlement{Status: topupd.StatusCompleted, Now: t0.Add(time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.s.Settle(e.ctx, bad.Seq, topupd.Settlement{Status: topupd.StatusCancelled, Error: "INVALID PLAYER", Refund: true, Now: t0.Add(time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	au, err := e.s.Audit(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if au.Accounts != 1 || au.Orders != 4 || au.LedgerEntries != 6 {
+		t.Errorf("audit counts: %d accounts, %d orders, %d entries; want 1, 4, 6", au.Accounts, au.Orders, au.LedgerEntries)
+	}
+	for _, c := range au.Checks {
+		want := 0
+		if c.Name == "orders-final" {
+			want = 1 // T-OPEN is still processing
+		}
+		if c.Violations != want {
+			t.Errorf("check %s: %d violations %v, want %d", c.Name, c.Violations, c.Examples, want)
+		}
+		if c.Name == "orders-final" && (len(c.Examples) != 1 || c.Examples[0] != open.ID) {
+			t.Errorf("orders-final names %v, want %s", c.Examples, open.ID)
+		}
+	}
+	if au.OK() {
+		t.Error("an audit with a processing order is OK")
+	}
+}
