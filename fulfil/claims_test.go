@@ -26,7 +26,12 @@ type idempotentSupplier struct {
 func (s *idempotentSupplier) answer(o *topupd.Order, submit bool) (topupd.Outcome, error) {
 	s.mu.Lock()
 	roll := s.rng.IntN(100)
-	delay := time.Duration(s.rng.IntN(40)) * time.Millisecond
+	// Most calls are quick; one in four outlives the lease, so that another
+	// worker claims the order while the first is still calling.
+	delay := time.Duration(s.rng.IntN(10)) * time.Millisecond
+	if s.rng.IntN(4) == 0 {
+		delay = 150*time.Millisecond + time.Duration(s.rng.IntN(50))*time.Millisecond
+	}
 	s.calling[o.ID]++
 	if s.calling[o.ID] > 1 {
 		s.overlap[o.ID] = true // two workers hold this order at once
@@ -78,7 +83,7 @@ func TestDuplicatedClaims(t *testing.T) {
 		e, err := fulfil.New(fulfil.Config{
 			Store: f.store, Providers: map[string]topupd.Provider{"scripted": s}, Owner: owner,
 			Logger:      slog.New(slog.NewTextHandler(io.Discard, nil)),
-			CallTimeout: 10 * time.Millisecond, Lease: 20 * time.Millisecond, // calls take up to 40 ms
+			CallTimeout: 50 * time.Millisecond, Lease: 100 * time.Millisecond, // a slow call takes 150-200 ms
 			Poll: 2 * time.Millisecond, BackoffBase: 2 * time.Millisecond, BackoffMax: 20 * time.Millisecond, Workers: 8,
 		})
 		if err != nil {
@@ -89,7 +94,7 @@ func TestDuplicatedClaims(t *testing.T) {
 		go func() { e.Run(ctx); close(done) }()
 		t.Cleanup(func() { cancel(); <-done })
 	}
-	final := f.waitFinal(t, orders, 30*time.Second)
+	final := f.waitFinal(t, orders, 60*time.Second)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, o := range final {

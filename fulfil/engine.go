@@ -127,18 +127,23 @@ func (e *Engine) LeaseUntil(now time.Time) time.Time { return now.Add(e.cfg.Leas
 func (e *Engine) Run(ctx context.Context) error {
 	defer e.drain()
 	for {
-		n, err := e.claimOnce(ctx)
-		if err != nil && ctx.Err() == nil {
-			e.cfg.Logger.Error("fulfil: claim", "err", err)
-		}
-		if n > 0 && err == nil {
-			continue
-		}
+		// A read first: claiming is a write, which an idle engine should
+		// not make on every poll.
 		wait := e.cfg.Poll
-		if next, ok, err := e.cfg.Store.NextDue(ctx); err == nil && ok {
-			if d := next.Sub(e.cfg.Now()); d > 0 && d < wait {
-				wait = d
+		next, ok, err := e.cfg.Store.NextDue(ctx)
+		if err != nil && ctx.Err() == nil {
+			e.cfg.Logger.Error("fulfil: next due", "err", err)
+		}
+		if d := next.Sub(e.cfg.Now()); err == nil && ok && d <= 0 {
+			n, err := e.claimOnce(ctx)
+			if err != nil && ctx.Err() == nil {
+				e.cfg.Logger.Error("fulfil: claim", "err", err)
 			}
+			if n > 0 && err == nil {
+				continue
+			}
+		} else if err == nil && ok && d < wait {
+			wait = d
 		}
 		t := time.NewTimer(wait)
 		select {

@@ -41,6 +41,9 @@ var dialect = sqlstore.Dialect{
 	Name:              "sqlite",
 	Greatest:          "MAX",
 	IsUniqueViolation: isUniqueViolation,
+	// One writer, and each durable commit costs an fsync: concurrent write
+	// transactions share one commit, each in a savepoint of its own.
+	GroupCommit: true,
 }
 
 // isUniqueViolation reports an error raised by a UNIQUE constraint or a

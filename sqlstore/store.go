@@ -48,6 +48,10 @@ type Dialect struct {
 	// transaction was rolled back and a fresh attempt may succeed. Nil means
 	// the database raises none.
 	IsTransient func(error) bool
+	// GroupCommit runs concurrent write transactions together, one commit
+	// for the group, each caller in a savepoint: for a database with one
+	// writer, where each commit's fsync is the bottleneck.
+	GroupCommit bool
 }
 
 // Store is a topupd.Store on database/sql.
@@ -57,6 +61,7 @@ type Store struct {
 	vault *topupd.Vault
 	d     Dialect
 	q     queries
+	group *committer // nil unless the dialect asks for group commit
 }
 
 var _ topupd.Store = (*Store)(nil)
@@ -72,7 +77,11 @@ func New(write, read *sql.DB, vault *topupd.Vault, d Dialect) (*Store, error) {
 	case d.IsUniqueViolation == nil || d.Greatest == "":
 		return nil, fmt.Errorf("sqlstore.New: dialect %q is incomplete", d.Name)
 	}
-	return &Store{write: write, read: read, vault: vault, d: d, q: render(d)}, nil
+	s := &Store{write: write, read: read, vault: vault, d: d, q: render(d)}
+	if d.GroupCommit {
+		s.group = newCommitter(write, d.TxOptions)
+	}
+	return s, nil
 }
 
 // Ping checks that both pools answer.
@@ -88,6 +97,9 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Close closes both pools.
 func (s *Store) Close() error {
+	if s.group != nil {
+		s.group.close()
+	}
 	if s.read == s.write {
 		return s.write.Close()
 	}
@@ -133,8 +145,12 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	}
 }
 
-// runTx runs fn in one write transaction and commits it.
+// runTx runs fn in one write transaction and commits it, or in the next
+// group commit.
 func (s *Store) runTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if s.group != nil {
+		return s.group.run(ctx, fn)
+	}
 	tx, err := s.write.BeginTx(ctx, s.d.TxOptions)
 	if err != nil {
 		return err

@@ -1,0 +1,122 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// maxGroup bounds how many callers' transactions share one commit.
+const maxGroup = 128
+
+// committer runs the write transactions of concurrent callers together, in
+// one database transaction with one commit (one fsync): group commit. Each
+// caller's work runs in a savepoint of its own, so a caller that fails is
+// rolled back alone; no caller hears of success before the shared commit
+// is durable, and if the commit fails every caller in the group hears so.
+type committer struct {
+	db   *sql.DB
+	opts *sql.TxOptions
+	ops  chan *groupOp
+	stop chan struct{}
+	done chan struct{}
+}
+
+// groupOp is one caller's transaction waiting for its group.
+type groupOp struct {
+	ctx    context.Context
+	fn     func(tx *sql.Tx) error
+	result chan error
+}
+
+func newCommitter(db *sql.DB, opts *sql.TxOptions) *committer {
+	c := &committer{db: db, opts: opts, ops: make(chan *groupOp), stop: make(chan struct{}), done: make(chan struct{})}
+	go c.loop()
+	return c
+}
+
+// run hands fn to the next group and waits for the group's commit. Once
+// handed over, fn runs to its end even if ctx ends, so that the answer is
+// always what happened.
+func (c *committer) run(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	op := &groupOp{ctx: ctx, fn: fn, result: make(chan error, 1)}
+	select {
+	case c.ops <- op:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-c.stop:
+		return errors.New("store is closed")
+	}
+	return <-op.result
+}
+
+// close stops the committer after the group in progress.
+func (c *committer) close() {
+	close(c.stop)
+	<-c.done
+}
+
+func (c *committer) loop() {
+	defer close(c.done)
+	for {
+		var first *groupOp
+		select {
+		case first = <-c.ops:
+		case <-c.stop:
+			return
+		}
+		group := []*groupOp{first}
+	more:
+		for len(group) < maxGroup {
+			select {
+			case op := <-c.ops:
+				group = append(group, op)
+			default:
+				break more
+			}
+		}
+		c.commit(group)
+	}
+}
+
+// commit runs one group in one transaction.
+func (c *committer) commit(group []*groupOp) {
+	results := make([]error, len(group))
+	finish := func(shared error) {
+		for i, op := range group {
+			if results[i] == nil {
+				results[i] = shared
+			}
+			op.result <- results[i]
+		}
+	}
+	tx, err := c.db.BeginTx(context.Background(), c.opts)
+	if err != nil {
+		finish(err)
+		return
+	}
+	defer tx.Rollback()
+	for i, op := range group {
+		if err := op.ctx.Err(); err != nil {
+			results[i] = err
+			continue
+		}
+		if _, err := tx.Exec("SAVEPOINT caller"); err != nil {
+			finish(fmt.Errorf("group commit: savepoint: %w", err))
+			return
+		}
+		if err := op.fn(tx); err != nil {
+			results[i] = err
+			if _, rerr := tx.Exec("ROLLBACK TO caller"); rerr != nil {
+				finish(fmt.Errorf("group commit: rolling back a caller: %w", rerr))
+				return
+			}
+		}
+		if _, err := tx.Exec("RELEASE caller"); err != nil {
+			finish(fmt.Errorf("group commit: release: %w", err))
+			return
+		}
+	}
+	finish(tx.Commit())
+}
