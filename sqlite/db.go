@@ -76,7 +76,7 @@ func Open(ctx context.Context, path string, vault *topupd.Vault) (*Store, error)
 	if vault == nil {
 		return nil, errors.New("sqlite.Open: a vault is required")
 	}
-	write, err := sql.Open("sqlite", dsn(path, false))
+	write, err := openDB(dsn(path, false))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite.Open %s: %w", path, err)
 	}
@@ -88,7 +88,7 @@ func Open(ctx context.Context, path string, vault *topupd.Vault) (*Store, error)
 		write.Close()
 		return nil, fmt.Errorf("sqlite.Open %s: %w", path, err)
 	}
-	read, err := sql.Open("sqlite", dsn(path, true))
+	read, err := openDB(dsn(path, true))
 	if err != nil {
 		write.Close()
 		return nil, fmt.Errorf("sqlite.Open %s: %w", path, err)
@@ -119,4 +119,13 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return fmt.Errorf("migrations: %w", err)
 	}
 	return nil
+}
+
+// openDB opens a pool whose connections cache their prepared statements.
+func openDB(dsn string) (*sql.DB, error) {
+	c, err := msqlite.NewConnector(dsn)
+	if err != nil {
+		return nil, err
+	}
+	return sql.OpenDB(cachingConnector{base: c}), nil
 }
