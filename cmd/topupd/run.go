@@ -11,6 +11,7 @@ const usage = `usage: topupd <command> [flags]
 
 commands:
   serve    run the reseller API and the admin API (see topupd serve -h)
+  bench    load a running topupd through the client and check its books (see topupd bench -h)
 `
 
 // run is the whole program: main only supplies the process's context,
@@ -27,6 +28,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return err
 		}
 		return serve(ctx, cfg, stdout, stderr)
+	case "bench":
+		return runBench(ctx, args[1:], getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
