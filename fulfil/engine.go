@@ -87,7 +87,9 @@ func New(cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("fulfil.New: lease %v must exceed call timeout %v", cfg.Lease, cfg.CallTimeout)
 	}
 	if cfg.Workers <= 0 {
-		cfg.Workers = 32
+		// Supplier calls mostly wait (on the supplier, then on a commit),
+		// so many run at once on few cores.
+		cfg.Workers = 256
 	}
 	base, cancel := context.WithCancel(context.Background())
 	return &Engine{cfg: cfg, sem: make(chan struct{}, cfg.Workers), wake: make(chan struct{}, 1), health: newHealthBook(),
@@ -200,12 +202,18 @@ func (e *Engine) start(o topupd.Order, fresh bool, done chan<- topupd.Order) boo
 	}
 	e.inflight.Add(1)
 	e.mu.Unlock()
+	// A claimed order takes a worker slot here, in the claim loop, so that
+	// the loop never claims more than it has workers for; a request's own
+	// first attempt takes none (the request already bounds it), so that
+	// incoming orders never starve the queue of orders already waiting.
+	if !fresh {
+		e.sem <- struct{}{}
+	}
 	go func() {
 		defer e.inflight.Done()
-		// The slot is taken here, not by the caller, so that Attempt's wait
-		// also bounds the time spent waiting for a free worker.
-		e.sem <- struct{}{}
-		defer func() { <-e.sem }()
+		if !fresh {
+			defer func() { <-e.sem }()
+		}
 		out := e.process(o, fresh)
 		if done != nil {
 			done <- out
