@@ -183,13 +183,8 @@ func (a *admin) addStock(w http.ResponseWriter, r *http.Request) error {
 	if err := obj.done(); err != nil {
 		return err
 	}
-	if len(codes) == 0 || len(codes) > maxStockBatch {
-		return topupd.Errorf(topupd.EInvalidBody, "codes: 1 to %d codes", maxStockBatch)
-	}
-	for i, c := range codes {
-		if c == "" || len(c) > 1000 {
-			return topupd.Errorf(topupd.EInvalidBody, "codes[%d]: 1 to 1000 characters", i)
-		}
+	if err := checkCodes(codes, 1, maxStockBatch); err != nil {
+		return err
 	}
 	res, err := a.Store.AddStock(r.Context(), r.PathValue("pid"), codes, a.Now())
 	if err != nil {
@@ -200,3 +195,17 @@ func (a *admin) addStock(w http.ResponseWriter, r *http.Request) error {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// checkCodes checks a list of codes from the operator: between least and
+// most of them, each 1 to 1000 characters.
+func checkCodes(codes []string, least, most int) error {
+	if len(codes) < least || len(codes) > most {
+		return topupd.Errorf(topupd.EInvalidBody, "codes: %d to %d codes", least, most)
+	}
+	for i, c := range codes {
+		if c == "" || len(c) > 1000 {
+			return topupd.Errorf(topupd.EInvalidBody, "codes[%d]: 1 to 1000 characters", i)
+		}
+	}
+	return nil
+}

@@ -39,7 +39,12 @@ func (a *admin) listOrders(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	orders, err := a.Store.Orders(r.Context(), topupd.OrdersQuery{Status: status, Overdue: q.Get("overdue") == "true", Now: a.Now(), Limit: limit})
+	return a.writeOrders(w, r, topupd.OrdersQuery{Status: status, Overdue: q.Get("overdue") == "true", Now: a.Now(), Limit: limit})
+}
+
+// writeOrders answers the orders a query selects, in the admin shape.
+func (a *admin) writeOrders(w http.ResponseWriter, r *http.Request, q topupd.OrdersQuery) error {
+	orders, err := a.Store.Orders(r.Context(), q)
 	if err != nil {
 		return err
 	}
@@ -74,10 +79,8 @@ func (a *admin) completeOrder(w http.ResponseWriter, r *http.Request) error {
 	if err := obj.done(); err != nil {
 		return err
 	}
-	for i, c := range codes {
-		if c == "" || len(c) > 1000 {
-			return topupd.Errorf(topupd.EInvalidBody, "codes[%d]: 1 to 1000 characters", i)
-		}
+	if err := checkCodes(codes, 0, maxStockBatch); err != nil {
+		return err
 	}
 	return a.settle(w, r, topupd.Settlement{Status: topupd.StatusCompleted, Codes: codes})
 }

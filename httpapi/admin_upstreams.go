@@ -93,17 +93,7 @@ func (a *admin) listProviders(w http.ResponseWriter, r *http.Request) error {
 
 // stuckOrders answers the orders still processing past their deadline.
 func (a *admin) stuckOrders(w http.ResponseWriter, r *http.Request) error {
-	orders, err := a.Store.Orders(r.Context(), topupd.OrdersQuery{Overdue: true, Now: a.Now(), Limit: 1000})
-	if err != nil {
-		return err
-	}
-	out := make([]adminOrderView, len(orders))
-	for i := range orders {
-		out[i] = a.viewOrder(&orders[i])
-		out[i].Success = false
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "count": len(out), "orders": out})
-	return nil
+	return a.writeOrders(w, r, topupd.OrdersQuery{Overdue: true, Now: a.Now(), Limit: 1000})
 }
 
 // retryOrder makes a processing order due now, with a fresh deadline.
