@@ -26,6 +26,9 @@ type AdminDeps struct {
 	// Checks are the readiness checks of GET /admin/healthz besides the
 	// database (for example "redis").
 	Checks map[string]func(ctx context.Context) error
+	// AuthCache, when set, is the reseller API's cache: every change made
+	// here clears it.
+	AuthCache *AuthCache
 }
 
 // admin is the operator's API.
@@ -98,6 +101,10 @@ func (a *admin) auth(h handlerFunc) http.Handler {
 			err = topupd.Errorf(topupd.EUnauthorized, "a valid admin bearer token is required")
 		} else {
 			err = h(w, r)
+			if r.Method != http.MethodGet {
+				// Accounts, keys, credits and settings decide who is admitted.
+				a.AuthCache.Invalidate()
+			}
 		}
 		if err != nil {
 			writeError(w, a.Logger, r, err)

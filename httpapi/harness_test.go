@@ -71,7 +71,11 @@ type config struct {
 	wrapStore      func(topupd.Store) topupd.Store // the reseller API's store
 	limiter        httpapi.Limiter                 // replaces the memory limiter
 	deadline       time.Duration                   // order deadline; 0: the default
+	authCache      bool                            // share an AuthCache between the two APIs
 }
+
+// withAuthCache gives both APIs one AuthCache with a one-second TTL.
+func withAuthCache() option { return func(cfg *config) { cfg.authCache = true } }
 
 // withDeadline sets how long an order may stay processing.
 func withDeadline(d time.Duration) option { return func(cfg *config) { cfg.deadline = d } }
@@ -238,7 +242,12 @@ func newHarness(t testing.TB, opts ...option) *harness {
 	if cfg.limiter != nil {
 		limit = cfg.limiter
 	}
+	var cache *httpapi.AuthCache
+	if cfg.authCache {
+		cache = httpapi.NewAuthCache(time.Second, now)
+	}
 	api, err := httpapi.NewReseller(httpapi.Deps{
+		AuthCache:      cache,
 		Store:          apiStore,
 		Limiter:        limit,
 		InFlight:       ratelimit.NewMemoryInFlight(now),
@@ -253,7 +262,7 @@ func newHarness(t testing.TB, opts ...option) *harness {
 		t.Fatal(err)
 	}
 	token := "admin-" + topupd.NewID("tok_")
-	adminAPI, err := httpapi.NewAdmin(httpapi.AdminDeps{Store: store, Logger: logger, Now: now, Token: token, Wake: engine.Wake})
+	adminAPI, err := httpapi.NewAdmin(httpapi.AdminDeps{Store: store, Logger: logger, Now: now, Token: token, Wake: engine.Wake, AuthCache: cache})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -122,11 +122,11 @@ func (a *reseller) authenticate(r *http.Request) (*caller, error) {
 	if err != nil {
 		return nil, err
 	}
-	acct, err := a.Store.AccountByKey(r.Context(), hash)
+	acct, err := a.AuthCache.account(r.Context(), hash, a.Store.AccountByKey)
 	if err != nil {
 		return nil, err
 	}
-	st, err := a.Store.Settings(r.Context())
+	st, err := a.AuthCache.currentSettings(r.Context(), a.Store.Settings)
 	if err != nil {
 		return nil, err
 	}

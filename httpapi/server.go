@@ -51,6 +51,9 @@ type Deps struct {
 	InlineWait time.Duration
 	// MaxBody bounds request bodies.
 	MaxBody int64
+	// AuthCache, when set, remembers keys' accounts and the settings for a
+	// moment; share it with the admin API so that its changes clear it.
+	AuthCache *AuthCache
 }
 
 // reseller is the reseller API.

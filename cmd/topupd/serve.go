@@ -70,8 +70,10 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer limits.close()
+	authCache := httpapi.NewAuthCache(time.Second, nil)
 	api, err := httpapi.NewReseller(httpapi.Deps{
-		Store: store,
+		AuthCache: authCache,
+		Store:     store,
 		Limiter: func(ctx context.Context, key string) (bool, time.Duration, error) {
 			d, err := limits.limiter.Allow(ctx, key)
 			return d.Allowed, d.RetryAfter, err
@@ -86,7 +88,7 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 		return err
 	}
 	adminAPI, err := httpapi.NewAdmin(httpapi.AdminDeps{Store: store, Logger: log, Token: cfg.AdminToken, Wake: engine.Wake,
-		Health: engine.Health, Deadline: cfg.Deadline, Checks: limits.checks})
+		Health: engine.Health, Deadline: cfg.Deadline, Checks: limits.checks, AuthCache: authCache})
 	if err != nil {
 		return err
 	}
