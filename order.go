@@ -113,6 +113,8 @@ type Order struct {
 	UpstreamPID string
 	// SupplierRef is the supplier's own id of the order, once known.
 	SupplierRef string
+	// CodeCount is how many codes were delivered to the order.
+	CodeCount int
 	// Fingerprint is the placing request's OrderRequest.Fingerprint.
 	Fingerprint string
 }

@@ -28,6 +28,8 @@ var auditChecks = []struct{ name, query string }{
 	{"key-orders-have-their-codes", `SELECT o.id FROM orders o
 		WHERE o.status = 'completed' AND o.kind IN ('gamekey', 'giftcard')
 		  AND (SELECT COUNT(*) FROM codes c WHERE c.order_seq = o.seq) <> o.quantity`},
+	{"code-count-matches-codes", `SELECT o.id FROM orders o
+		WHERE o.code_count <> (SELECT COUNT(*) FROM codes c WHERE c.order_seq = o.seq)`},
 	{"stock-levels-match-codes", `SELECT s.pid FROM stock_levels s
 		WHERE s.available <> (SELECT COUNT(*) FROM codes c WHERE c.pid = s.pid AND c.order_seq IS NULL)`},
 	{"orders-final", `SELECT id FROM orders WHERE status = 'processing'`},

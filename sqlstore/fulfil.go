@@ -124,8 +124,8 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 				return o, err
 			}
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE orders SET status = 'completed', finished_at = $2, supplier = $3,
-			next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL WHERE seq = $1`, seq, ms(st.Now), string(supplier))
+		_, err = tx.ExecContext(ctx, `UPDATE orders SET status = 'completed', finished_at = $2, supplier = $3, code_count = $4,
+			next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL WHERE seq = $1`, seq, ms(st.Now), string(supplier), len(st.Codes))
 	case topupd.StatusCancelled:
 		_, err = tx.ExecContext(ctx, `UPDATE orders SET status = 'cancelled', error = $2, refunded = $3, finished_at = $4, supplier = $5,
 			next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL WHERE seq = $1`, seq, st.Error, boolInt(st.Refund), ms(st.Now), string(supplier))

@@ -16,7 +16,7 @@ func scanOrder(row scanner) (topupd.Order, error) {
 	var finished sql.NullInt64
 	err := row.Scan(&o.Seq, &o.ID, &o.AccountID, &o.TrxID, &o.IdempotencyKey, &o.Fingerprint, &o.PID, &o.Slug, &o.Game, &kind, &o.PackName, &o.Provider,
 		&o.Quantity, &o.Amount, &o.Fields.UserID, &o.Fields.ZoneID, &o.Fields.ServerID, &o.Fields.Region, &o.Fields.MoreID, &status, &o.Error, &o.Refunded,
-		&created, &finished, &deadline, &supplier, &o.Attempts, &o.Upstream, &o.UpstreamPID, &o.SupplierRef)
+		&created, &finished, &deadline, &supplier, &o.Attempts, &o.Upstream, &o.UpstreamPID, &o.SupplierRef, &o.CodeCount)
 	o.Kind, o.Status, o.Supplier = topupd.LineKind(kind), topupd.OrderStatus(status), topupd.SupplierState(supplier)
 	o.CreatedAt, o.FinishedAt, o.DeadlineAt = fromMS(created), nullMS(finished), fromMS(deadline)
 	return o, err
@@ -24,8 +24,8 @@ func scanOrder(row scanner) (topupd.Order, error) {
 
 // loadCodes fills in the codes delivered to a completed order.
 func (s *Store) loadCodes(ctx context.Context, q querier, o *topupd.Order) error {
-	if o.Status != topupd.StatusCompleted {
-		return nil
+	if o.Status != topupd.StatusCompleted || o.CodeCount == 0 {
+		return nil // no codes: spare the query (the audit checks the count)
 	}
 	rows, err := q.QueryContext(ctx, s.q.codesOfOrder, o.Seq)
 	if err != nil {

@@ -7,7 +7,7 @@ const (
 	packColumns    = `pid, slug, name, category, price, status, stock_based, provider, upstream, upstream_pid`
 	orderColumns   = `seq, id, account_id, trxid, idem_key, fingerprint, pid, slug, game, kind, pack_name, provider,
 	quantity, amount, user_id, zone_id, server_id, region, more_id, status, error, refunded,
-	created_at, finished_at, deadline_at, supplier, attempts, upstream, upstream_pid, supplier_ref`
+	created_at, finished_at, deadline_at, supplier, attempts, upstream, upstream_pid, supplier_ref, code_count`
 	entryColumns    = `l.id, l.account_id, l.kind, l.amount, l.balance_after, COALESCE((SELECT o.id FROM orders o WHERE o.seq = l.order_seq), ''), COALESCE(l.reference, ''), l.created_at`
 	settingsColumns = `maintenance, orders_disabled, eligibility_min_topup, sim_delay_ms, sim_call_ms`
 )

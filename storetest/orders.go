@@ -99,8 +99,8 @@ func testKinds(t *testing.T, e *env) {
 			if c.status.Final() != !o.FinishedAt.IsZero() || (c.status.Final() && !o.FinishedAt.Equal(t0)) {
 				t.Errorf("FinishedAt = %v for a %s order placed at %v", o.FinishedAt, o.Status, t0)
 			}
-			if len(o.Codes) != c.codes {
-				t.Fatalf("%d codes, want %d: %q", len(o.Codes), c.codes, o.Codes)
+			if len(o.Codes) != c.codes || o.CodeCount != c.codes {
+				t.Fatalf("%d codes (count %d), want %d: %q", len(o.Codes), o.CodeCount, c.codes, o.Codes)
 			}
 			for _, code := range o.Codes {
 				if !contains(stocked[c.req.PID], code) {

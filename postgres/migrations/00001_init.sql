@@ -102,6 +102,7 @@ CREATE TABLE orders (
     upstream        TEXT NOT NULL DEFAULT '',
     upstream_pid    TEXT NOT NULL DEFAULT '',
     supplier_ref    TEXT NOT NULL DEFAULT '',
+    code_count      INTEGER NOT NULL DEFAULT 0 CHECK (code_count >= 0),
     UNIQUE (account_id, account_seq),
     CHECK ((status = 'processing') = (finished_at IS NULL)),
     CHECK (refunded = 0 OR status = 'cancelled')
