@@ -40,9 +40,6 @@ type Config struct {
 	BackoffBase, BackoffMax time.Duration
 	// Drain is how long a stopping engine lets calls in progress finish.
 	Drain time.Duration
-	// Deadline is how long an order may take; an operator's retry gives a
-	// stuck order this long again.
-	Deadline time.Duration
 }
 
 // Engine claims processing orders and settles them.
@@ -82,7 +79,6 @@ func New(cfg Config) (*Engine, error) {
 	setDefault(&cfg.BackoffBase, time.Second)
 	setDefault(&cfg.BackoffMax, 5*time.Minute)
 	setDefault(&cfg.Drain, 10*time.Second)
-	setDefault(&cfg.Deadline, 30*time.Minute)
 	if cfg.Lease <= cfg.CallTimeout {
 		return nil, fmt.Errorf("fulfil.New: lease %v must exceed call timeout %v", cfg.Lease, cfg.CallTimeout)
 	}
@@ -112,10 +108,6 @@ func (e *Engine) Recover(ctx context.Context) error {
 
 // Health reports how each supplier's recent calls from this node went.
 func (e *Engine) Health() []topupd.Health { return e.health.snapshot() }
-
-// Deadline is how long a retried order may take from now: the same time an
-// order may take from placement.
-func (e *Engine) Deadline() time.Duration { return e.cfg.Deadline }
 
 // Owner is the name this engine leases orders under.
 func (e *Engine) Owner() string { return e.cfg.Owner }

@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/topupd/topupd"
 )
@@ -168,13 +169,8 @@ func (a *reseller) limit(w http.ResponseWriter, r *http.Request, c *caller) erro
 }
 
 // retryAfterSeconds rounds a wait up to whole seconds, at least 1.
-func retryAfterSeconds(d interface{ Seconds() float64 }) int {
-	s := d.Seconds()
-	n := int(s)
-	if float64(n) < s {
-		n++
-	}
-	return max(n, 1)
+func retryAfterSeconds(d time.Duration) int {
+	return max(int((d+time.Second-1)/time.Second), 1)
 }
 
 // bearerOK compares an Authorization header with the admin token in constant time.

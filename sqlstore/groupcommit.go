@@ -36,9 +36,10 @@ func newCommitter(db *sql.DB, opts *sql.TxOptions) *committer {
 	return c
 }
 
-// run hands fn to the next group and waits for the group's commit. Once
-// handed over, fn runs to its end even if ctx ends, so that the answer is
-// always what happened.
+// run hands fn to the next group and waits for the group's commit, so that
+// the answer is always what happened: if ctx ends while fn runs, fn fails
+// and its savepoint is rolled back, or (if SQLite rolled the whole
+// transaction back) the commit fails and every caller in the group hears so.
 func (c *committer) run(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	op := &groupOp{ctx: ctx, fn: fn, result: make(chan error, 1)}
 	select {

@@ -53,7 +53,6 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 		},
 		Logger:      log,
 		Owner:       cfg.NodeID,
-		Deadline:    cfg.Deadline,
 		BackoffBase: cfg.RetryBase,
 		BackoffMax:  cfg.RetryMax,
 		CallTimeout: cfg.CallTimeout,
