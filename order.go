@@ -151,6 +151,16 @@ func (o *Order) Duration(now time.Time) time.Duration {
 	return end.Sub(o.CreatedAt)
 }
 
+// ResellerView is the part of the order a reseller sees, with every other
+// field left zero: what OrderStore.ResellerOrder and History return.
+func (o *Order) ResellerView() Order {
+	return Order{
+		Seq: o.Seq, ID: o.ID, AccountID: o.AccountID, TrxID: o.TrxID, PID: o.PID, Game: o.Game, PackName: o.PackName,
+		Quantity: o.Quantity, Amount: o.Amount, Fields: o.Fields, Status: o.Status, Error: o.Error, Refunded: o.Refunded,
+		Codes: o.Codes, CreatedAt: o.CreatedAt, FinishedAt: o.FinishedAt, CodeCount: o.CodeCount,
+	}
+}
+
 // Draft is a validated order about to be placed.
 type Draft struct {
 	Quantity   int

@@ -116,7 +116,11 @@ type OrderStore interface {
 	// Order returns one order by public or internal id; accountID "" means
 	// any account. Another account's order is EOrderNotFound.
 	Order(ctx context.Context, accountID, id string) (Order, error)
-	// History returns a page of the account's orders and how many it has.
+	// ResellerOrder is Order for the reseller API: one of the account's
+	// orders, holding only the fields of Order.ResellerView.
+	ResellerOrder(ctx context.Context, accountID, id string) (Order, error)
+	// History returns a page of the account's orders, holding only the
+	// fields of Order.ResellerView, and how many orders the account has.
 	History(ctx context.Context, accountID string, q HistoryQuery) (orders []Order, total int, err error)
 	// Orders returns orders of every account, newest first.
 	Orders(ctx context.Context, q OrdersQuery) ([]Order, error)

@@ -15,7 +15,7 @@ import (
 )
 
 // faultyStore is the real store with a fault injected into Balance and
-// Order (GET /balance and GET /orders/{id}).
+// ResellerOrder (GET /balance and GET /orders/{id}).
 type faultyStore struct {
 	topupd.Store
 	fault atomic.Value // func() error, called by the faulty methods
@@ -35,11 +35,11 @@ func (s *faultyStore) Balance(ctx context.Context, id string) (topupd.Money, err
 	return s.Store.Balance(ctx, id)
 }
 
-func (s *faultyStore) Order(ctx context.Context, accountID, id string) (topupd.Order, error) {
+func (s *faultyStore) ResellerOrder(ctx context.Context, accountID, id string) (topupd.Order, error) {
 	if err := s.inject(); err != nil {
 		return topupd.Order{}, err
 	}
-	return s.Store.Order(ctx, accountID, id)
+	return s.Store.ResellerOrder(ctx, accountID, id)
 }
 
 // TestPanicsAndInternalErrors: a panic in a handler is a 500 JSON answer and

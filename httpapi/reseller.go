@@ -78,7 +78,7 @@ func (a *reseller) balance(w http.ResponseWriter, r *http.Request) error {
 
 // order answers one of the caller's orders.
 func (a *reseller) order(w http.ResponseWriter, r *http.Request) error {
-	o, err := a.Store.Order(r.Context(), callerOf(r.Context()).account.ID, r.PathValue("orderId"))
+	o, err := a.Store.ResellerOrder(r.Context(), callerOf(r.Context()).account.ID, r.PathValue("orderId"))
 	if err != nil {
 		return err
 	}

@@ -22,6 +22,20 @@ func scanOrder(row scanner) (topupd.Order, error) {
 	return o, err
 }
 
+// scanOrderView scans the viewColumns of an order: topupd.Order.ResellerView.
+func scanOrderView(row scanner) (topupd.Order, error) {
+	var o topupd.Order
+	var status string
+	var created int64
+	var finished sql.NullInt64
+	err := row.Scan(&o.Seq, &o.ID, &o.AccountID, &o.TrxID, &o.PID, &o.Game, &o.PackName, &o.Quantity, &o.Amount,
+		&o.Fields.UserID, &o.Fields.ZoneID, &o.Fields.ServerID, &o.Fields.Region, &o.Fields.MoreID, &status, &o.Error, &o.Refunded,
+		&created, &finished, &o.CodeCount)
+	o.Status = topupd.OrderStatus(status)
+	o.CreatedAt, o.FinishedAt = fromMS(created), nullMS(finished)
+	return o, err
+}
+
 // loadCodes fills in the codes delivered to a completed order.
 func (s *Store) loadCodes(ctx context.Context, q querier, o *topupd.Order) error {
 	if o.Status != topupd.StatusCompleted || o.CodeCount == 0 {
@@ -58,13 +72,27 @@ func (s *Store) orderBy(ctx context.Context, q querier, query string, arg any) (
 
 // Order returns one order by public or internal id.
 func (s *Store) Order(ctx context.Context, accountID, id string) (topupd.Order, error) {
-	query, arg := s.q.orderByID, any(id)
+	return s.lookup(ctx, accountID, id, s.q.orderByID, s.q.orderBySeq, scanOrder)
+}
+
+// ResellerOrder returns the reseller's view of one of the account's orders.
+func (s *Store) ResellerOrder(ctx context.Context, accountID, id string) (topupd.Order, error) {
+	return s.lookup(ctx, accountID, id, s.q.viewByID, s.q.viewBySeq, scanOrderView)
+}
+
+// lookup reads one order, by public id with byID or by internal id with
+// bySeq, scanned by scan, and its codes.
+func (s *Store) lookup(ctx context.Context, accountID, id, byID, bySeq string, scan func(scanner) (topupd.Order, error)) (topupd.Order, error) {
+	query, arg := byID, any(id)
 	if seq, err := strconv.ParseInt(id, 10, 64); err == nil {
-		query, arg = s.q.orderBySeq, seq
+		query, arg = bySeq, seq
 	}
-	o, err := s.orderBy(ctx, s.read, query, arg)
+	o, err := scan(s.read.QueryRowContext(ctx, query, arg))
 	if isNoRows(err) || (err == nil && accountID != "" && o.AccountID != accountID) {
 		return topupd.Order{}, topupd.Fail(topupd.EOrderNotFound)
+	}
+	if err == nil {
+		err = s.loadCodes(ctx, s.read, &o)
 	}
 	if err != nil {
 		return o, fmt.Errorf("store.Order %s: %w", id, err)
@@ -81,7 +109,7 @@ func (s *Store) History(ctx context.Context, accountID string, q topupd.HistoryQ
 	if err != nil {
 		return nil, 0, fmt.Errorf("store.History %s: %w", accountID, err)
 	}
-	orders, err := s.listOrders(ctx, s.q.historyTail, accountID, total-q.Offset, q.Limit)
+	orders, err := s.list(ctx, `SELECT `+viewColumns+` FROM orders `+s.q.historyTail, scanOrderView, accountID, total-q.Offset, q.Limit)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store.History %s: %w", accountID, err)
 	}
@@ -106,14 +134,20 @@ func (s *Store) Orders(ctx context.Context, q topupd.OrdersQuery) ([]topupd.Orde
 	return orders, nil
 }
 
+// listOrders reads whole orders, selected and ordered by the query's tail.
 func (s *Store) listOrders(ctx context.Context, tail string, args ...any) ([]topupd.Order, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT `+orderColumns+` FROM orders `+tail, args...)
+	return s.list(ctx, `SELECT `+orderColumns+` FROM orders `+tail, scanOrder, args...)
+}
+
+// list reads the orders query selects, each scanned by scan, and their codes.
+func (s *Store) list(ctx context.Context, query string, scan func(scanner) (topupd.Order, error), args ...any) ([]topupd.Order, error) {
+	rows, err := s.read.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	orders := []topupd.Order{}
 	for rows.Next() {
-		o, err := scanOrder(rows)
+		o, err := scan(rows)
 		if err != nil {
 			rows.Close()
 			return nil, err

@@ -8,6 +8,10 @@ const (
 	orderColumns   = `seq, id, account_id, trxid, idem_key, fingerprint, pid, slug, game, kind, pack_name, provider,
 	quantity, amount, user_id, zone_id, server_id, region, more_id, status, error, refunded,
 	created_at, finished_at, deadline_at, supplier, attempts, upstream, upstream_pid, supplier_ref, code_count`
+	// viewColumns are the columns of topupd.Order.ResellerView: lookups and
+	// history pages read only these, about half of orderColumns.
+	viewColumns = `seq, id, account_id, trxid, pid, game, pack_name, quantity, amount,
+	user_id, zone_id, server_id, region, more_id, status, error, refunded, created_at, finished_at, code_count`
 	entryColumns    = `l.id, l.account_id, l.kind, l.amount, l.balance_after, COALESCE((SELECT o.id FROM orders o WHERE o.seq = l.order_seq), ''), COALESCE(l.reference, ''), l.created_at`
 	settingsColumns = `maintenance, orders_disabled, eligibility_min_topup, sim_delay_ms, sim_call_ms`
 )
@@ -23,6 +27,8 @@ type queries struct {
 	orderBySeq    string
 	orderByID     string
 	orderByTrxID  string
+	viewBySeq     string
+	viewByID      string
 	accountByKey  string
 	drawCodes     string // gives the oldest available codes of a pack to an order
 	claimDue      string // leases the earliest due processing orders whose lease ran out
@@ -47,6 +53,8 @@ func render(d Dialect) queries {
 		orderBySeq:    `SELECT ` + orderColumns + ` FROM orders WHERE seq = $1`,
 		orderByID:     `SELECT ` + orderColumns + ` FROM orders WHERE id = $1`,
 		orderByTrxID:  `SELECT ` + orderColumns + ` FROM orders WHERE trxid = $1`,
+		viewBySeq:     `SELECT ` + viewColumns + ` FROM orders WHERE seq = $1`,
+		viewByID:      `SELECT ` + viewColumns + ` FROM orders WHERE id = $1`,
 		accountByKey: `SELECT a.id, a.name, a.api_enabled, a.admin_disabled, a.banned, a.restricted_until, a.ip_allowlist,
 			a.ip_allowlist_required, a.created_at FROM api_keys k JOIN accounts a ON a.id = k.account_id
 			WHERE k.hash = $1 AND k.revoked_at IS NULL`,
@@ -86,13 +94,15 @@ func HotQueries(d Dialect) []HotQuery {
 		{"balance", q.balance, []any{"a"}},
 		{"credited total", q.creditedTotal, []any{"a"}},
 		{"idempotency", q.idemKeyUsed, []any{"a", "k"}},
-		{"history page", `SELECT ` + orderColumns + ` FROM orders ` + q.historyTail, []any{"a", 100, 20}},
+		{"history page", `SELECT ` + viewColumns + ` FROM orders ` + q.historyTail, []any{"a", 100, 20}},
 		{"codes of order", q.codesOfOrder, []any{1}},
 		{"draw codes", q.drawCodes, []any{1, "p", 3}},
 		{"claim due", q.claimDue, []any{"o", 1, 1, 10}},
 		{"next due", q.nextDue, nil},
 		{"order by id", q.orderByID, []any{"ord_x"}},
 		{"order by seq", q.orderBySeq, []any{1}},
+		{"reseller order by id", q.viewByID, []any{"ord_x"}},
+		{"reseller order by seq", q.viewBySeq, []any{1}},
 		{"order by trxid", q.orderByTrxID, []any{"t"}},
 		{"account by key", q.accountByKey, []any{[]byte("h")}},
 		{"lock account", q.lockAccount, []any{"a"}},

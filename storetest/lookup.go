@@ -56,6 +56,20 @@ func testOrderLookup(t *testing.T, e *env) {
 			t.Errorf("%s (-want +got):\n%s", c.name, diff)
 		}
 	}
+	for _, c := range cases {
+		got, err := e.s.ResellerOrder(e.ctx, c.account, c.id)
+		if c.want == nil {
+			codeIs(t, err, topupd.EOrderNotFound, "ResellerOrder: "+c.name)
+			continue
+		}
+		if err != nil {
+			t.Errorf("ResellerOrder: %s: %v", c.name, err)
+			continue
+		}
+		if diff := cmp.Diff(c.want.ResellerView(), got, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("ResellerOrder: %s (-want +got):\n%s", c.name, diff)
+		}
+	}
 }
 
 func ids(orders []topupd.Order) []string {
@@ -84,6 +98,14 @@ func testHistoryPaging(t *testing.T, e *env) {
 		placed = append(placed, e.place(a.ID, topup(e.uniq("T-A")), t0.Add(time.Duration(i)*time.Second)).ID)
 		e.place(other.ID, topup(e.uniq("T-O")), t0.Add(time.Duration(i)*time.Second))
 	}
+	// One cancelled and refunded, one completed with codes: history must
+	// carry every field a reseller sees of each.
+	if _, err := e.s.Settle(e.ctx, e.order(placed[1]).Seq, topupd.Settlement{Status: topupd.StatusCancelled, Error: "INVALID PLAYER", Refund: true, Now: t0.Add(time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.s.Settle(e.ctx, e.order(placed[2]).Seq, topupd.Settlement{Status: topupd.StatusCompleted, Codes: []string{"C-1", "C-2"}, Now: t0.Add(time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
 	newest := reversed(placed)
 	cases := []struct {
 		offset, limit int
@@ -111,7 +133,8 @@ func testHistoryPaging(t *testing.T, e *env) {
 	}
 	full, _ := e.history(a.ID)
 	for i, o := range full {
-		if diff := cmp.Diff(e.order(o.ID), o, cmpopts.EquateEmpty()); diff != "" {
+		whole := e.order(o.ID)
+		if diff := cmp.Diff(whole.ResellerView(), o, cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("History entry %d differs from Order (-order +history):\n%s", i, diff)
 		}
 	}

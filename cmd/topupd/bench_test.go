@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -86,23 +88,19 @@ func send(b *testing.B, client *http.Client, req *http.Request) {
 }
 
 // BenchmarkPlaceOrder places top-up orders (sim, completed within the
-// request) from 64 concurrent clients; every order is a durable commit.
+// request) from 64 concurrent clients; every order is a durable commit. It
+// reports orders/s and the latency percentiles of the calls.
 func BenchmarkPlaceOrder(b *testing.B) {
 	api, key, client := benchServer(b)
 	var n atomic.Int64
 	run := time.Now().UnixNano()
-	b.SetParallelism(max(1, benchClients/runtimeProcs()))
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			body := fmt.Sprintf(`{"pid":"uc60","trxid":"bench-%d-%d","userId":"5000001"}`, run, n.Add(1))
-			req, _ := http.NewRequest("POST", api+"/orders", bytes.NewBufferString(body))
-			req.Header.Set("X-API-Key", key)
-			req.Header.Set("Content-Type", "application/json")
-			send(b, client, req)
-		}
+	hammer(b, client, "orders/s", func() *http.Request {
+		body := fmt.Sprintf(`{"pid":"uc60","trxid":"bench-%d-%d","userId":"5000001"}`, run, n.Add(1))
+		req, _ := http.NewRequest("POST", api+"/orders", bytes.NewBufferString(body))
+		req.Header.Set("X-API-Key", key)
+		req.Header.Set("Content-Type", "application/json")
+		return req
 	})
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "orders/s")
 }
 
 // BenchmarkGetOrder reads one order from 64 concurrent clients.
@@ -121,16 +119,51 @@ func BenchmarkGetOrder(b *testing.B) {
 	if id == "" {
 		b.Fatalf("no order: %v", o)
 	}
+	hammer(b, client, "req/s", func() *http.Request {
+		req, _ := http.NewRequest("GET", api+"/orders/"+id, nil)
+		req.Header.Set("X-API-Key", key)
+		return req
+	})
+}
+
+// BenchmarkGetBalance reads the balance from 64 concurrent clients.
+func BenchmarkGetBalance(b *testing.B) {
+	api, key, client := benchServer(b)
+	hammer(b, client, "req/s", func() *http.Request {
+		req, _ := http.NewRequest("GET", api+"/balance", nil)
+		req.Header.Set("X-API-Key", key)
+		return req
+	})
+}
+
+// hammer sends b.N requests made by next from benchClients concurrent
+// clients, each expecting 200, and reports their rate as unit and their
+// latency percentiles.
+func hammer(b *testing.B, client *http.Client, unit string, next func() *http.Request) {
+	var mu sync.Mutex
+	var all []time.Duration
 	b.SetParallelism(max(1, benchClients/runtimeProcs()))
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
+		var mine []time.Duration
 		for pb.Next() {
-			req, _ := http.NewRequest("GET", api+"/orders/"+id, nil)
-			req.Header.Set("X-API-Key", key)
+			req := next()
+			start := time.Now()
 			send(b, client, req)
+			mine = append(mine, time.Since(start))
 		}
+		mu.Lock()
+		all = append(all, mine...)
+		mu.Unlock()
 	})
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), unit)
+	slices.Sort(all)
+	if len(all) > 0 {
+		at := func(q float64) float64 { return float64(all[int(q*float64(len(all)-1))]) / float64(time.Millisecond) }
+		b.ReportMetric(at(0.5), "p50-ms")
+		b.ReportMetric(at(0.99), "p99-ms")
+		b.ReportMetric(at(1), "max-ms")
+	}
 }
 
 // BenchmarkBaseline serves a same-sized JSON answer from a bare net/http
@@ -150,13 +183,8 @@ func BenchmarkBaseline(b *testing.B) {
 	b.Cleanup(func() { srv.Close() })
 	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 2 * benchClients, MaxIdleConnsPerHost: 2 * benchClients}}
 	url := "http://" + ln.Addr().String() + "/orders/x"
-	b.SetParallelism(max(1, benchClients/runtimeProcs()))
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			req, _ := http.NewRequest("GET", url, nil)
-			send(b, client, req)
-		}
+	hammer(b, client, "req/s", func() *http.Request {
+		req, _ := http.NewRequest("GET", url, nil)
+		return req
 	})
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
 }
