@@ -29,6 +29,7 @@ func Run(t *testing.T, open func(t *testing.T) topupd.Store) {
 		{"PlaceOrder", placeTests},
 		{"Rejections", rejectTests},
 		{"Lookup", lookupTests},
+		{"Returned", returnedTests},
 		{"Fulfilment", fulfilTests},
 		{"Races", raceTests},
 		{"Upstreams", upstreamTests},
@@ -72,7 +73,7 @@ const (
 	pidZone        = "ml-86"      // topup needing userId and zoneId
 	pidSub         = "sub-month"  // subscription, sim: processing
 	pidKey         = "key-pubg"   // gamekey, sim: draws stock
-	pidKeyManual   = "key-manual" // gamekey, manual: processing, draws nothing
+	pidKeyManual   = "key-manual" // gamekey, manual: draws stock like any key pack
 	pidCard        = "card-10"    // giftcard, sim: draws stock
 	pidLineOff     = "old-100"    // active pack of a disabled line
 

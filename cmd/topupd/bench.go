@@ -106,7 +106,7 @@ func parseBench(args []string, getenv func(string) string, stderr io.Writer) (be
 	fs.IntVar(&c.RatePerMinute, "rate-per-minute", envInt("TOPUPD_RATE_PER_MINUTE", loadgen.SpecRatePerMinute), "the server's --rate-per-minute: each account stays within it (TOPUPD_RATE_PER_MINUTE)")
 	fs.StringVar(&c.Pace, "pace", env("TOPUPD_BENCH_PACE", "smooth"), "smooth: each account's calls evenly spread at the rate both windows sustain; burst: up to the 1 s limit until the minute is used up (TOPUPD_BENCH_PACE)")
 	fs.Uint64Var(&seed, "seed", uint64(envInt("TOPUPD_BENCH_SEED", 0)), "seed of the workers' choices; 0 picks one (printed) (TOPUPD_BENCH_SEED)")
-	fs.StringVar(&mix, "mix", env("TOPUPD_BENCH_MIX", ""), "action weights, for example order=50,poll=20 (default "+loadgen.DefaultMix.String()+")")
+	fs.StringVar(&mix, "mix", env("TOPUPD_BENCH_MIX", ""), "action weights, for example order=50,poll=20; actions not named keep their default weight, and 0 turns one off (default "+loadgen.DefaultMix.String()+")")
 	fs.Float64Var(&c.InvalidPlayerPct, "invalid-players", 3, "percent of top-up orders for a 9999 player (sim cancels and refunds them)")
 	fs.Float64Var(&c.ReplayPct, "replays", 2, "percent of orders that resend an earlier order byte for byte (must answer that same order)")
 	fs.DurationVar(&c.SimDelay, "sim-delay", time.Second, "simDelayMs set on the server for the run (restored after), so top-ups stay processing and get polled; negative leaves it alone")
