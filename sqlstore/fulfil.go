@@ -85,7 +85,8 @@ func (s *Store) Settle(ctx context.Context, seq int64, st topupd.Settlement) (to
 }
 
 func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Settlement) (topupd.Order, error) {
-	o, err := scanOrder(tx.QueryRowContext(ctx, s.q.lockOrder, seq))
+	var owner string
+	o, err := scanOrderAnd(tx.QueryRowContext(ctx, s.q.lockOrder, seq), &owner)
 	if isNoRows(err) {
 		return o, topupd.Fail(topupd.EOrderNotFound)
 	} else if err != nil {
@@ -94,14 +95,8 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 	if o.Status.Final() {
 		return o, topupd.Errorf(topupd.EOrderFinal, "order %s is already %s", o.ID, o.Status)
 	}
-	if st.LeaseOwner != "" {
-		var owner sql.NullString
-		if err := tx.QueryRowContext(ctx, `SELECT lease_owner FROM orders WHERE seq = $1`, seq).Scan(&owner); err != nil {
-			return o, err
-		}
-		if owner.String != st.LeaseOwner {
-			return o, topupd.Errorf(topupd.EConflict, "order %s is no longer leased to %s", o.ID, st.LeaseOwner)
-		}
+	if st.LeaseOwner != "" && owner != st.LeaseOwner {
+		return o, topupd.Errorf(topupd.EConflict, "order %s is no longer leased to %s", o.ID, st.LeaseOwner)
 	}
 	supplier := st.Supplier
 	if supplier == "" {
@@ -111,6 +106,14 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 		if _, err := tx.ExecContext(ctx, `UPDATE orders SET supplier_ref = $2 WHERE seq = $1`, seq, st.SupplierRef); err != nil {
 			return o, err
 		}
+	}
+	// What the statements below store, as a lookup will read it back: the
+	// answer is built here rather than read again inside the transaction
+	// (storetest checks the two agree, field by field).
+	settled := o
+	settled.Supplier = supplier
+	if st.SupplierRef != "" {
+		settled.SupplierRef = st.SupplierRef
 	}
 	switch st.Status {
 	case topupd.StatusCompleted:
@@ -126,9 +129,12 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE orders SET status = 'completed', finished_at = $2, supplier = $3, code_count = $4,
 			next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL WHERE seq = $1`, seq, ms(st.Now), string(supplier), len(st.Codes))
+		settled.Status, settled.FinishedAt = topupd.StatusCompleted, fromMS(ms(st.Now))
+		settled.Codes, settled.CodeCount = append([]string(nil), st.Codes...), len(st.Codes)
 	case topupd.StatusCancelled:
 		_, err = tx.ExecContext(ctx, `UPDATE orders SET status = 'cancelled', error = $2, refunded = $3, finished_at = $4, supplier = $5,
 			next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL WHERE seq = $1`, seq, st.Error, boolInt(st.Refund), ms(st.Now), string(supplier))
+		settled.Status, settled.Error, settled.Refunded, settled.FinishedAt = topupd.StatusCancelled, st.Error, st.Refund, fromMS(ms(st.Now))
 		if err == nil && st.Refund {
 			// The refund is appended to the account's chain under its lock
 			// (order lock first, then account lock: PlaceOrder never waits
@@ -140,13 +146,14 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 	case topupd.StatusProcessing:
 		_, err = tx.ExecContext(ctx, `UPDATE orders SET next_attempt_at = $2, supplier = $3, attempts = attempts + 1,
 			lease_owner = NULL, lease_until = NULL WHERE seq = $1`, seq, ms(st.RetryAt), string(supplier))
+		settled.Attempts++
 	default:
 		return o, fmt.Errorf("settle: unknown status %q", st.Status)
 	}
 	if err != nil {
 		return o, err
 	}
-	return s.orderBy(ctx, tx, s.q.orderBySeq, seq)
+	return settled, nil
 }
 
 // ReleaseLeases lets go of every processing order the owner holds.
@@ -166,7 +173,8 @@ func (s *Store) RetryOrder(ctx context.Context, seq int64, now, deadline time.Ti
 	var o topupd.Order
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		if o, err = scanOrder(tx.QueryRowContext(ctx, s.q.lockOrder, seq)); isNoRows(err) {
+		var owner string
+		if o, err = scanOrderAnd(tx.QueryRowContext(ctx, s.q.lockOrder, seq), &owner); isNoRows(err) {
 			return topupd.Fail(topupd.EOrderNotFound)
 		} else if err != nil {
 			return err

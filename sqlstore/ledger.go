@@ -48,6 +48,13 @@ func (s *Store) appendEntry(ctx context.Context, tx *sql.Tx, e topupd.LedgerEntr
 	if err != nil {
 		return e, err
 	}
+	return s.appendEntryAfter(ctx, tx, e, orderSeq, bal, seq)
+}
+
+// appendEntryAfter is appendEntry for a caller that has read the account's
+// balance and newest entry's seq in the same transaction, under its lock.
+// The ledger's chain trigger refuses an entry that does not follow them.
+func (s *Store) appendEntryAfter(ctx context.Context, tx *sql.Tx, e topupd.LedgerEntry, orderSeq int64, bal topupd.Money, seq int64) (topupd.LedgerEntry, error) {
 	e.CreatedAt = fromMS(ms(e.CreatedAt)) // what is stored, as Ledger reads it back
 	e.BalanceAfter = bal + e.Amount
 	if e.BalanceAfter < 0 {
@@ -59,7 +66,7 @@ func (s *Store) appendEntry(ctx context.Context, tx *sql.Tx, e topupd.LedgerEntr
 	} else {
 		order = orderSeq
 	}
-	err = tx.QueryRowContext(ctx, `INSERT INTO ledger (account_id, seq, kind, amount, balance_after, order_seq, reference, created_at)
+	err := tx.QueryRowContext(ctx, `INSERT INTO ledger (account_id, seq, kind, amount, balance_after, order_seq, reference, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
 		e.AccountID, seq+1, string(e.Kind), int64(e.Amount), int64(e.BalanceAfter), order, ref, ms(e.CreatedAt)).Scan(&e.ID)
 	return e, err

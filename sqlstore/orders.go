@@ -10,13 +10,20 @@ import (
 )
 
 func scanOrder(row scanner) (topupd.Order, error) {
+	return scanOrderAnd(row)
+}
+
+// scanOrderAnd scans the orderColumns of an order, then into extra the
+// columns that follow them.
+func scanOrderAnd(row scanner, extra ...any) (topupd.Order, error) {
 	var o topupd.Order
 	var kind, status, supplier string
 	var created, deadline int64
 	var finished sql.NullInt64
-	err := row.Scan(&o.Seq, &o.ID, &o.AccountID, &o.TrxID, &o.IdempotencyKey, &o.Fingerprint, &o.PID, &o.Slug, &o.Game, &kind, &o.PackName, &o.Provider,
+	dest := append([]any{&o.Seq, &o.ID, &o.AccountID, &o.TrxID, &o.IdempotencyKey, &o.Fingerprint, &o.PID, &o.Slug, &o.Game, &kind, &o.PackName, &o.Provider,
 		&o.Quantity, &o.Amount, &o.Fields.UserID, &o.Fields.ZoneID, &o.Fields.ServerID, &o.Fields.Region, &o.Fields.MoreID, &status, &o.Error, &o.Refunded,
-		&created, &finished, &deadline, &supplier, &o.Attempts, &o.Upstream, &o.UpstreamPID, &o.SupplierRef, &o.CodeCount)
+		&created, &finished, &deadline, &supplier, &o.Attempts, &o.Upstream, &o.UpstreamPID, &o.SupplierRef, &o.CodeCount}, extra...)
+	err := row.Scan(dest...)
 	o.Kind, o.Status, o.Supplier = topupd.LineKind(kind), topupd.OrderStatus(status), topupd.SupplierState(supplier)
 	o.CreatedAt, o.FinishedAt, o.DeadlineAt = fromMS(created), nullMS(finished), fromMS(deadline)
 	return o, err

@@ -1,9 +1,11 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 
 	"github.com/topupd/topupd"
 )
@@ -81,7 +83,7 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 		return topupd.Order{}, false, err
 	}
 	reject := func(code topupd.ErrorCode) error { return &topupd.Error{Code: code, Game: line.Game} }
-	bal, _, err := s.balanceOf(ctx, tx, p.AccountID)
+	bal, balSeq, err := s.balanceOf(ctx, tx, p.AccountID)
 	if err != nil {
 		return topupd.Order{}, false, err
 	}
@@ -104,11 +106,13 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 	if err := tx.QueryRowContext(ctx, `UPDATE accounts SET order_count = order_count + 1 WHERE id = $1 RETURNING order_count`, p.AccountID).Scan(&accountSeq); err != nil {
 		return topupd.Order{}, false, fmt.Errorf("account %s: %w", p.AccountID, err)
 	}
+	// The order as stored, times at the stored precision, exactly as a
+	// lookup reads it back (storetest checks the two agree, field by field).
 	o := topupd.Order{
 		ID: topupd.NewID("ord_"), AccountID: p.AccountID, TrxID: req.TrxID, IdempotencyKey: req.Key(), Fingerprint: fingerprint,
 		PID: pack.PID, Slug: line.Slug, Game: line.Game, Kind: line.Kind, PackName: pack.Name, Provider: pack.Provider,
 		Quantity: draft.Quantity, Amount: draft.Amount, Fields: draft.Fields, Status: topupd.StatusProcessing,
-		CreatedAt: p.Now, DeadlineAt: p.Now.Add(p.Deadline), Supplier: topupd.SupplierNew,
+		CreatedAt: fromMS(ms(p.Now)), DeadlineAt: fromMS(ms(p.Now.Add(p.Deadline))), Supplier: topupd.SupplierNew,
 	}
 	if pack.Provider == topupd.ProviderUpstream {
 		o.Upstream, o.UpstreamPID = pack.Upstream, pack.UpstreamPID
@@ -116,15 +120,14 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 	var nextAttempt, leaseOwner, leaseUntil any = ms(p.Now), nil, nil
 	switch {
 	case draft.DrawsStock:
-		o.Status, o.FinishedAt, nextAttempt = topupd.StatusCompleted, p.Now, nil
+		o.Status, o.FinishedAt, nextAttempt = topupd.StatusCompleted, o.CreatedAt, nil
 	case p.LeaseOwner != "":
 		// The caller submits at once: record now that the outcome of a submit
 		// may become unknown, so that nobody submits again without asking.
 		leaseOwner, leaseUntil, o.Supplier = p.LeaseOwner, ms(p.LeaseUntil), topupd.SupplierSubmitting
 	}
-	codeCount := 0
 	if draft.DrawsStock {
-		codeCount = draft.Quantity
+		o.CodeCount = draft.Quantity
 	}
 	err = tx.QueryRowContext(ctx, `INSERT INTO orders (id, account_id, account_seq, trxid, idem_key, fingerprint, pid, slug, game, kind, pack_name, provider,
 			quantity, amount, user_id, zone_id, server_id, region, more_id, status, created_at, finished_at, deadline_at, next_attempt_at, lease_owner, lease_until, supplier,
@@ -133,29 +136,58 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 		o.ID, o.AccountID, accountSeq, o.TrxID, o.IdempotencyKey, o.Fingerprint, o.PID, o.Slug, o.Game, string(o.Kind), o.PackName, o.Provider,
 		o.Quantity, int64(o.Amount), o.Fields.UserID, o.Fields.ZoneID, o.Fields.ServerID, o.Fields.Region, o.Fields.MoreID, string(o.Status),
 		ms(o.CreatedAt), msOrNull(o.FinishedAt), ms(o.DeadlineAt), nextAttempt, leaseOwner, leaseUntil, string(o.Supplier),
-		o.Upstream, o.UpstreamPID, codeCount).Scan(&o.Seq)
+		o.Upstream, o.UpstreamPID, o.CodeCount).Scan(&o.Seq)
 	if err != nil {
 		return topupd.Order{}, false, err
 	}
-	if _, err := s.appendEntry(ctx, tx, topupd.LedgerEntry{AccountID: p.AccountID, Kind: topupd.EntryCharge, Amount: -o.Amount, CreatedAt: p.Now}, o.Seq); err != nil {
+	charge := topupd.LedgerEntry{AccountID: p.AccountID, Kind: topupd.EntryCharge, Amount: -o.Amount, CreatedAt: p.Now}
+	if _, err := s.appendEntryAfter(ctx, tx, charge, o.Seq, bal, balSeq); err != nil {
 		if topupd.CodeOf(err) == topupd.EInsufficientBalance {
 			return topupd.Order{}, false, reject(topupd.EInsufficientBalance)
 		}
 		return topupd.Order{}, false, err
 	}
 	if draft.DrawsStock {
-		res, err := tx.ExecContext(ctx, s.q.drawCodes, o.Seq, pack.PID, o.Quantity)
-		if err != nil {
+		if o.Codes, err = s.drawCodes(ctx, tx, &o); err != nil {
 			return topupd.Order{}, false, err
 		}
-		if n, err := res.RowsAffected(); err != nil {
-			return topupd.Order{}, false, err
-		} else if n != int64(o.Quantity) {
+		if len(o.Codes) != o.Quantity {
 			return topupd.Order{}, false, reject(topupd.EInsufficientStock)
 		}
 	}
-	// Read the order back, so that what is returned now (times at the
-	// stored precision, codes) is exactly what a replay or a lookup returns.
-	o, err = s.orderBy(ctx, tx, s.q.orderBySeq, o.Seq)
-	return o, false, err
+	return o, false, nil
+}
+
+// drawCodes gives the oldest available codes of the order's pack to it and
+// returns them opened, in the order a lookup lists them (by code id).
+func (s *Store) drawCodes(ctx context.Context, tx *sql.Tx, o *topupd.Order) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, s.q.drawCodes, o.Seq, o.PID, o.Quantity)
+	if err != nil {
+		return nil, err
+	}
+	type drawn struct {
+		id     int64
+		sealed []byte
+	}
+	var got []drawn
+	for rows.Next() {
+		var d drawn
+		if err := rows.Scan(&d.id, &d.sealed); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		got = append(got, d)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(got, func(a, b drawn) int { return cmp.Compare(a.id, b.id) })
+	codes := make([]string, len(got))
+	for i, d := range got {
+		if codes[i], err = s.vault.Open(o.PID, d.sealed); err != nil {
+			return nil, fmt.Errorf("order %s: %w", o.ID, err)
+		}
+	}
+	return codes, nil
 }

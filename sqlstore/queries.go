@@ -30,11 +30,11 @@ type queries struct {
 	viewBySeq     string
 	viewByID      string
 	accountByKey  string
-	drawCodes     string // gives the oldest available codes of a pack to an order
+	drawCodes     string // gives the oldest available codes of a pack to an order, returning them
 	claimDue      string // leases the earliest due processing orders whose lease ran out
 	nextDue       string // when the earliest processing order falls due
 	lockAccount   string // takes an account's row lock
-	lockOrder     string // reads an order and takes its row lock
+	lockOrder     string // reads an order and its lease owner, and takes its row lock
 	lockStock     string // reads a pack's stock level and takes its row lock
 	lockPack      string // takes a pack's row lock
 	lockSettings  string // reads the settings and takes their row lock
@@ -59,7 +59,8 @@ func render(d Dialect) queries {
 			a.ip_allowlist_required, a.created_at FROM api_keys k JOIN accounts a ON a.id = k.account_id
 			WHERE k.hash = $1 AND k.revoked_at IS NULL`,
 		drawCodes: `UPDATE codes SET order_seq = $1
-			WHERE id IN (SELECT id FROM codes WHERE pid = $2 AND order_seq IS NULL ORDER BY id LIMIT $3` + d.LockRow + `)`,
+			WHERE id IN (SELECT id FROM codes WHERE pid = $2 AND order_seq IS NULL ORDER BY id LIMIT $3` + d.LockRow + `)
+			RETURNING id, sealed`,
 		claimDue: `UPDATE orders SET lease_owner = $1, lease_until = $2
 			WHERE seq IN (SELECT seq FROM orders
 				WHERE status = 'processing' AND next_attempt_at <= $3 AND (lease_until IS NULL OR lease_until <= $3)
@@ -68,7 +69,7 @@ func render(d Dialect) queries {
 		nextDue: `SELECT next_attempt_at FROM orders
 			WHERE status = 'processing' AND next_attempt_at IS NOT NULL ORDER BY next_attempt_at LIMIT 1`,
 		lockAccount:   `SELECT 1 FROM accounts WHERE id = $1` + d.LockRow,
-		lockOrder:     `SELECT ` + orderColumns + ` FROM orders WHERE seq = $1` + d.LockRow,
+		lockOrder:     `SELECT ` + orderColumns + `, COALESCE(lease_owner, '') FROM orders WHERE seq = $1` + d.LockRow,
 		lockStock:     `SELECT available FROM stock_levels WHERE pid = $1` + d.LockRow,
 		lockPack:      `SELECT 1 FROM packs WHERE pid = $1` + d.LockRow,
 		lockSettings:  `SELECT ` + settingsColumns + ` FROM settings WHERE id = 1` + d.LockRow,
