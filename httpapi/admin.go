@@ -63,6 +63,7 @@ func NewAdmin(d AdminDeps) (http.Handler, error) {
 func (a *admin) routes(mux *http.ServeMux) {
 	mux.Handle("GET /admin/healthz", a.auth(a.healthz))
 	mux.Handle("GET /admin/audit", a.auth(a.audit))
+	a.debugRoutes(mux)
 
 	mux.Handle("POST /admin/accounts", a.auth(a.createAccount))
 	mux.Handle("GET /admin/accounts/{id}", a.auth(a.getAccount))

@@ -1,0 +1,45 @@
+package httpapi_test
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestDebugProfiles: the runtime profiles answer on the admin API with the
+// admin token and not without it.
+func TestDebugProfiles(t *testing.T) {
+	h := newHarness(t)
+	get := func(path, token string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", h.admin.URL+path, nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := h.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	for _, path := range []string{"/admin/debug/pprof/", "/admin/debug/pprof/goroutine?debug=1", "/admin/debug/pprof/cmdline"} {
+		if status, body := get(path, ""); status != http.StatusUnauthorized || !strings.Contains(body, "UNAUTHORIZED") {
+			t.Errorf("%s without the token: %d %s", path, status, body)
+		}
+		if status, _ := get(path, "wrong"); status != http.StatusUnauthorized {
+			t.Errorf("%s with a wrong token: %d", path, status)
+		}
+	}
+	if status, body := get("/admin/debug/pprof/", h.token); status != http.StatusOK || !strings.Contains(body, "goroutine") {
+		t.Errorf("index: %d %.200s", status, body)
+	}
+	if status, body := get("/admin/debug/pprof/goroutine?debug=1", h.token); status != http.StatusOK || !strings.Contains(body, "goroutine profile") {
+		t.Errorf("goroutine profile: %d %.200s", status, body)
+	}
+	if status, body := get("/admin/debug/pprof/profile?seconds=1", h.token); status != http.StatusOK || len(body) == 0 {
+		t.Errorf("CPU profile: %d, %d bytes", status, len(body))
+	}
+}
