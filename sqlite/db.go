@@ -30,6 +30,16 @@ type Store struct {
 	*sqlstore.Store
 	write *sql.DB // exactly one connection: SQLite has one writer
 	read  *sql.DB
+	ckpt  *checkpointer
+}
+
+// Close closes the store, then checkpoints the WAL into the database file.
+func (s *Store) Close() error {
+	err := s.Store.Close()
+	if cerr := s.ckpt.close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 var _ topupd.Store = (*Store)(nil)
@@ -67,6 +77,11 @@ func dsn(path string, readOnly bool) string {
 		q.Add("_pragma", "query_only(1)")
 	} else {
 		q.Set("_txlock", "immediate")
+		// The writer keeps each savepoint's journal (group commit gives
+		// every caller one) in memory rather than in a temp file, and leaves
+		// checkpoints to the checkpointer.
+		q.Add("_pragma", "temp_store(MEMORY)")
+		q.Add("_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", fallbackCheckpoint))
 	}
 	return "file:" + path + "?" + q.Encode()
 }
@@ -103,7 +118,12 @@ func Open(ctx context.Context, path string, vault *topupd.Vault) (*Store, error)
 		write.Close()
 		return nil, fmt.Errorf("sqlite.Open %s: %w", path, err)
 	}
-	return &Store{Store: st, write: write, read: read}, nil
+	ckpt, err := startCheckpointer(path)
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("sqlite.Open %s: %w", path, err)
+	}
+	return &Store{Store: st, write: write, read: read, ckpt: ckpt}, nil
 }
 
 func migrate(ctx context.Context, db *sql.DB) error {
