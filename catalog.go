@@ -3,6 +3,8 @@ package topupd
 import (
 	"regexp"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // LineKind says how a service line is fulfilled.
@@ -169,7 +171,26 @@ func (p *Pack) DrawsStock(l *Line) bool {
 func (p *Pack) TakesQuantity(l *Line) bool { return l.Stocked() || p.StockBased }
 
 // compilePattern compiles a required field's pattern so that it must match
-// the whole value.
+// the whole value. Every order checks its line's patterns, so compiled
+// patterns are kept (up to maxCachedPatterns of them: catalogs have few).
 func compilePattern(p string) (*regexp.Regexp, error) {
-	return regexp.Compile(`^(?:` + p + `)$`)
+	if re, ok := patterns.Load(p); ok {
+		return re.(*regexp.Regexp), nil
+	}
+	re, err := regexp.Compile(`^(?:` + p + `)$`)
+	if err != nil {
+		return nil, err
+	}
+	if cachedPatterns.Add(1) <= maxCachedPatterns {
+		patterns.Store(p, re)
+	}
+	return re, nil
 }
+
+// maxCachedPatterns bounds the cache of compiled patterns.
+const maxCachedPatterns = 4096
+
+var (
+	patterns       sync.Map // pattern → *regexp.Regexp
+	cachedPatterns atomic.Int64
+)
