@@ -109,7 +109,7 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 	// The order as stored, times at the stored precision, exactly as a
 	// lookup reads it back (storetest checks the two agree, field by field).
 	o := topupd.Order{
-		ID: topupd.NewID("ord_"), AccountID: p.AccountID, TrxID: req.TrxID, IdempotencyKey: req.Key(), Fingerprint: fingerprint,
+		ID: topupd.NewOrderID(p.Now), AccountID: p.AccountID, TrxID: req.TrxID, IdempotencyKey: req.Key(), Fingerprint: fingerprint,
 		PID: pack.PID, Slug: line.Slug, Game: line.Game, Kind: line.Kind, PackName: pack.Name, Provider: pack.Provider,
 		Quantity: draft.Quantity, Amount: draft.Amount, Fields: draft.Fields, Status: topupd.StatusProcessing,
 		CreatedAt: fromMS(ms(p.Now)), DeadlineAt: fromMS(ms(p.Now.Add(p.Deadline))), Supplier: topupd.SupplierNew,
