@@ -149,40 +149,55 @@ func (s *Store) StockLevels(ctx context.Context) (map[string]int, error) {
 	return out, nil
 }
 
-// AddStock seals and adds codes to a pack's stock. It holds the pack's row
-// lock, so that two AddStocks of one pack run one after the other instead of
-// deadlocking on each other's codes and stock level.
+// stockChunk is how many codes one transaction of AddStock adds, so that a
+// large upload takes the one SQLite writer in short turns between orders
+// instead of holding it for the whole upload.
+const stockChunk = 64
+
+// AddStock adds codes to a pack in transactions of stockChunk codes, sealed
+// and fingerprinted beforehand, outside any transaction. Should it fail
+// part way, the chunks before the failure stay added: uploading the same
+// codes again adds only the rest, since a code already in the pack is a
+// duplicate.
 func (s *Store) AddStock(ctx context.Context, pid string, codes []string, now time.Time) (topupd.StockResult, error) {
-	var r topupd.StockResult
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		r = topupd.StockResult{}
-		var one int
-		if err := tx.QueryRowContext(ctx, s.q.lockPack, pid).Scan(&one); isNoRows(err) {
-			return topupd.Errorf(topupd.ENotFound, "pack %s", pid)
-		} else if err != nil {
-			return err
-		}
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO codes (pid, fingerprint, sealed, added_at) VALUES ($1, $2, $3, $4)
-			ON CONFLICT (pid, fingerprint) DO NOTHING`)
-		if err != nil {
-			return err
-		}
-		defer stmt.Close()
-		for _, c := range codes {
-			res, err := stmt.ExecContext(ctx, pid, s.vault.Fingerprint(pid, c), s.vault.Seal(pid, c), ms(now))
-			if err != nil {
+	type sealedCode struct {
+		fingerprint []byte
+		sealed      []byte
+	}
+	sealed := make([]sealedCode, len(codes))
+	for i, c := range codes {
+		sealed[i] = sealedCode{s.vault.Fingerprint(pid, c), s.vault.Seal(pid, c)}
+	}
+	var total topupd.StockResult
+	for start := 0; start == 0 || start < len(sealed); start += stockChunk {
+		chunk := sealed[start:min(start+stockChunk, len(sealed))]
+		var r topupd.StockResult
+		err := s.inTx(ctx, func(tx *sql.Tx) error {
+			r = topupd.StockResult{}
+			var one int
+			if err := tx.QueryRowContext(ctx, s.q.lockPack, pid).Scan(&one); isNoRows(err) {
+				return topupd.Errorf(topupd.ENotFound, "pack %s", pid)
+			} else if err != nil {
 				return err
 			}
-			if n, _ := res.RowsAffected(); n == 1 {
-				r.Added++
-			} else {
-				r.Duplicates++
+			for _, c := range chunk {
+				res, err := tx.ExecContext(ctx, `INSERT INTO codes (pid, fingerprint, sealed, added_at) VALUES ($1, $2, $3, $4)
+					ON CONFLICT (pid, fingerprint) DO NOTHING`, pid, c.fingerprint, c.sealed, ms(now))
+				if err != nil {
+					return err
+				}
+				if n, _ := res.RowsAffected(); n == 1 {
+					r.Added++
+				} else {
+					r.Duplicates++
+				}
 			}
+			return tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT available FROM stock_levels WHERE pid = $1), 0)`, pid).Scan(&r.Available)
+		})
+		if err != nil {
+			return total, fmt.Errorf("store.AddStock %s (%d of %d codes added or found before): %w", pid, start, len(codes), err)
 		}
-		return tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT available FROM stock_levels WHERE pid = $1), 0)`, pid).Scan(&r.Available)
-	})
-	if err != nil {
-		return r, fmt.Errorf("store.AddStock %s: %w", pid, err)
+		total.Added, total.Duplicates, total.Available = total.Added+r.Added, total.Duplicates+r.Duplicates, r.Available
 	}
-	return r, nil
+	return total, nil
 }

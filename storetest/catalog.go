@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -121,6 +122,18 @@ func testAddStock(t *testing.T, e *env) {
 		{"no codes", pidCard, nil, topupd.StockResult{Available: 2}},
 		{"only duplicates", pidCard, []string{"BBB"}, topupd.StockResult{Duplicates: 1, Available: 2}},
 	}
+	// An upload longer than the store's transactions (SQL stores add a few
+	// hundred codes per transaction), with duplicates far apart.
+	var long []string
+	for i := range 1500 {
+		long = append(long, fmt.Sprintf("LONG-%04d", i%1200))
+	}
+	steps = append(steps, struct {
+		name  string
+		pid   string
+		codes []string
+		want  topupd.StockResult
+	}{"a long upload", pidStockTopup, long, topupd.StockResult{Added: 1200, Duplicates: 300, Available: 1200}})
 	for _, st := range steps {
 		got, err := e.s.AddStock(e.ctx, st.pid, st.codes, t0)
 		if err != nil {
@@ -130,7 +143,7 @@ func testAddStock(t *testing.T, e *env) {
 			t.Errorf("%s: AddStock (-want +got):\n%s", st.name, diff)
 		}
 	}
-	if diff := cmp.Diff(map[string]int{pidKey: 8, pidCard: 2}, e.stockLevels()); diff != "" {
+	if diff := cmp.Diff(map[string]int{pidKey: 8, pidCard: 2, pidStockTopup: 1200}, e.stockLevels()); diff != "" {
 		t.Errorf("StockLevels (-want +got):\n%s", diff)
 	}
 
@@ -148,7 +161,7 @@ func testAddStock(t *testing.T, e *env) {
 		t.Errorf("AddStock of a delivered code (-want +got):\n%s", diff)
 	}
 	e.place(a.ID, keys(pidCard, "T-CARD-LAST", 1), t0)
-	if diff := cmp.Diff(map[string]int{pidKey: 8}, e.stockLevels()); diff != "" {
+	if diff := cmp.Diff(map[string]int{pidKey: 8, pidStockTopup: 1200}, e.stockLevels()); diff != "" {
 		t.Errorf("StockLevels after selling out (-want +got), a PID without stock must be absent:\n%s", diff)
 	}
 }
