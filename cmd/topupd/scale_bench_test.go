@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -26,27 +25,13 @@ func BenchmarkPostgresOrders(b *testing.B) {
 			client := &http.Client{Transport: &http.Transport{MaxIdleConns: 2 * benchClients, MaxIdleConnsPerHost: 2 * benchClients}}
 			var n atomic.Int64
 			run := time.Now().UnixNano()
-			b.SetParallelism(max(1, benchClients/runtimeProcs()))
-			b.ResetTimer()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					i := n.Add(1)
-					body := fmt.Sprintf(`{"pid":"uc60","trxid":"pg-%d-%d","userId":"5000001"}`, run, i)
-					req, _ := http.NewRequest("POST", c.node(int(i)).api+"/orders", bytes.NewBufferString(body))
-					req.Header.Set("X-API-Key", keys[int(i)%accounts])
-					resp, err := client.Do(req)
-					if err != nil {
-						b.Error(err)
-						return
-					}
-					io.Copy(io.Discard, resp.Body)
-					resp.Body.Close()
-					if resp.StatusCode != 200 {
-						b.Errorf("POST /orders: %d", resp.StatusCode)
-					}
-				}
+			hammer(b, client, "orders/s", func() *http.Request {
+				i := n.Add(1)
+				body := fmt.Sprintf(`{"pid":"uc60","trxid":"pg-%d-%d","userId":"5000001"}`, run, i)
+				req, _ := http.NewRequest("POST", c.node(int(i)).api+"/orders", bytes.NewBufferString(body))
+				req.Header.Set("X-API-Key", keys[int(i)%accounts])
+				return req
 			})
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "orders/s")
 		})
 	}
 }
