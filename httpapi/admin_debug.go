@@ -7,9 +7,9 @@ import (
 
 // debugRoutes serves Go's runtime profiles (net/http/pprof) under
 // /admin/debug/pprof/, behind the admin token, so that an operator can see
-// where a node's time goes under load: for example
-// go tool pprof -http :0 'http://127.0.0.1:8081/admin/debug/pprof/profile?seconds=20'
-// with the token in an Authorization header.
+// where a node's time goes under load: fetch
+// /admin/debug/pprof/profile?seconds=20 with the token, then read it with
+// go tool pprof.
 func (a *admin) debugRoutes(mux *http.ServeMux) {
 	serve := func(h http.HandlerFunc) http.Handler {
 		return a.auth(func(w http.ResponseWriter, r *http.Request) error {

@@ -47,20 +47,19 @@ func (c *checkpointer) loop() {
 		case <-c.stop:
 			return
 		case <-t.C:
-			// An error (the database busy or closing) is left for the
-			// next tick.
 			c.checkpoint()
 		}
 	}
 }
 
 // checkpoint runs one PASSIVE checkpoint: it copies what no reader still
-// needs, never waiting on the writer or the readers.
-func (c *checkpointer) checkpoint() error {
+// needs, never waiting on the writer or the readers. A failure (the
+// database busy or closing) is left for the next tick.
+func (c *checkpointer) checkpoint() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var busy, walPages, copied int
-	return c.db.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &walPages, &copied)
+	_ = c.db.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &walPages, &copied)
 }
 
 // close stops the checkpointer. (SQLite itself checkpoints and removes the

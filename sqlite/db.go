@@ -33,7 +33,8 @@ type Store struct {
 	ckpt  *checkpointer
 }
 
-// Close closes the store, then checkpoints the WAL into the database file.
+// Close closes the store's connections and stops its checkpointer; SQLite
+// checkpoints the WAL into the database file as the last connection closes.
 func (s *Store) Close() error {
 	err := s.Store.Close()
 	if cerr := s.ckpt.close(); err == nil {

@@ -173,8 +173,7 @@ func (s *Store) RetryOrder(ctx context.Context, seq int64, now, deadline time.Ti
 	var o topupd.Order
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		var owner string
-		if o, err = scanOrderAnd(tx.QueryRowContext(ctx, s.q.lockOrder, seq), &owner); isNoRows(err) {
+		if o, err = scanOrderAnd(tx.QueryRowContext(ctx, s.q.lockOrder, seq), new(string)); isNoRows(err) {
 			return topupd.Fail(topupd.EOrderNotFound)
 		} else if err != nil {
 			return err
