@@ -65,6 +65,15 @@ func TestPrepare(t *testing.T) {
 		Required:      []RequiredField{{Field: FieldUserID}, {Field: FieldRegion}, {Field: FieldMoreID}},
 		RegionOptions: []Option{{Value: "eu", Label: "Europe"}, {Value: "na", Label: "NA"}}}
 	keys := Line{Slug: "gamekeypubg", Game: "gamekey", Kind: KindGamekey, Status: StatusActive}
+	cards := Line{Slug: "giftcard", Game: "giftcard", Kind: KindGiftcard, Status: StatusActive,
+		Required: []RequiredField{{Field: FieldQuantity, Label: "Quantity", Pattern: `[1-9][0-9]*`}}}
+	if err := cards.Validate(); err == nil {
+		t.Errorf("a line without names validated")
+	}
+	cards.ProductName, cards.GameName = "Cards", "Cards"
+	if err := cards.Validate(); err != nil {
+		t.Errorf("a line requiring quantity: %v", err)
+	}
 	pack := Pack{PID: "p", Price: 19900, Status: StatusActive, Provider: ProviderSim}
 	tests := []struct {
 		name string
@@ -79,6 +88,9 @@ func TestPrepare(t *testing.T) {
 		{"quantity on top-up", ff, OrderRequest{Quantity: 2, Fields: AccountFields{UserID: "123456"}}, EQuantityOnlyStock, 0},
 		{"keys ×3", keys, OrderRequest{Quantity: 3}, "", 59700},
 		{"keys ×501", keys, OrderRequest{Quantity: 501}, EQuantityExceedsMax, 0},
+		{"keys without quantity", keys, OrderRequest{}, "", 19900},
+		{"cards ×2, quantity required", cards, OrderRequest{Quantity: 2}, "", 39800},
+		{"cards without the required quantity", cards, OrderRequest{}, EInvalidRequest, 0},
 		{"region via serverId", oh, OrderRequest{Fields: AccountFields{UserID: "u", ServerID: "EU", MoreID: "s1"}}, "", 19900},
 		{"region not an option", oh, OrderRequest{Fields: AccountFields{UserID: "u", Region: "mars", MoreID: "s1"}}, EInvalidRequest, 0},
 	}
@@ -106,15 +118,14 @@ func codeOrEmpty(err error) ErrorCode {
 	return CodeOf(err)
 }
 
-// TestFingerprint: every field of the request changes the fingerprint; a
-// missing quantity equals quantity 1.
+// TestFingerprint: every field of the purchase changes the fingerprint; the
+// names of the request (trxid, idempotency key) do not; a missing quantity
+// equals quantity 1.
 func TestFingerprint(t *testing.T) {
 	base := OrderRequest{PID: "p", TrxID: "t", Fields: AccountFields{UserID: "u"}}
 	seen := map[string]string{base.Fingerprint(): "base"}
 	for name, r := range map[string]OrderRequest{
 		"pid": {PID: "q", TrxID: "t", Fields: AccountFields{UserID: "u"}},
-		"trx": {PID: "p", TrxID: "T", Fields: AccountFields{UserID: "u"}},
-		"key": {PID: "p", TrxID: "t", IdempotencyKey: "k", Fields: AccountFields{UserID: "u"}},
 		"qty": {PID: "p", TrxID: "t", Quantity: 2, Fields: AccountFields{UserID: "u"}},
 		"uid": {PID: "p", TrxID: "t", Fields: AccountFields{UserID: "v"}},
 		"zid": {PID: "p", TrxID: "t", Fields: AccountFields{UserID: "u", ZoneID: "1"}},
@@ -133,6 +144,17 @@ func TestFingerprint(t *testing.T) {
 	one.Quantity = 1
 	if one.Fingerprint() != base.Fingerprint() {
 		t.Error("quantity 1 and no quantity differ")
+	}
+	named := base
+	named.TrxID, named.IdempotencyKey = "T", "k"
+	if named.Fingerprint() != base.Fingerprint() {
+		t.Error("another trxid or key changed the fingerprint")
+	}
+	// An order fingerprinted before v2 (trxid and key included) is still
+	// recognised by its own request, and only by it.
+	legacy := Order{Fingerprint: base.legacyFingerprint()}
+	if !base.Repeats(&legacy) || named.Repeats(&legacy) {
+		t.Errorf("legacy fingerprint: repeats by itself %v, by another trxid %v; want true, false", base.Repeats(&legacy), named.Repeats(&legacy))
 	}
 }
 

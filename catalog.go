@@ -38,6 +38,9 @@ const (
 	FieldServerID = "serverId"
 	FieldRegion   = "region"
 	FieldMoreID   = "moreId"
+	// FieldQuantity is the order's quantity: key and gift-card lines may
+	// declare it required (a missing quantity is then INVALID REQUEST).
+	FieldQuantity = "quantity"
 )
 
 // MaxQuantity is the most keys or cards one order may ask for.
@@ -109,7 +112,7 @@ func (l *Line) Validate() error {
 	seen := map[string]bool{}
 	for _, r := range l.Required {
 		switch r.Field {
-		case FieldUserID, FieldZoneID, FieldServerID, FieldRegion, FieldMoreID:
+		case FieldUserID, FieldZoneID, FieldServerID, FieldRegion, FieldMoreID, FieldQuantity:
 		default:
 			return Errorf(EInvalidBody, "required: unknown field %q", r.Field)
 		}

@@ -46,9 +46,12 @@ const (
 	ENotFound            ErrorCode = "NOT_FOUND"
 	EMethodNotAllowed    ErrorCode = "METHOD_NOT_ALLOWED"
 	EBodyTooLarge        ErrorCode = "BODY_TOO_LARGE"
+	EHeaderTooLarge      ErrorCode = "HEADER_TOO_LARGE"
 	EUnauthorized        ErrorCode = "UNAUTHORIZED"
 	EConflict            ErrorCode = "CONFLICT"
 	EOrderFinal          ErrorCode = "ORDER_FINAL"
+	ECodeAlreadyUsed     ErrorCode = "CODE_ALREADY_USED"
+	ESimDisabled         ErrorCode = "SIM_DISABLED"
 )
 
 // messages holds the spec's `error` text for codes whose text differs from the code.
@@ -73,6 +76,7 @@ var messages = map[ErrorCode]string{
 	ENotFound:            "NOT FOUND",
 	EMethodNotAllowed:    "METHOD NOT ALLOWED",
 	EBodyTooLarge:        "BODY TOO LARGE",
+	EHeaderTooLarge:      "HEADER TOO LARGE",
 	EOrderFinal:          "ORDER ALREADY FINAL",
 }
 

@@ -1,8 +1,6 @@
 package topupd
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"strconv"
 	"strings"
 	"time"
@@ -117,27 +115,21 @@ type Order struct {
 	CodeCount int
 	// Fingerprint is the placing request's OrderRequest.Fingerprint.
 	Fingerprint string
+	// Alert, on a processing order, says why it needs the operator (see
+	// AlertPastDeadline and AlertCodeUsed); empty when it does not.
+	Alert string
 }
 
-// Fingerprint digests everything the request asks for, exactly as sent, so
-// that a repeated key with a different request is told apart
-// (IDEMPOTENCY_KEY_REUSED). A missing quantity counts as 1, and a missing
-// idempotencyKey as the trxid, which is what it defaults to.
-func (r *OrderRequest) Fingerprint() string {
-	q := r.Quantity
-	if q == 0 {
-		q = 1
-	}
-	h := sha256.New()
-	for _, s := range []string{r.PID, r.TrxID, r.Key(), strconv.Itoa(q),
-		r.Fields.UserID, r.Fields.ZoneID, r.Fields.ServerID, r.Fields.Region, r.Fields.MoreID} {
-		// Length-prefixed, so that no two different requests share an encoding.
-		h.Write(strconv.AppendInt(nil, int64(len(s)), 10))
-		h.Write([]byte{':'})
-		h.Write([]byte(s))
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
+// The alerts a processing order can raise.
+const (
+	// AlertPastDeadline: the deadline passed while the supplier may have the
+	// order and has given no final answer; the order is never refunded
+	// without one, or without an operator's decision.
+	AlertPastDeadline = "PAST DEADLINE: OUTCOME UNKNOWN"
+	// AlertCodeUsed: the supplier delivered a code that was already sold or
+	// is held in stock; the order is not completed with it.
+	AlertCodeUsed = "SUPPLIER DELIVERED A USED CODE"
+)
 
 // Duration returns how long the order has taken: until now while processing.
 func (o *Order) Duration(now time.Time) time.Duration {
@@ -188,6 +180,9 @@ func Prepare(req *OrderRequest, line *Line, pack *Pack) (Draft, error) {
 	if qty < 0 {
 		return Draft{}, Errorf(EInvalidBody, "quantity must be at least 1")
 	}
+	if err := line.checkQuantity(qty); err != nil {
+		return Draft{}, err
+	}
 	if qty == 0 {
 		qty = 1
 	}
@@ -200,6 +195,27 @@ func Prepare(req *OrderRequest, line *Line, pack *Pack) (Draft, error) {
 		return Draft{}, Fail(EInvalidPack)
 	}
 	return Draft{Quantity: qty, Amount: amount, Fields: fields, DrawsStock: pack.DrawsStock(line)}, nil
+}
+
+// checkQuantity checks the order's quantity (0 when the body had none)
+// against the line's required quantity, if it declares one: present, and
+// matching its pattern.
+func (l *Line) checkQuantity(qty int) error {
+	for _, r := range l.Required {
+		if r.Field != FieldQuantity {
+			continue
+		}
+		if qty == 0 {
+			return Errorf(EInvalidRequest, "quantity is required")
+		}
+		if r.Pattern != "" {
+			re, err := compilePattern(r.Pattern)
+			if err != nil || !re.MatchString(strconv.Itoa(qty)) {
+				return Errorf(EInvalidRequest, "quantity does not match %s", r.Pattern)
+			}
+		}
+	}
+	return nil
 }
 
 // checkFields keeps the fields the line requires, checks each against its
@@ -216,6 +232,9 @@ func (l *Line) checkFields(in AccountFields) (AccountFields, error) {
 		in.Region = in.ServerID
 	}
 	for _, r := range l.Required {
+		if r.Field == FieldQuantity {
+			continue // checkQuantity's
+		}
 		v := strings.TrimSpace(*in.get(r.Field))
 		if v == "" {
 			return out, Errorf(EInvalidRequest, "%s is required", r.Field)

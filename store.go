@@ -63,12 +63,19 @@ type CatalogStore interface {
 	Lines(ctx context.Context) ([]Line, error)
 	// PutPack creates or replaces a pack.
 	PutPack(ctx context.Context, p Pack) error
+	// UpdateLine changes a stored line in one transaction: apply gets it as
+	// stored and edits it, or refuses with an error that leaves it as it
+	// was. An unknown slug is ENotFound.
+	UpdateLine(ctx context.Context, slug string, apply func(*Line) error) (Line, error)
+	// UpdatePack changes a stored pack as UpdateLine does a line.
+	UpdatePack(ctx context.Context, pid string, apply func(*Pack) error) (Pack, error)
 	// Packs returns every pack, disabled ones too, by PID.
 	Packs(ctx context.Context) ([]Pack, error)
 	// StockLevels returns the codes available per PID (PIDs without stock are absent).
 	StockLevels(ctx context.Context) (map[string]int, error)
-	// AddStock adds codes to a pack's stock; a code already in that pack's
-	// stock (delivered or not) is a duplicate and not added.
+	// AddStock adds codes to a pack's stock; a code already held anywhere
+	// (in any pack's stock, or delivered by any order) is a duplicate and
+	// not added.
 	AddStock(ctx context.Context, pid string, codes []string, now time.Time) (StockResult, error)
 }
 
@@ -90,6 +97,8 @@ type PlaceOrder struct {
 	// caller's own first supplier call.
 	LeaseOwner string
 	LeaseUntil time.Time
+	// SimOff refuses a pack fulfilled by sim as PRODUCT_DISABLED.
+	SimOff bool
 }
 
 // HistoryQuery selects a page of an account's orders, newest first.
@@ -98,13 +107,25 @@ type HistoryQuery struct {
 	Limit  int
 }
 
-// OrdersQuery selects orders of every account for the operator.
+// OrdersQuery selects orders of every account for the operator, newest
+// first; every field set narrows the selection (AND).
 type OrdersQuery struct {
-	Status OrderStatus // empty: any
-	// Overdue selects processing orders past their deadline.
-	Overdue bool
-	Now     time.Time
-	Limit   int
+	Status    OrderStatus // empty: any
+	AccountID string
+	TrxID     string
+	PID       string
+	Slug      string
+	Provider  string
+	// From and To bound CreatedAt to [From, To); zero leaves a side open.
+	From, To time.Time
+	// Stuck selects processing orders past their deadline at Now, or
+	// carrying an alert.
+	Stuck bool
+	Now   time.Time
+	// Before, when above 0, selects orders placed before the order of that
+	// Seq: the next page after it.
+	Before int64
+	Limit  int
 }
 
 // OrderStore places and reads orders.
@@ -142,6 +163,9 @@ type Settlement struct {
 	Now         time.Time
 	// LeaseOwner, when set, must still hold the order's lease.
 	LeaseOwner string
+	// Alert, with StatusProcessing, records why the order needs the
+	// operator; a processing settlement without one clears it.
+	Alert string
 }
 
 // FulfilmentStore lets the engine claim and settle processing orders.
@@ -154,7 +178,8 @@ type FulfilmentStore interface {
 	// MarkSubmitting records, before a submit, that its outcome may become unknown.
 	MarkSubmitting(ctx context.Context, seq int64, owner string) error
 	// Settle completes, cancels or reschedules a processing order. A final
-	// order is EOrderFinal; a lost lease is EConflict.
+	// order is EOrderFinal; a lost lease is EConflict; a code to deliver
+	// that is already held anywhere is ECodeAlreadyUsed, and nothing changes.
 	Settle(ctx context.Context, seq int64, s Settlement) (Order, error)
 	// ReleaseLeases lets go of every order the owner holds.
 	ReleaseLeases(ctx context.Context, owner string) error

@@ -78,3 +78,14 @@ func (v *Vault) Fingerprint(context, plain string) []byte {
 	m.Write([]byte(plain))
 	return m.Sum(nil)
 }
+
+// codeContext is the context of CodeFingerprint: no pack's PID can be it,
+// since PIDs hold no NUL byte.
+const codeContext = "\x00code"
+
+// CodeFingerprint is a keyed digest of a stock code alone, whatever its pack:
+// equal codes have equal fingerprints, so one unique index over them keeps a
+// code from being held or delivered twice anywhere.
+func (v *Vault) CodeFingerprint(code string) []byte {
+	return v.Fingerprint(codeContext, code)
+}

@@ -36,6 +36,7 @@ const (
 	CodeRateLimitUnavailable = "RATE_LIMIT_UNAVAILABLE"                // 503: the limiter is down
 	CodeInvalidJSON          = "INVALID_JSON"                          // 401: the body is not JSON (sent without a code)
 	CodeBodyTooLarge         = "BODY_TOO_LARGE"                        // 413
+	CodeHeaderTooLarge       = "HEADER_TOO_LARGE"                      // 431
 	CodeNotFound             = "NOT_FOUND"                             // 404: no such path
 	CodeMethodNotAllowed     = "METHOD_NOT_ALLOWED"                    // 405
 	CodeInternal             = "INTERNAL"                              // 500

@@ -276,21 +276,173 @@ func TestFlakySupplierTwoEngines(t *testing.T) {
 	f.checkBooks(t, final, topupd.USD(1000))
 }
 
-// TestDeadlineRefundsOnce: a supplier that never answers; at the deadline the
-// order is cancelled with a clear error and refunded exactly once.
-func TestDeadlineRefundsOnce(t *testing.T) {
+// dark is a supplier that can go dark: while down, every call fails as a
+// network error would, with the outcome unknown.
+type dark struct {
+	supplier
+	down    bool
+	submits map[string][]time.Time // order id -> when each submit arrived
+}
+
+// darkSupplier returns a supplier that is down, and whose answers once back
+// up come from answer.
+func darkSupplier(answer func(s *supplier, o *topupd.Order, submit bool) (topupd.Outcome, error)) *dark {
+	d := &dark{supplier: supplier{bought: map[string]int{}}, down: true, submits: map[string][]time.Time{}}
+	d.respond = func(s *supplier, o *topupd.Order, submit bool) (topupd.Outcome, error) {
+		s.mu.Lock()
+		if submit {
+			d.submits[o.ID] = append(d.submits[o.ID], time.Now())
+		}
+		down := d.down
+		s.mu.Unlock()
+		if down {
+			return topupd.Outcome{}, errTimeout
+		}
+		return answer(s, o, submit)
+	}
+	return d
+}
+
+// setDown takes the supplier down or brings it back.
+func (d *dark) setDown(v bool) {
+	d.mu.Lock()
+	d.down = v
+	d.mu.Unlock()
+}
+
+// submitsAfter counts the submits of an order that arrived after t.
+func (d *dark) submitsAfter(id string, t time.Time) int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	n := 0
+	for _, at := range d.submits[id] {
+		if at.After(t) {
+			n++
+		}
+	}
+	return n
+}
+
+// waitAlert waits until every order carries the alert, still processing.
+func (f *fixture) waitAlert(t *testing.T, orders []topupd.Order, alert string, limit time.Duration) {
+	t.Helper()
+	end := time.Now().Add(limit)
+	for _, o := range orders {
+		for {
+			cur, err := f.store.Order(context.Background(), "", o.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cur.Status.Final() {
+				t.Fatalf("order %s ended %s (%q, refunded %v) while its outcome was unknown", o.ID, cur.Status, cur.Error, cur.Refunded)
+			}
+			if cur.Alert == alert {
+				break
+			}
+			if time.Now().After(end) {
+				t.Fatalf("order %s: alert %q after %v, want %q", o.ID, cur.Alert, limit, alert)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+// TestDeliveredThenDarkIsNeverRefunded: the supplier applies the purchase
+// and the answer is lost, then the supplier is unreachable until past the
+// order's deadline. The order must stay processing with an alert, with no
+// submit after the deadline, and end completed, unrefunded, once the
+// supplier answers again.
+func TestDeliveredThenDarkIsNeverRefunded(t *testing.T) {
 	f := newFixture(t, topupd.USD(10))
-	s := &supplier{bought: map[string]int{}, respond: func(s *supplier, o *topupd.Order, submit bool) (topupd.Outcome, error) {
-		return topupd.Outcome{}, errors.New("connection refused")
-	}}
+	// Every submit is applied and its answer lost; status calls fail while
+	// the supplier is down.
+	s := &dark{supplier: supplier{bought: map[string]int{}}, down: true, submits: map[string][]time.Time{}}
+	s.respond = func(sp *supplier, o *topupd.Order, submit bool) (topupd.Outcome, error) {
+		sp.mu.Lock()
+		defer sp.mu.Unlock()
+		switch {
+		case submit:
+			s.submits[o.ID] = append(s.submits[o.ID], time.Now())
+			sp.buy(o)
+			return topupd.Outcome{}, errTimeout
+		case s.down:
+			return topupd.Outcome{}, errTimeout
+		case sp.bought[o.ID] == 0:
+			return topupd.Outcome{State: topupd.OutcomeNotFound}, nil
+		}
+		return topupd.Outcome{State: topupd.OutcomeCompleted}, nil
+	}
 	orders := f.place(t, 3, 300*time.Millisecond)
+	deadline := orders[0].DeadlineAt
 	f.engine(t, "node-a", s)
 	f.engine(t, "node-b", s)
+	f.waitAlert(t, orders, topupd.AlertPastDeadline, 10*time.Second)
+	time.Sleep(100 * time.Millisecond) // a few more rounds past the deadline
+	s.setDown(false)
+	final := f.waitFinal(t, orders, 10*time.Second)
+	for _, o := range final {
+		if o.Status != topupd.StatusCompleted || o.Refunded {
+			t.Errorf("order %s: %s %q refunded=%v, want completed", o.ID, o.Status, o.Error, o.Refunded)
+		}
+		if n := s.bought[o.ID]; n != 1 {
+			t.Errorf("order %s bought %d times", o.ID, n)
+		}
+		if n := s.submitsAfter(o.ID, deadline); n != 0 {
+			t.Errorf("order %s: %d submits after its deadline", o.ID, n)
+		}
+	}
+	f.checkBooks(t, final, topupd.USD(10))
+}
+
+// TestNeverReachedIsRefundedAtDeadline: a supplier that is unreachable from
+// the start. Past the deadline the order waits, with an alert, for the
+// supplier to say whether it has the order; when it says it never received
+// it, the order is cancelled and refunded exactly once, and never submitted
+// again after its deadline.
+func TestNeverReachedIsRefundedAtDeadline(t *testing.T) {
+	f := newFixture(t, topupd.USD(10))
+	s := darkSupplier(func(s *supplier, o *topupd.Order, submit bool) (topupd.Outcome, error) {
+		return topupd.Outcome{State: topupd.OutcomeNotFound}, nil
+	})
+	orders := f.place(t, 3, 300*time.Millisecond)
+	deadline := orders[0].DeadlineAt
+	f.engine(t, "node-a", s)
+	f.engine(t, "node-b", s)
+	f.waitAlert(t, orders, topupd.AlertPastDeadline, 10*time.Second)
+	s.setDown(false)
 	final := f.waitFinal(t, orders, 10*time.Second)
 	for _, o := range final {
 		if o.Status != topupd.StatusCancelled || o.Error != fulfil.DeadlineExceeded || !o.Refunded {
 			t.Errorf("order %s: %s %q refunded=%v", o.ID, o.Status, o.Error, o.Refunded)
 		}
+		if n := s.submitsAfter(o.ID, deadline); n != 0 {
+			t.Errorf("order %s: %d submits after its deadline", o.ID, n)
+		}
+	}
+	f.checkBooks(t, final, topupd.USD(10))
+}
+
+// TestUnsubmittedIsRefundedAtDeadline: an order no submit was ever started
+// for is cancelled and refunded at its deadline without asking anyone.
+func TestUnsubmittedIsRefundedAtDeadline(t *testing.T) {
+	f := newFixture(t, topupd.USD(10))
+	orders := f.place(t, 2, 100*time.Millisecond)
+	time.Sleep(150 * time.Millisecond)
+	s := &supplier{bought: map[string]int{}, respond: func(s *supplier, o *topupd.Order, submit bool) (topupd.Outcome, error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.calls++
+		return topupd.Outcome{}, errTimeout
+	}}
+	f.engine(t, "node-a", s)
+	final := f.waitFinal(t, orders, 10*time.Second)
+	for _, o := range final {
+		if o.Status != topupd.StatusCancelled || o.Error != fulfil.DeadlineExceeded || !o.Refunded {
+			t.Errorf("order %s: %s %q refunded=%v", o.ID, o.Status, o.Error, o.Refunded)
+		}
+	}
+	if s.calls != 0 {
+		t.Errorf("%d supplier calls for orders never submitted before their deadline", s.calls)
 	}
 	f.checkBooks(t, final, topupd.USD(10))
 }
@@ -317,5 +469,31 @@ func TestPendingWaitsForRetryAt(t *testing.T) {
 	final := f.waitFinal(t, orders, 5*time.Second)
 	if final[0].Status != topupd.StatusCompleted || early != 0 {
 		t.Errorf("status %s, %d status calls before the promised time", final[0].Status, early)
+	}
+}
+
+// TestUsedCodeIsNotDelivered: a supplier that hands over a code already held
+// in stock does not complete the order: it stays processing with an alert,
+// and the code stays where it was.
+func TestUsedCodeIsNotDelivered(t *testing.T) {
+	f := newFixture(t, topupd.USD(10))
+	if _, err := f.store.AddStock(context.Background(), "uc60", []string{"USED-CODE-1"}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	s := &supplier{bought: map[string]int{}, respond: func(s *supplier, o *topupd.Order, submit bool) (topupd.Outcome, error) {
+		return topupd.Outcome{State: topupd.OutcomeCompleted, Codes: []string{"USED-CODE-1"}}, nil
+	}}
+	orders := f.place(t, 1, time.Minute)
+	f.engine(t, "node-a", s)
+	f.waitAlert(t, orders, topupd.AlertCodeUsed, 10*time.Second)
+	o, err := f.store.Order(context.Background(), "", orders[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Codes) != 0 || o.CodeCount != 0 {
+		t.Errorf("order %s holds codes %v", o.ID, o.Codes)
+	}
+	if lv, _ := f.store.StockLevels(context.Background()); lv["uc60"] != 1 {
+		t.Errorf("stock of uc60: %d, want the code still there", lv["uc60"])
 	}
 }

@@ -15,11 +15,11 @@ import (
 func (e *Engine) process(o topupd.Order, fresh bool) topupd.Order {
 	now := e.cfg.Now()
 	prov, ok := e.cfg.Providers[o.Provider]
-	if !ok {
-		return e.retry(o, fmt.Errorf("no provider %q", o.Provider))
-	}
 	if !now.Before(o.DeadlineAt) {
 		return e.expire(o, prov)
+	}
+	if !ok {
+		return e.retry(o, fmt.Errorf("no provider %q on this node", o.Provider))
 	}
 	out, err := e.call(o, prov, fresh)
 	e.health.record(&o, e.cfg.Now(), err)
@@ -69,9 +69,7 @@ func (e *Engine) settleOutcome(o topupd.Order, out topupd.Outcome) topupd.Order 
 		if st.RetryAt.IsZero() || !st.RetryAt.After(now) {
 			st.RetryAt = now.Add(e.backoff(o.Attempts))
 		}
-		if st.RetryAt.After(o.DeadlineAt) {
-			st.RetryAt = o.DeadlineAt
-		}
+		st.RetryAt = e.notPast(o, now, st.RetryAt)
 	default:
 		return e.retry(o, fmt.Errorf("supplier answered state %d", out.State))
 	}
@@ -88,26 +86,63 @@ func (e *Engine) retry(o topupd.Order, cause error) topupd.Order {
 	} else {
 		e.cfg.Logger.Warn("fulfil: transient supplier error", "order", o.ID, "provider", o.Provider, "attempts", o.Attempts, "err", cause)
 	}
-	at := now.Add(e.backoff(o.Attempts))
-	if at.After(o.DeadlineAt) {
-		at = o.DeadlineAt
-	}
+	at := e.notPast(o, now, now.Add(e.backoff(o.Attempts)))
 	return e.settle(o, topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: at, Now: now, LeaseOwner: e.cfg.Owner})
 }
 
-// expire ends an order past its deadline: a supplier that already has it is
-// asked once more, and unless it completed, the order is cancelled and refunded.
-func (e *Engine) expire(o topupd.Order, prov topupd.Provider) topupd.Order {
-	if o.Supplier != topupd.SupplierNew {
-		ctx, cancel := context.WithTimeout(e.base, e.cfg.CallTimeout)
-		out, err := prov.Status(ctx, &o)
-		cancel()
-		if err == nil && (out.State == topupd.OutcomeCompleted || out.State == topupd.OutcomeFailed) {
-			return e.settleOutcome(o, out)
-		}
+// notPast moves a retry planned before the order's deadline to no later
+// than the deadline, so the deadline is looked at in time. Past the
+// deadline the backoff stands as it is.
+func (e *Engine) notPast(o topupd.Order, now, at time.Time) time.Time {
+	if now.Before(o.DeadlineAt) && at.After(o.DeadlineAt) {
+		return o.DeadlineAt
 	}
-	return e.settle(o, topupd.Settlement{Status: topupd.StatusCancelled, Error: DeadlineExceeded, Refund: true,
-		Now: e.cfg.Now(), LeaseOwner: e.cfg.Owner})
+	return at
+}
+
+// expire deals with an order past its deadline. An order no submit was ever
+// started for, or that the supplier says it never received, is cancelled
+// and refunded. One a submit may have reached is never refunded without
+// the supplier's final answer: it is settled by that answer when there is
+// one; otherwise it stays processing with an alert, and the supplier is
+// asked again (never submitted to) with backoff, until it answers or an
+// operator completes or cancels the order.
+func (e *Engine) expire(o topupd.Order, prov topupd.Provider) topupd.Order {
+	cancelled := topupd.Settlement{Status: topupd.StatusCancelled, Error: DeadlineExceeded, Refund: true, LeaseOwner: e.cfg.Owner}
+	if o.Supplier == topupd.SupplierNew {
+		cancelled.Now = e.cfg.Now()
+		return e.settle(o, cancelled)
+	}
+	if prov == nil {
+		return e.alert(o, topupd.AlertPastDeadline, fmt.Sprintf("no provider %q on this node to ask", o.Provider), "")
+	}
+	ctx, cancel := context.WithTimeout(e.base, e.cfg.CallTimeout)
+	out, err := prov.Status(ctx, &o)
+	cancel()
+	e.health.record(&o, e.cfg.Now(), err)
+	switch {
+	case err == nil && (out.State == topupd.OutcomeCompleted || out.State == topupd.OutcomeFailed):
+		return e.settleOutcome(o, out)
+	case err == nil && out.State == topupd.OutcomeNotFound:
+		cancelled.Now = e.cfg.Now()
+		return e.settle(o, cancelled)
+	}
+	why := "the supplier says it is still working on it"
+	if err != nil {
+		why = err.Error()
+	}
+	return e.alert(o, topupd.AlertPastDeadline, why, out.SupplierRef)
+}
+
+// alert keeps an order processing with an alert that asks for the operator,
+// logged and stored on the order, and asks the supplier again after the
+// backoff.
+func (e *Engine) alert(o topupd.Order, alert, why, supplierRef string) topupd.Order {
+	now := e.cfg.Now()
+	e.cfg.Logger.Error("fulfil: ALERT: "+alert+"; asking the supplier again, never refunding without its answer or an operator",
+		"order", o.ID, "provider", o.Provider, "upstream", o.Upstream, "deadline", o.DeadlineAt, "attempts", o.Attempts, "why", why)
+	return e.settle(o, topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: now.Add(e.backoff(o.Attempts)), Now: now,
+		LeaseOwner: e.cfg.Owner, Alert: alert, SupplierRef: supplierRef})
 }
 
 // settle writes a settlement; a lost lease or an order already final means
@@ -116,6 +151,10 @@ func (e *Engine) settle(o topupd.Order, st topupd.Settlement) topupd.Order {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	out, err := e.cfg.Store.Settle(ctx, o.Seq, st)
+	if err != nil && topupd.CodeOf(err) == topupd.ECodeAlreadyUsed && st.Status == topupd.StatusCompleted {
+		// Never complete an order with a code sold before or held in stock.
+		return e.alert(o, topupd.AlertCodeUsed, err.Error(), st.SupplierRef)
+	}
 	if err != nil {
 		switch topupd.CodeOf(err) {
 		case topupd.EOrderFinal, topupd.EConflict:

@@ -29,6 +29,8 @@ type AdminDeps struct {
 	// AuthCache, when set, is the reseller API's cache: every change made
 	// here clears it.
 	AuthCache *AuthCache
+	// SimOff refuses packs fulfilled by sim (--sim off) with SIM_DISABLED.
+	SimOff bool
 }
 
 // admin is the operator's API.
@@ -74,8 +76,10 @@ func (a *admin) routes(mux *http.ServeMux) {
 	mux.Handle("GET /admin/accounts/{id}/ledger", a.auth(a.ledger))
 
 	mux.Handle("PUT /admin/services/{slug}", a.auth(a.putService))
+	mux.Handle("PATCH /admin/services/{slug}", a.auth(a.patchService))
 	mux.Handle("GET /admin/services", a.auth(a.listServices))
 	mux.Handle("PUT /admin/products/{pid}", a.auth(a.putProduct))
+	mux.Handle("PATCH /admin/products/{pid}", a.auth(a.patchProduct))
 	mux.Handle("GET /admin/products", a.auth(a.listProducts))
 	mux.Handle("POST /admin/products/{pid}/stock", a.auth(a.addStock))
 

@@ -35,20 +35,7 @@ func (a *admin) putService(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	l := topupd.Line{Slug: r.PathValue("slug"), Status: topupd.StatusActive}
-	var slug, kind string
-	if obj.take("slug", &slug) && slug != l.Slug {
-		return topupd.Errorf(topupd.EInvalidBody, "slug in the body differs from the path")
-	}
-	obj.take("productName", &l.ProductName)
-	obj.take("gameName", &l.GameName)
-	obj.take("game", &l.Game)
-	obj.take("kind", &kind)
-	obj.take("status", &l.Status)
-	obj.take("required", &l.Required)
-	l.Kind = topupd.LineKind(kind)
-	l.ServerIDOptions = obj.options("serverIdOptions")
-	l.RegionOptions = obj.options("regionOptions")
-	if err := obj.done(); err != nil {
+	if err := takeLine(obj, &l); err != nil {
 		return err
 	}
 	if err := l.Validate(); err != nil {
@@ -59,6 +46,52 @@ func (a *admin) putService(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, viewAdminLine(&l))
 	return nil
+}
+
+// patchService changes the fields a body sends of a stored line; the others
+// keep their values.
+func (a *admin) patchService(w http.ResponseWriter, r *http.Request) error {
+	obj, err := readAdminObject(r)
+	if err != nil {
+		return err
+	}
+	l, err := a.Store.UpdateLine(r.Context(), r.PathValue("slug"), func(l *topupd.Line) error {
+		if err := takeLine(obj.clone(), l); err != nil {
+			return err
+		}
+		return l.Validate()
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, viewAdminLine(&l))
+	return nil
+}
+
+// takeLine sets the fields of a line that the body sends.
+func takeLine(obj *object, l *topupd.Line) error {
+	var slug, kind string
+	if obj.take("slug", &slug) && slug != l.Slug {
+		return topupd.Errorf(topupd.EInvalidBody, "slug in the body differs from the path")
+	}
+	obj.take("productName", &l.ProductName)
+	obj.take("gameName", &l.GameName)
+	obj.take("game", &l.Game)
+	if obj.take("kind", &kind) {
+		l.Kind = topupd.LineKind(kind)
+	}
+	obj.take("status", &l.Status)
+	if obj.has("required") {
+		l.Required = nil
+		obj.take("required", &l.Required)
+	}
+	if obj.has("serverIdOptions") {
+		l.ServerIDOptions = obj.options("serverIdOptions")
+	}
+	if obj.has("regionOptions") {
+		l.RegionOptions = obj.options("regionOptions")
+	}
+	return obj.done()
 }
 
 func (a *admin) listServices(w http.ResponseWriter, r *http.Request) error {
@@ -100,6 +133,42 @@ func (a *admin) putProduct(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p := topupd.Pack{PID: r.PathValue("pid"), Status: topupd.StatusActive, Provider: topupd.ProviderSim}
+	if !obj.has("priceUsd") {
+		return topupd.Errorf(topupd.EInvalidBody, "priceUsd is required")
+	}
+	if err := takePack(obj, &p); err != nil {
+		return err
+	}
+	if err := a.checkPack(r, &p); err != nil {
+		return err
+	}
+	if err := a.Store.PutPack(r.Context(), p); err != nil {
+		return err
+	}
+	return a.writePack(w, r, &p)
+}
+
+// patchProduct changes the fields a body sends of a stored pack; the others
+// keep their values, so a price edit never changes who fulfils the pack.
+func (a *admin) patchProduct(w http.ResponseWriter, r *http.Request) error {
+	obj, err := readAdminObject(r)
+	if err != nil {
+		return err
+	}
+	p, err := a.Store.UpdatePack(r.Context(), r.PathValue("pid"), func(p *topupd.Pack) error {
+		if err := takePack(obj.clone(), p); err != nil {
+			return err
+		}
+		return a.checkPack(r, p)
+	})
+	if err != nil {
+		return err
+	}
+	return a.writePack(w, r, &p)
+}
+
+// takePack sets the fields of a pack that the body sends.
+func takePack(obj *object, p *topupd.Pack) error {
 	var pid string
 	if obj.take("pid", &pid) && pid != p.PID {
 		return topupd.Errorf(topupd.EInvalidBody, "pid in the body differs from the path")
@@ -107,21 +176,25 @@ func (a *admin) putProduct(w http.ResponseWriter, r *http.Request) error {
 	obj.take("slug", &p.Slug)
 	obj.take("name", &p.Name)
 	obj.take("category", &p.Category)
-	price, ok := obj.money("priceUsd")
+	if price, ok := obj.money("priceUsd"); ok {
+		p.Price = price
+	}
 	obj.take("status", &p.Status)
 	obj.take("stockBased", &p.StockBased)
 	obj.take("provider", &p.Provider)
 	obj.take("upstream", &p.Upstream)
 	obj.take("upstreamPid", &p.UpstreamPID)
-	if err := obj.done(); err != nil {
-		return err
-	}
-	if !ok {
-		return topupd.Errorf(topupd.EInvalidBody, "priceUsd is required")
-	}
-	p.Price = price
+	return obj.done()
+}
+
+// checkPack checks a pack about to be stored: valid, its supplier allowed
+// and configured, its line existing.
+func (a *admin) checkPack(r *http.Request, p *topupd.Pack) error {
 	if err := p.Validate(); err != nil {
 		return err
+	}
+	if p.Provider == topupd.ProviderSim && a.SimOff {
+		return topupd.Errorf(topupd.ESimDisabled, "the sim supplier is off (--sim off): name the pack's provider")
 	}
 	if p.Provider == topupd.ProviderUpstream {
 		if _, err := a.Store.Upstream(r.Context(), p.Upstream); err != nil {
@@ -135,21 +208,21 @@ func (a *admin) putProduct(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	found := false
 	for _, l := range lines {
-		found = found || l.Slug == p.Slug
+		if l.Slug == p.Slug {
+			return nil
+		}
 	}
-	if !found {
-		return topupd.Errorf(topupd.EInvalidBody, "slug %q names no service line", p.Slug)
-	}
-	if err := a.Store.PutPack(r.Context(), p); err != nil {
-		return err
-	}
+	return topupd.Errorf(topupd.EInvalidBody, "slug %q names no service line", p.Slug)
+}
+
+// writePack answers a pack with its stock.
+func (a *admin) writePack(w http.ResponseWriter, r *http.Request, p *topupd.Pack) error {
 	stock, err := a.Store.StockLevels(r.Context())
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, viewAdminPack(&p, stock[p.PID]))
+	writeJSON(w, http.StatusOK, viewAdminPack(p, stock[p.PID]))
 	return nil
 }
 

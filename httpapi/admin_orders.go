@@ -7,9 +7,9 @@ import (
 	"github.com/topupd/topupd"
 )
 
-// adminOrderView is an order in the reseller shape plus its internal id and account.
-type adminOrderView struct {
-	Success     bool   `json:"success"`
+// adminOrder is an order as the operator sees it: the reseller shape plus
+// its internal id, account, supplier and any alert.
+type adminOrder struct {
 	ID          string `json:"id"`
 	AccountID   string `json:"accountId"`
 	Provider    string `json:"provider"`
@@ -18,42 +18,55 @@ type adminOrderView struct {
 	SupplierRef string `json:"supplierRef,omitempty"`
 	Attempts    int    `json:"attempts"`
 	DeadlineAt  string `json:"deadlineAt"`
+	Alert       string `json:"alert,omitempty"`
 	orderView
 }
 
+// adminOrderView is the answer about one order.
+type adminOrderView struct {
+	Success bool `json:"success"`
+	adminOrder
+}
+
 func (a *admin) viewOrder(o *topupd.Order) adminOrderView {
-	return adminOrderView{Success: true, ID: itoa(o.Seq), AccountID: o.AccountID, Provider: o.Provider, Upstream: o.Upstream,
-		UpstreamPID: o.UpstreamPID, SupplierRef: o.SupplierRef, Attempts: o.Attempts,
+	return adminOrderView{Success: true, adminOrder: a.orderItem(o)}
+}
+
+// orderItem is one order in the admin shape, as lists hold it.
+func (a *admin) orderItem(o *topupd.Order) adminOrder {
+	return adminOrder{ID: itoa(o.Seq), AccountID: o.AccountID, Provider: o.Provider, Upstream: o.Upstream,
+		UpstreamPID: o.UpstreamPID, SupplierRef: o.SupplierRef, Attempts: o.Attempts, Alert: o.Alert,
 		DeadlineAt: o.DeadlineAt.UTC().Format(time.RFC3339Nano), orderView: viewOrder(o, a.Now())}
 }
 
 func (a *admin) listOrders(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	status := topupd.OrderStatus(q.Get("status"))
-	switch status {
-	case "", topupd.StatusProcessing, topupd.StatusCompleted, topupd.StatusCancelled:
-	default:
-		return topupd.Errorf(topupd.EInvalidBody, "status: processing, completed or cancelled")
-	}
-	limit, err := clampParam(q.Get("limit"), "limit", 100, 1, 1000)
+	q, err := parseOrdersQuery(r.URL.Query())
 	if err != nil {
 		return err
 	}
-	return a.writeOrders(w, r, topupd.OrdersQuery{Status: status, Overdue: q.Get("overdue") == "true", Now: a.Now(), Limit: limit})
+	q.Now = a.Now()
+	return a.writeOrders(w, r, q)
 }
 
-// writeOrders answers the orders a query selects, in the admin shape.
+// writeOrders answers the page of orders a query selects, in the admin
+// shape, with the cursor of the next page (null on the last).
 func (a *admin) writeOrders(w http.ResponseWriter, r *http.Request, q topupd.OrdersQuery) error {
+	q.Limit++ // one more than asked tells whether a next page exists
 	orders, err := a.Store.Orders(r.Context(), q)
 	if err != nil {
 		return err
 	}
-	out := make([]adminOrderView, len(orders))
-	for i := range orders {
-		out[i] = a.viewOrder(&orders[i])
-		out[i].Success = false
+	var next *string
+	if len(orders) == q.Limit {
+		orders = orders[:q.Limit-1]
+		c := itoa(orders[len(orders)-1].Seq)
+		next = &c
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "count": len(out), "orders": out})
+	out := make([]adminOrder, len(orders))
+	for i := range orders {
+		out[i] = a.orderItem(&orders[i])
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "count": len(out), "orders": out, "nextCursor": next})
 	return nil
 }
 

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"sort"
 	"time"
 
 	"github.com/topupd/topupd"
@@ -18,6 +19,10 @@ type healthView struct {
 	Calls            int     `json:"calls"`
 	Errors           int     `json:"errors"`
 	Alert            bool    `json:"alert"`
+	// StuckOrders counts the supplier's processing orders that need the
+	// operator (past their deadline, or carrying an alert), from the
+	// database: every node's orders.
+	StuckOrders int `json:"stuckOrders"`
 }
 
 func viewHealth(h topupd.Health) healthView {
@@ -80,20 +85,52 @@ func (a *admin) listUpstreams(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// listProviders answers every supplier's health as this node has seen it.
+// maxStuckScan bounds how many stuck orders the supplier list counts.
+const maxStuckScan = 10_000
+
+// listProviders answers every supplier's health as this node has seen it,
+// and how many of its orders are stuck, as the database holds them; a
+// supplier with stuck orders is alerting.
 func (a *admin) listProviders(w http.ResponseWriter, r *http.Request) error {
-	hs := a.Health()
-	out := make([]healthView, len(hs))
-	for i, h := range hs {
-		out[i] = viewHealth(h)
+	stuck, err := a.Store.Orders(r.Context(), topupd.OrdersQuery{Stuck: true, Now: a.Now(), Limit: maxStuckScan})
+	if err != nil {
+		return err
 	}
+	type key struct{ provider, upstream string }
+	counts := map[key]int{}
+	for _, o := range stuck {
+		counts[key{o.Provider, o.Upstream}]++
+	}
+	out := []healthView{}
+	for _, h := range a.Health() {
+		v := viewHealth(h)
+		k := key{h.Provider, h.Upstream}
+		v.StuckOrders, v.Alert = counts[k], v.Alert || counts[k] > 0
+		delete(counts, k)
+		out = append(out, v)
+	}
+	for k, n := range counts {
+		out = append(out, healthView{Provider: k.provider, Upstream: k.upstream, StuckOrders: n, Alert: true})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Provider != out[j].Provider {
+			return out[i].Provider < out[j].Provider
+		}
+		return out[i].Upstream < out[j].Upstream
+	})
 	writeJSON(w, http.StatusOK, map[string]any{"success": true, "providers": out})
 	return nil
 }
 
-// stuckOrders answers the orders still processing past their deadline.
+// stuckOrders answers the processing orders that need the operator: past
+// their deadline (their outcome unknown), or carrying an alert.
 func (a *admin) stuckOrders(w http.ResponseWriter, r *http.Request) error {
-	return a.writeOrders(w, r, topupd.OrdersQuery{Overdue: true, Now: a.Now(), Limit: 1000})
+	q, err := parsePage(r.URL.Query(), nil)
+	if err != nil {
+		return err
+	}
+	q.Stuck, q.Now = true, a.Now()
+	return a.writeOrders(w, r, q)
 }
 
 // retryOrder makes a processing order due now, with a fresh deadline.

@@ -19,7 +19,10 @@ const maxTokenLen = 128
 
 // readObject reads a request body that must be one JSON object and nothing
 // after it. Malformed JSON is EInvalidJSON; well-formed JSON that is not an
-// object is EInvalidBody; an oversized body is EBodyTooLarge.
+// object, that is not valid UTF-8 (a lone surrogate escape included) or that
+// has a member name twice in one object, at any depth, is EInvalidBody; an
+// oversized body is EBodyTooLarge. The body is checked by json.Valid and
+// utf8.Valid, then walked once to take its members.
 func readObject(r *http.Request) (map[string]json.RawMessage, error) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -32,15 +35,223 @@ func readObject(r *http.Request) (map[string]json.RawMessage, error) {
 	if !json.Valid(body) {
 		return nil, topupd.Fail(topupd.EInvalidJSON)
 	}
-	body = bytes.TrimSpace(body)
-	if len(body) == 0 || body[0] != '{' {
+	if !utf8.Valid(body) {
+		return nil, topupd.Errorf(topupd.EInvalidBody, "the body is not valid UTF-8")
+	}
+	w := walker{b: body}
+	w.space()
+	if w.b[w.i] != '{' {
 		return nil, topupd.Errorf(topupd.EInvalidBody, "the body must be a JSON object")
 	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(body, &obj); err != nil {
-		return nil, topupd.Fail(topupd.EInvalidJSON)
+	obj := make(map[string]json.RawMessage, 8)
+	if err := w.object(obj); err != nil {
+		return nil, err
 	}
 	return obj, nil
+}
+
+// walker takes apart, in one pass, a body that json.Valid and utf8.Valid
+// have passed; it never meets malformed JSON.
+type walker struct {
+	b []byte
+	i int
+}
+
+// smallObject is how many member names a nested object's duplicate check
+// compares one by one before it switches to a map.
+const smallObject = 16
+
+// space steps over JSON whitespace.
+func (w *walker) space() {
+	for w.i < len(w.b) {
+		switch w.b[w.i] {
+		case ' ', '\t', '\n', '\r':
+			w.i++
+		default:
+			return
+		}
+	}
+}
+
+// object walks the object at w.i and refuses a member name it holds twice;
+// with top, it also keeps its members there.
+func (w *walker) object(top map[string]json.RawMessage) error {
+	var list [smallObject][]byte
+	names := list[:0]
+	var seen map[string]bool
+	w.i++ // {
+	w.space()
+	if w.b[w.i] == '}' {
+		w.i++
+		return nil
+	}
+	for {
+		w.space()
+		name, err := w.name()
+		if err != nil {
+			return err
+		}
+		dup := false
+		switch {
+		case top != nil:
+			_, dup = top[string(name)]
+		case seen != nil:
+			dup = seen[string(name)]
+			seen[string(name)] = true
+		default:
+			for _, n := range names {
+				dup = dup || bytes.Equal(n, name)
+			}
+			if len(names) < smallObject {
+				names = append(names, name)
+				break
+			}
+			seen = make(map[string]bool, 4*smallObject)
+			for _, n := range append(names, name) {
+				seen[string(n)] = true
+			}
+		}
+		if dup {
+			return topupd.Errorf(topupd.EInvalidBody, "member %q appears twice in one object", shorten(name))
+		}
+		w.space()
+		w.i++ // :
+		w.space()
+		start := w.i
+		if err := w.value(); err != nil {
+			return err
+		}
+		if top != nil {
+			top[string(name)] = w.b[start:w.i]
+		}
+		w.space()
+		w.i++ // , or }
+		if w.b[w.i-1] == '}' {
+			return nil
+		}
+	}
+}
+
+// value walks the value at w.i.
+func (w *walker) value() error {
+	switch w.b[w.i] {
+	case '{':
+		return w.object(nil)
+	case '"':
+		_, _, err := w.str()
+		return err
+	case '[':
+		w.i++
+		w.space()
+		if w.b[w.i] == ']' {
+			w.i++
+			return nil
+		}
+		for {
+			w.space()
+			if err := w.value(); err != nil {
+				return err
+			}
+			w.space()
+			w.i++ // , or ]
+			if w.b[w.i-1] == ']' {
+				return nil
+			}
+		}
+	}
+	for ; w.i < len(w.b); w.i++ { // a number, true, false or null
+		switch w.b[w.i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return nil
+		}
+	}
+	return nil
+}
+
+// name reads a member name and unescapes it as encoding/json would.
+func (w *walker) name() ([]byte, error) {
+	raw, escaped, err := w.str()
+	if err != nil {
+		return nil, err
+	}
+	if !escaped {
+		return raw[1 : len(raw)-1], nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, topupd.Errorf(topupd.EInvalidBody, "member name: %v", err)
+	}
+	return []byte(s), nil
+}
+
+// str walks the string at w.i and returns it quoted; escaped reports a
+// backslash in it.
+func (w *walker) str() (raw []byte, escaped bool, err error) {
+	start := w.i
+	w.i++
+	if q := bytes.IndexByte(w.b[w.i:], '"'); bytes.IndexByte(w.b[w.i:w.i+q], '\\') < 0 {
+		w.i += q + 1
+		return w.b[start:w.i], false, nil
+	}
+	for {
+		switch w.b[w.i] {
+		case '"':
+			w.i++
+			return w.b[start:w.i], true, nil
+		case '\\':
+			if err := w.escape(); err != nil {
+				return nil, true, err
+			}
+		default:
+			w.i++
+		}
+	}
+}
+
+// escape steps over the escape at w.i. A \u escape of a lone surrogate is
+// EInvalidBody: no UTF-8 text holds it, and encoding/json would silently
+// turn it into U+FFFD.
+func (w *walker) escape() error {
+	if w.b[w.i+1] != 'u' {
+		w.i += 2
+		return nil
+	}
+	r := hex4(w.b[w.i+2:])
+	w.i += 6
+	switch {
+	case r < 0xD800 || r >= 0xE000:
+		return nil
+	case r < 0xDC00 && w.i+6 <= len(w.b) && w.b[w.i] == '\\' && w.b[w.i+1] == 'u':
+		if lo := hex4(w.b[w.i+2:]); lo >= 0xDC00 && lo < 0xE000 {
+			w.i += 6
+			return nil
+		}
+	}
+	return topupd.Errorf(topupd.EInvalidBody, "a \\u escape of a lone surrogate is not text")
+}
+
+// hex4 reads the four hex digits of a \u escape.
+func hex4(b []byte) rune {
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			r = r<<4 | rune(c-'a'+10)
+		}
+	}
+	return r
+}
+
+// shorten bounds a member name quoted in an error's detail.
+func shorten(name []byte) []byte {
+	if len(name) > 64 {
+		return name[:64]
+	}
+	return name
 }
 
 // stringField reads one string field under any of its aliases. A JSON number
@@ -113,6 +324,11 @@ func token(name, v string) error {
 	if len(v) > maxTokenLen || !utf8.ValidString(v) {
 		return topupd.Errorf(topupd.EInvalidBody, "%s: at most %d bytes of text", name, maxTokenLen)
 	}
+	return plainText(name, v)
+}
+
+// plainText refuses a control character in a field.
+func plainText(name, v string) error {
 	for _, c := range v {
 		if unicode.IsControl(c) {
 			return topupd.Errorf(topupd.EInvalidBody, "%s: no control characters", name)
@@ -155,6 +371,12 @@ func DecodeOrder(r *http.Request) (topupd.OrderRequest, error) {
 	}
 	if err := token("idempotencyKey", req.IdempotencyKey); err != nil {
 		return req, err
+	}
+	for _, f := range [...]struct{ name, v string }{{"userId", req.Fields.UserID}, {"zoneId", req.Fields.ZoneID},
+		{"serverId", req.Fields.ServerID}, {"region", req.Fields.Region}, {"moreId", req.Fields.MoreID}} {
+		if err := plainText(f.name, f.v); err != nil {
+			return req, err
+		}
 	}
 	switch {
 	case strings.TrimSpace(req.PID) == "":

@@ -46,9 +46,12 @@ var statusOf = map[topupd.ErrorCode]int{
 	topupd.ENotFound:            http.StatusNotFound,
 	topupd.EMethodNotAllowed:    http.StatusMethodNotAllowed,
 	topupd.EBodyTooLarge:        http.StatusRequestEntityTooLarge,
+	topupd.EHeaderTooLarge:      http.StatusRequestHeaderFieldsTooLarge,
 	topupd.EUnauthorized:        http.StatusUnauthorized,
 	topupd.EConflict:            http.StatusConflict,
 	topupd.EOrderFinal:          http.StatusConflict,
+	topupd.ECodeAlreadyUsed:     http.StatusConflict,
+	topupd.ESimDisabled:         http.StatusBadRequest,
 	topupd.EInternal:            http.StatusInternalServerError,
 }
 

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
@@ -8,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/topupd/topupd"
 )
 
 // orderShape is the part of an order answer these tests compare.
@@ -347,8 +350,10 @@ func TestSupplierCalledOnceAtATime(t *testing.T) {
 	}
 }
 
-// TestDeadline: an order still processing at its deadline is cancelled with
-// DEADLINE EXCEEDED and refunded once.
+// TestDeadline: a manual order past its deadline is not refunded, since the
+// operator may have delivered it by hand: it stays processing, listed as
+// stuck with an alert (and its supplier alerting), until the operator
+// cancels it, which refunds it once.
 func TestDeadline(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, withDeadline(700*time.Millisecond))
@@ -358,16 +363,47 @@ func TestDeadline(t *testing.T) {
 	if r.str("status") != "processing" {
 		t.Fatalf("manual order: %s", r.raw)
 	}
-	final := h.waitOrder(a, r.str("orderId"))
-	want := orderShape{200, true, "cancelled", "pubg", "Manual UC pack", "2", "5123", "DEADLINE EXCEEDED", true, nil, 0}
-	if diff := cmp.Diff(want, shapeOf(final)); diff != "" {
-		t.Errorf("order after its deadline (-want +got):\n%s", diff)
+	id := r.str("orderId")
+	for end := time.Now().Add(5 * time.Second); ; time.Sleep(25 * time.Millisecond) {
+		got := h.adminOK(http.StatusOK, "GET", "/admin/orders/"+id, nil)
+		if got.str("status") != "processing" {
+			t.Fatalf("past its deadline the manual order ended: %v", got)
+		}
+		if got.str("alert") == topupd.AlertPastDeadline {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("no alert on the order past its deadline: %v", got)
+		}
 	}
-	time.Sleep(200 * time.Millisecond)
+	stuck := h.adminOK(http.StatusOK, "GET", "/admin/orders/stuck", nil)
+	if items, _ := stuck.body["orders"].([]any); len(items) != 1 || items[0].(map[string]any)["alert"] != topupd.AlertPastDeadline {
+		t.Errorf("stuck orders: %v", stuck)
+	}
+	provs := h.adminOK(http.StatusOK, "GET", "/admin/providers", nil)
+	found := false
+	for _, p := range provs.body["providers"].([]any) {
+		p := p.(map[string]any)
+		if p["provider"] == "manual" {
+			found = p["alert"] == true && p["stuckOrders"] == json.Number("1")
+		}
+	}
+	if !found {
+		t.Errorf("providers do not show the manual supplier alerting with 1 stuck order: %v", provs)
+	}
+	if diff := cmp.Diff([][2]string{{"credit", "10"}, {"charge", "-2"}}, kinds(h.ledger(a))); diff != "" {
+		t.Errorf("ledger while stuck (-want +got):\n%s", diff)
+	}
+	h.adminOK(http.StatusOK, "POST", "/admin/orders/"+id+"/cancel", map[string]any{"error": "NOT DELIVERED", "refund": true})
+	final := h.waitOrder(a, id)
+	want := orderShape{200, true, "cancelled", "pubg", "Manual UC pack", "2", "5123", "NOT DELIVERED", true, nil, 0}
+	if diff := cmp.Diff(want, shapeOf(final)); diff != "" {
+		t.Errorf("order after the operator cancelled it (-want +got):\n%s", diff)
+	}
 	if diff := cmp.Diff([][2]string{{"credit", "10"}, {"charge", "-2"}, {"refund", "2"}}, kinds(h.ledger(a))); diff != "" {
 		t.Errorf("ledger (-want +got):\n%s", diff)
 	}
-	if r := h.adminDo("POST", "/admin/orders/"+r.str("orderId")+"/complete", nil); r.status != http.StatusConflict {
-		t.Errorf("completing the expired order: %v", r)
+	if r := h.adminDo("POST", "/admin/orders/"+id+"/complete", nil); r.status != http.StatusConflict {
+		t.Errorf("completing the cancelled order: %v", r)
 	}
 }

@@ -72,7 +72,11 @@ type config struct {
 	limiter        httpapi.Limiter                 // replaces the memory limiter
 	deadline       time.Duration                   // order deadline; 0: the default
 	authCache      bool                            // share an AuthCache between the two APIs
+	simOff         bool                            // --sim off
 }
+
+// withSimOff turns the sim supplier off, as --sim off does.
+func withSimOff() option { return func(cfg *config) { cfg.simOff = true } }
 
 // withAuthCache gives both APIs one AuthCache with a one-second TTL.
 func withAuthCache() option { return func(cfg *config) { cfg.authCache = true } }
@@ -257,12 +261,14 @@ func newHarness(t testing.TB, opts ...option) *harness {
 		TrustedProxies: cfg.trustedProxies,
 		MaxBody:        cfg.maxBody,
 		Deadline:       cfg.deadline,
+		SimOff:         cfg.simOff,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	token := "admin-" + topupd.NewID("tok_")
-	adminAPI, err := httpapi.NewAdmin(httpapi.AdminDeps{Store: store, Logger: logger, Now: now, Token: token, Wake: engine.Wake, AuthCache: cache})
+	adminAPI, err := httpapi.NewAdmin(httpapi.AdminDeps{Store: store, Logger: logger, Now: now, Token: token, Wake: engine.Wake, AuthCache: cache,
+		SimOff: cfg.simOff})
 	if err != nil {
 		t.Fatal(err)
 	}

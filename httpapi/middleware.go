@@ -15,8 +15,29 @@ import (
 	"github.com/topupd/topupd"
 )
 
-// guard wraps a mux: bodies are limited, panics become a 500 JSON answer and
-// a log line, and the mux's own 404 and 405 answers become JSON.
+// MaxHeaderBytes is the documented limit on a request's line and header
+// fields together: a request over it is answered 431 HEADER_TOO_LARGE.
+const MaxHeaderBytes = 64 << 10
+
+// ServerMaxHeaderBytes is the http.Server's own MaxHeaderBytes, well above
+// MaxHeaderBytes so that guard, not net/http, answers the request over the
+// documented limit; only past this one does net/http answer 431 in plain text.
+const ServerMaxHeaderBytes = 1 << 20
+
+// headerBytes counts a request's line and header fields as HTTP/1.1 carries
+// them: "name: value\r\n" for each field, Host included, and the blank line.
+func headerBytes(r *http.Request) int {
+	n := len(r.Method) + len(r.RequestURI) + len(r.Proto) + len(r.Host) + len("  \r\nHost: \r\n\r\n")
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			n += len(k) + len(v) + len(": \r\n")
+		}
+	}
+	return n
+}
+
+// guard wraps a mux: headers and bodies are limited, panics become a 500
+// JSON answer and a log line, and the mux's own 404 and 405 answers become JSON.
 func guard(log *slog.Logger, maxBody int64, mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
@@ -28,6 +49,10 @@ func guard(log *slog.Logger, maxBody int64, mux *http.ServeMux) http.Handler {
 				writeJSON(w, http.StatusInternalServerError, failure{Code: string(topupd.EInternal), Error: topupd.EInternal.Message()})
 			}
 		}()
+		if headerBytes(r) > MaxHeaderBytes {
+			writeError(w, log, r, topupd.Fail(topupd.EHeaderTooLarge))
+			return
+		}
 		if r.ContentLength > maxBody {
 			writeError(w, log, r, topupd.Fail(topupd.EBodyTooLarge))
 			return

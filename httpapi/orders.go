@@ -36,7 +36,7 @@ func (a *reseller) placeOrder(w http.ResponseWriter, r *http.Request) error {
 
 	now := a.Now()
 	o, replay, err := a.Store.PlaceOrder(ctx, topupd.PlaceOrder{
-		AccountID: c.account.ID, Request: req, Now: now, Deadline: a.Deadline,
+		AccountID: c.account.ID, Request: req, Now: now, Deadline: a.Deadline, SimOff: a.SimOff,
 		LeaseOwner: a.Fulfiller.Owner(), LeaseUntil: a.Fulfiller.LeaseUntil(now),
 	})
 	if err != nil {

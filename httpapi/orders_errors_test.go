@@ -189,7 +189,8 @@ func TestOrderIdempotency(t *testing.T) {
 	// Replays answer the order as it stands: final by now.
 	first, firstKeys = h.waitOrder(a, first.str("orderId")), h.waitOrder(a, firstKeys.str("orderId"))
 	idemTrx := h.trx()
-	h.place(a, order{"pid": pidPubg, "trxid": idemTrx, "idempotencyKey": "idem-1", "userId": "5123"})
+	idemFirst := h.place(a, order{"pid": pidPubg, "trxid": idemTrx, "idempotencyKey": "idem-1", "userId": "5123"})
+	idemFirst = h.waitOrder(a, idemFirst.str("orderId"))
 
 	// Replays: 200, idempotentReplay true, the same order, nothing charged.
 	replays := []struct {
@@ -201,19 +202,23 @@ func TestOrderIdempotency(t *testing.T) {
 		{"same body, aliases", order{"PID": pidPubg, "idTrx": trx, "userID": "5123"}, first},
 		{"same body, extra ignored fields", order{"pid": pidPubg, "trxid": trx, "userId": "5123", "price": 0.01, "status": "cancelled"}, first},
 		{"keys, same quantity", order{"pid": pidKey, "trxid": keyTrx, "quantity": 2}, firstKeys},
+		{"same trxid, an idempotencyKey added", order{"pid": pidPubg, "trxid": trx, "userId": "5123", "idempotencyKey": "new-key"}, first},
+		{"same idempotencyKey, other trxid", order{"pid": pidPubg, "trxid": h.trx(), "idempotencyKey": "idem-1", "userId": "5123"}, idemFirst},
+		{"same idempotency (alias), other trxid", order{"pid": pidPubg, "trxid": h.trx(), "idempotency": "idem-1", "userId": "5123"}, idemFirst},
 	}
 	for _, tc := range replays {
 		t.Run("replay/"+tc.name, func(t *testing.T) {
 			before := h.snapshot(a)
 			r := h.do("POST", "/orders", a.key, tc.body)
 			type view struct {
-				Status                 int
-				OrderID, State, Amount string
-				Replay, Created        any
-				Codes                  []string
+				Status                int
+				OrderID, TrxID, State string
+				Amount                string
+				Replay, Created       any
+				Codes                 []string
 			}
-			want := view{200, tc.want.str("orderId"), tc.want.str("status"), tc.want.num("amountUsd"), true, true, stringsOf(tc.want.body["codes"])}
-			got := view{r.status, r.str("orderId"), r.str("status"), r.num("amountUsd"), r.body["idempotentReplay"], r.body["orderCreated"], stringsOf(r.body["codes"])}
+			want := view{200, tc.want.str("orderId"), tc.want.str("trxid"), tc.want.str("status"), tc.want.num("amountUsd"), true, true, stringsOf(tc.want.body["codes"])}
+			got := view{r.status, r.str("orderId"), r.str("trxid"), r.str("status"), r.num("amountUsd"), r.body["idempotentReplay"], r.body["orderCreated"], stringsOf(r.body["codes"])}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("replay (-want +got):\n%s\nbody: %s", diff, r.raw)
 			}
@@ -235,9 +240,9 @@ func TestOrderIdempotency(t *testing.T) {
 		{"same trxid, other userId", a, order{"pid": pidPubg, "trxid": trx, "userId": "5124"}, reused},
 		{"same trxid, other quantity", a, order{"pid": pidKey, "trxid": keyTrx, "quantity": 3}, reused},
 		{"same trxid, quantity dropped", a, order{"pid": pidKey, "trxid": keyTrx}, reused},
-		{"same trxid, an idempotencyKey added", a, order{"pid": pidPubg, "trxid": trx, "userId": "5123", "idempotencyKey": "new-key"}, reused},
-		{"same idempotencyKey, other trxid", a, order{"pid": pidPubg, "trxid": h.trx(), "idempotencyKey": "idem-1", "userId": "5123"}, reused},
-		{"same idempotency (alias), other trxid", a, order{"pid": pidPubg, "trxid": h.trx(), "idempotency": "idem-1", "userId": "5123"}, reused},
+		{"same trxid, an idempotencyKey added, other userId", a, order{"pid": pidPubg, "trxid": trx, "userId": "5124", "idempotencyKey": "new-key-2"}, reused},
+		{"same idempotencyKey, other trxid, other userId", a, order{"pid": pidPubg, "trxid": h.trx(), "idempotencyKey": "idem-1", "userId": "5124"}, reused},
+		{"same idempotency (alias), other trxid, other pid", a, order{"pid": pidPubgBig, "trxid": h.trx(), "idempotency": "idem-1", "userId": "5123"}, reused},
 		{"another account's trxid", b, order{"pid": pidPubg, "trxid": trx, "userId": "5123"}, forbidden},
 		{"another account's trxid, other pid", b, order{"pid": pidPubgBig, "trxid": trx, "userId": "1"}, forbidden},
 	}
@@ -490,8 +495,12 @@ func TestOrderAliasesAndIgnoredFields(t *testing.T) {
 	}
 
 	t.Run("idempotency alias is the idempotency key", func(t *testing.T) {
-		h.place(a, order{"pid": pidPubg, "trxid": h.trx(), "idempotency": "alias-key", "userId": "5123"})
+		first := h.place(a, order{"pid": pidPubg, "trxid": h.trx(), "idempotency": "alias-key", "userId": "5123"})
 		r := h.do("POST", "/orders", a.key, order{"pid": pidPubg, "trxid": h.trx(), "idempotencyKey": "alias-key", "userId": "5123"})
+		if r.status != 200 || r.body["idempotentReplay"] != true || r.str("orderId") != first.str("orderId") {
+			t.Errorf("the key under its other name: %v, want a replay of %s", r, first.str("orderId"))
+		}
+		r = h.do("POST", "/orders", a.key, order{"pid": pidPubg, "trxid": h.trx(), "idempotencyKey": "alias-key", "userId": "5124"})
 		wantFailure(t, r, 422, "IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_REUSED")
 	})
 }

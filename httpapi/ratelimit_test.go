@@ -20,7 +20,7 @@ func (h *harness) adminView(a account) adminView {
 	h.t.Helper()
 	acct := h.adminOK(200, "GET", "/admin/accounts/"+a.id, nil)
 	orders := 0
-	for _, o := range h.adminOK(200, "GET", "/admin/orders?limit=1000", nil).body["orders"].([]any) {
+	for _, o := range h.adminOK(200, "GET", "/admin/orders?limit=500", nil).body["orders"].([]any) {
 		if o.(map[string]any)["accountId"] == a.id {
 			orders++
 		}

@@ -23,7 +23,8 @@ func (a *reseller) services(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// products lists the active packs of active lines, with live stock.
+// products lists the active packs of active lines, with live stock; with
+// the sim supplier off, its packs are not orderable and not listed.
 func (a *reseller) products(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	lines, err := a.Store.Lines(ctx)
@@ -46,7 +47,7 @@ func (a *reseller) products(w http.ResponseWriter, r *http.Request) error {
 	for i := range packs {
 		p := &packs[i]
 		l, ok := bySlug[p.Slug]
-		if !ok || l.Status != topupd.StatusActive || p.Status != topupd.StatusActive {
+		if !ok || l.Status != topupd.StatusActive || p.Status != topupd.StatusActive || (a.SimOff && p.Provider == topupd.ProviderSim) {
 			continue
 		}
 		out = append(out, viewProduct(p, l, stock))

@@ -54,6 +54,9 @@ type Deps struct {
 	// AuthCache, when set, remembers keys' accounts and the settings for a
 	// moment; share it with the admin API so that its changes clear it.
 	AuthCache *AuthCache
+	// SimOff refuses orders for packs fulfilled by sim (--sim off) as
+	// PRODUCT_DISABLED, and leaves them out of the catalog.
+	SimOff bool
 }
 
 // reseller is the reseller API.

@@ -338,7 +338,7 @@ func (c *Checker) waitFinal(ctx context.Context, ours map[string]bool, v *violat
 	deadline := start.Add(c.WaitFinal)
 	first, firstFull := -1, false
 	for {
-		list, err := c.Admin.Orders(ctx, "processing", 1000)
+		list, err := c.Admin.Orders(ctx, "processing", 500)
 		if err != nil {
 			return "", fmt.Errorf("GET /admin/orders?status=processing: %w", err)
 		}
@@ -349,7 +349,7 @@ func (c *Checker) waitFinal(ctx context.Context, ours map[string]bool, v *violat
 			}
 		}
 		if first < 0 {
-			first, firstFull = len(mine), len(list) >= 1000
+			first, firstFull = len(mine), len(list) >= 500
 		}
 		if len(mine) == 0 {
 			if first == 0 {
@@ -357,7 +357,7 @@ func (c *Checker) waitFinal(ctx context.Context, ours map[string]bool, v *violat
 			}
 			more := ""
 			if firstFull {
-				more = "at least " // the admin list stops at 1,000
+				more = "at least " // one page of the admin list holds 500
 			}
 			return fmt.Sprintf("waited %.1fs for %s%d processing order(s) to end", time.Since(start).Seconds(), more, first), nil
 		}

@@ -117,6 +117,11 @@ func Open(ctx context.Context, url string, vault *topupd.Vault) (*Store, error) 
 	if err != nil {
 		return fail(err)
 	}
+	if err := st.BackfillCodeFingerprints(ctx); err != nil {
+		st.Close()
+		pool.Close()
+		return nil, fmt.Errorf("postgres.Open: %w", err)
+	}
 	return &Store{Store: st, pool: pool}, nil
 }
 

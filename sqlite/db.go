@@ -119,6 +119,10 @@ func Open(ctx context.Context, path string, vault *topupd.Vault) (*Store, error)
 		write.Close()
 		return nil, fmt.Errorf("sqlite.Open %s: %w", path, err)
 	}
+	if err := st.BackfillCodeFingerprints(ctx); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("sqlite.Open %s: %w", path, err)
+	}
 	ckpt, err := startCheckpointer(path)
 	if err != nil {
 		st.Close()

@@ -43,7 +43,7 @@ func accountArgs(a topupd.Account) []any {
 
 // CreateAccount stores a new account.
 func (s *Store) CreateAccount(ctx context.Context, a topupd.Account) (topupd.Account, error) {
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO accounts (`+accountColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, accountArgs(a)...)
 		return err
 	})
@@ -78,7 +78,7 @@ func (s *Store) CountAccounts(ctx context.Context) (int, error) {
 // concurrent patches do not undo one another.
 func (s *Store) UpdateAccount(ctx context.Context, id string, p topupd.AccountPatch) (topupd.Account, error) {
 	var out topupd.Account
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		a, err := scanAccount(tx.QueryRowContext(ctx, s.q.accountLocked, id))
 		if isNoRows(err) {
 			return topupd.Errorf(topupd.ENotFound, "account %s", id)
@@ -106,7 +106,7 @@ func (s *Store) UpdateAccount(ctx context.Context, id string, p topupd.AccountPa
 
 // AddKey stores the hash of a new API key.
 func (s *Store) AddKey(ctx context.Context, accountID, keyID string, h topupd.KeyHash, now time.Time) error {
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var one int
 		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM accounts WHERE id = $1`, accountID).Scan(&one); isNoRows(err) {
 			return topupd.Errorf(topupd.ENotFound, "account %s", accountID)
@@ -124,7 +124,7 @@ func (s *Store) AddKey(ctx context.Context, accountID, keyID string, h topupd.Ke
 
 // RevokeKey refuses a key from now on.
 func (s *Store) RevokeKey(ctx context.Context, keyID string, now time.Time) error {
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1`, keyID, ms(now))
 		if err != nil {
 			return err

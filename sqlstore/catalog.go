@@ -12,23 +12,50 @@ import (
 
 // PutLine creates or replaces a line.
 func (s *Store) PutLine(ctx context.Context, l topupd.Line) error {
-	required := l.Required
-	if required == nil {
-		required = []topupd.RequiredField{}
-	}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO lines (`+lineColumns+`)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-			ON CONFLICT (slug) DO UPDATE SET product_name = excluded.product_name, game_name = excluded.game_name, game = excluded.game,
-				kind = excluded.kind, status = excluded.status, required = excluded.required,
-				server_id_options = excluded.server_id_options, region_options = excluded.region_options`,
-			l.Slug, l.ProductName, l.GameName, l.Game, string(l.Kind), l.Status, jsonText(required), optionsText(l.ServerIDOptions), optionsText(l.RegionOptions))
-		return err
-	})
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error { return putLine(ctx, tx, l) })
 	if err != nil {
 		return fmt.Errorf("store.PutLine %s: %w", l.Slug, err)
 	}
 	return nil
+}
+
+func putLine(ctx context.Context, tx *sql.Tx, l topupd.Line) error {
+	required := l.Required
+	if required == nil {
+		required = []topupd.RequiredField{}
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO lines (`+lineColumns+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+		ON CONFLICT (slug) DO UPDATE SET product_name = excluded.product_name, game_name = excluded.game_name, game = excluded.game,
+			kind = excluded.kind, status = excluded.status, required = excluded.required,
+			server_id_options = excluded.server_id_options, region_options = excluded.region_options`,
+		l.Slug, l.ProductName, l.GameName, l.Game, string(l.Kind), l.Status, jsonText(required), optionsText(l.ServerIDOptions), optionsText(l.RegionOptions))
+	return err
+}
+
+// UpdateLine changes a line under its row lock: apply gets the line as
+// stored and changes it (its error, a refusal, leaves the line as it was).
+// An unknown slug is ENotFound.
+func (s *Store) UpdateLine(ctx context.Context, slug string, apply func(*topupd.Line) error) (topupd.Line, error) {
+	var l topupd.Line
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var err error
+		l, err = scanLine(tx.QueryRowContext(ctx, `SELECT `+lineColumns+` FROM lines WHERE slug = $1`+s.d.LockRow, slug))
+		if isNoRows(err) {
+			return topupd.Errorf(topupd.ENotFound, "service line %s", slug)
+		} else if err != nil {
+			return err
+		}
+		if err := apply(&l); err != nil {
+			return err
+		}
+		l.Slug = slug
+		return putLine(ctx, tx, l)
+	})
+	if err != nil {
+		return l, fmt.Errorf("store.UpdateLine %s: %w", slug, err)
+	}
+	return l, nil
 }
 
 func optionsText(o []topupd.Option) any {
@@ -85,19 +112,45 @@ func (s *Store) Lines(ctx context.Context) ([]topupd.Line, error) {
 
 // PutPack creates or replaces a pack.
 func (s *Store) PutPack(ctx context.Context, p topupd.Pack) error {
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO packs (`+packColumns+`)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-			ON CONFLICT (pid) DO UPDATE SET slug = excluded.slug, name = excluded.name, category = excluded.category,
-				price = excluded.price, status = excluded.status, stock_based = excluded.stock_based,
-				provider = excluded.provider, upstream = excluded.upstream, upstream_pid = excluded.upstream_pid`,
-			p.PID, p.Slug, p.Name, p.Category, int64(p.Price), p.Status, boolInt(p.StockBased), p.Provider, p.Upstream, p.UpstreamPID)
-		return err
-	})
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error { return putPack(ctx, tx, p) })
 	if err != nil {
 		return fmt.Errorf("store.PutPack %s: %w", p.PID, err)
 	}
 	return nil
+}
+
+func putPack(ctx context.Context, tx *sql.Tx, p topupd.Pack) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO packs (`+packColumns+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+		ON CONFLICT (pid) DO UPDATE SET slug = excluded.slug, name = excluded.name, category = excluded.category,
+			price = excluded.price, status = excluded.status, stock_based = excluded.stock_based,
+			provider = excluded.provider, upstream = excluded.upstream, upstream_pid = excluded.upstream_pid`,
+		p.PID, p.Slug, p.Name, p.Category, int64(p.Price), p.Status, boolInt(p.StockBased), p.Provider, p.Upstream, p.UpstreamPID)
+	return err
+}
+
+// UpdatePack changes a pack under its row lock, as UpdateLine does a line:
+// a patch racing another patch never undoes its change.
+func (s *Store) UpdatePack(ctx context.Context, pid string, apply func(*topupd.Pack) error) (topupd.Pack, error) {
+	var p topupd.Pack
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var err error
+		p, err = scanPack(tx.QueryRowContext(ctx, `SELECT `+packColumns+` FROM packs WHERE pid = $1`+s.d.LockRow, pid))
+		if isNoRows(err) {
+			return topupd.Errorf(topupd.ENotFound, "pack %s", pid)
+		} else if err != nil {
+			return err
+		}
+		if err := apply(&p); err != nil {
+			return err
+		}
+		p.PID = pid
+		return putPack(ctx, tx, p)
+	})
+	if err != nil {
+		return p, fmt.Errorf("store.UpdatePack %s: %w", pid, err)
+	}
+	return p, nil
 }
 
 func scanPack(row scanner) (topupd.Pack, error) {
@@ -161,18 +214,18 @@ const stockChunk = 64
 // duplicate.
 func (s *Store) AddStock(ctx context.Context, pid string, codes []string, now time.Time) (topupd.StockResult, error) {
 	type sealedCode struct {
-		fingerprint []byte
-		sealed      []byte
+		fingerprint, codeFP []byte
+		sealed              []byte
 	}
 	sealed := make([]sealedCode, len(codes))
 	for i, c := range codes {
-		sealed[i] = sealedCode{s.vault.Fingerprint(pid, c), s.vault.Seal(pid, c)}
+		sealed[i] = sealedCode{s.vault.Fingerprint(pid, c), s.vault.CodeFingerprint(c), s.vault.Seal(pid, c)}
 	}
 	var total topupd.StockResult
 	for start := 0; start == 0 || start < len(sealed); start += stockChunk {
 		chunk := sealed[start:min(start+stockChunk, len(sealed))]
 		var r topupd.StockResult
-		err := s.inTx(ctx, func(tx *sql.Tx) error {
+		err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 			r = topupd.StockResult{}
 			var one int
 			if err := tx.QueryRowContext(ctx, s.q.lockPack, pid).Scan(&one); isNoRows(err) {
@@ -181,8 +234,10 @@ func (s *Store) AddStock(ctx context.Context, pid string, codes []string, now ti
 				return err
 			}
 			for _, c := range chunk {
-				res, err := tx.ExecContext(ctx, `INSERT INTO codes (pid, fingerprint, sealed, added_at) VALUES ($1, $2, $3, $4)
-					ON CONFLICT (pid, fingerprint) DO NOTHING`, pid, c.fingerprint, c.sealed, ms(now))
+				// A code held anywhere, in any pack's stock or delivered
+				// by any order, trips a unique index: a duplicate.
+				res, err := tx.ExecContext(ctx, `INSERT INTO codes (pid, fingerprint, code_fp, sealed, added_at) VALUES ($1, $2, $3, $4, $5)
+					ON CONFLICT DO NOTHING`, pid, c.fingerprint, c.codeFP, c.sealed, ms(now))
 				if err != nil {
 					return err
 				}

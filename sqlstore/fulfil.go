@@ -14,7 +14,7 @@ import (
 // for each other and never get the same order.
 func (s *Store) ClaimDue(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]topupd.Order, error) {
 	var out []topupd.Order
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		out = nil
 		rows, err := tx.QueryContext(ctx, s.q.claimDue, owner, ms(leaseUntil), ms(now), limit)
 		if err != nil {
@@ -51,7 +51,7 @@ func (s *Store) NextDue(ctx context.Context) (time.Time, bool, error) {
 
 // MarkSubmitting records that a submit is about to start.
 func (s *Store) MarkSubmitting(ctx context.Context, seq int64, owner string) error {
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE orders SET supplier = 'submitting'
 			WHERE seq = $1 AND status = 'processing' AND lease_owner = $2`, seq, owner)
 		if err != nil {
@@ -73,7 +73,7 @@ func (s *Store) MarkSubmitting(ctx context.Context, seq int64, owner string) err
 // one order the first wins and the others find it final.
 func (s *Store) Settle(ctx context.Context, seq int64, st topupd.Settlement) (topupd.Order, error) {
 	var o topupd.Order
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
 		o, err = s.settle(ctx, tx, seq, st)
 		return err
@@ -118,11 +118,11 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 	switch st.Status {
 	case topupd.StatusCompleted:
 		for _, c := range st.Codes {
-			_, err := tx.ExecContext(ctx, `INSERT INTO codes (pid, fingerprint, sealed, order_seq, added_at) VALUES ($1, $2, $3, $4, $5)`,
-				o.PID, s.vault.Fingerprint(o.PID, c), s.vault.Seal(o.PID, c), o.Seq, ms(st.Now))
+			_, err := tx.ExecContext(ctx, `INSERT INTO codes (pid, fingerprint, code_fp, sealed, order_seq, added_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+				o.PID, s.vault.Fingerprint(o.PID, c), s.vault.CodeFingerprint(c), s.vault.Seal(o.PID, c), o.Seq, ms(st.Now))
 			if err != nil {
 				if s.d.IsUniqueViolation(err) {
-					return o, topupd.Errorf(topupd.EConflict, "a code of pack %s was delivered before", o.PID)
+					return o, topupd.Errorf(topupd.ECodeAlreadyUsed, "a code for order %s was delivered before or is held in stock", o.ID)
 				}
 				return o, err
 			}
@@ -144,9 +144,10 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 			}
 		}
 	case topupd.StatusProcessing:
-		_, err = tx.ExecContext(ctx, `UPDATE orders SET next_attempt_at = $2, supplier = $3, attempts = attempts + 1,
-			lease_owner = NULL, lease_until = NULL WHERE seq = $1`, seq, ms(st.RetryAt), string(supplier))
+		_, err = tx.ExecContext(ctx, `UPDATE orders SET next_attempt_at = $2, supplier = $3, attempts = attempts + 1, alert = $4,
+			lease_owner = NULL, lease_until = NULL WHERE seq = $1`, seq, ms(st.RetryAt), string(supplier), st.Alert)
 		settled.Attempts++
+		settled.Alert = st.Alert
 	default:
 		return o, fmt.Errorf("settle: unknown status %q", st.Status)
 	}
@@ -158,7 +159,7 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 
 // ReleaseLeases lets go of every processing order the owner holds.
 func (s *Store) ReleaseLeases(ctx context.Context, owner string) error {
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE orders SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1 AND status = 'processing'`, owner)
 		return err
 	})
@@ -171,7 +172,7 @@ func (s *Store) ReleaseLeases(ctx context.Context, owner string) error {
 // RetryOrder makes a processing order due now and extends its deadline.
 func (s *Store) RetryOrder(ctx context.Context, seq int64, now, deadline time.Time) (topupd.Order, error) {
 	var o topupd.Order
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
 		if o, err = scanOrderAnd(tx.QueryRowContext(ctx, s.q.lockOrder, seq), new(string)); isNoRows(err) {
 			return topupd.Fail(topupd.EOrderNotFound)

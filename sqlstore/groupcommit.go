@@ -26,7 +26,7 @@ type committer struct {
 // groupOp is one caller's transaction waiting for its group.
 type groupOp struct {
 	ctx    context.Context
-	fn     func(tx *sql.Tx) error
+	fn     func(ctx context.Context, tx *sql.Tx) error
 	result chan error
 }
 
@@ -37,10 +37,13 @@ func newCommitter(db *sql.DB, opts *sql.TxOptions) *committer {
 }
 
 // run hands fn to the next group and waits for the group's commit, so that
-// the answer is always what happened: if ctx ends while fn runs, fn fails
-// and its savepoint is rolled back, or (if SQLite rolled the whole
-// transaction back) the commit fails and every caller in the group hears so.
-func (c *committer) run(ctx context.Context, fn func(tx *sql.Tx) error) error {
+// the answer is always what happened. A caller whose ctx ends before its
+// turn is skipped and hears ctx's error; once its turn has begun, fn runs
+// to the end on a context ctx's cancellation cannot reach, since an
+// interrupted statement can make SQLite roll back the whole shared
+// transaction, the other callers' work with it. Either way the caller's
+// work commits or rolls back alone.
+func (c *committer) run(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
 	op := &groupOp{ctx: ctx, fn: fn, result: make(chan error, 1)}
 	select {
 	case c.ops <- op:
@@ -107,7 +110,7 @@ func (c *committer) commit(group []*groupOp) {
 			finish(fmt.Errorf("group commit: savepoint: %w", err))
 			return
 		}
-		if err := op.fn(tx); err != nil {
+		if err := op.fn(context.WithoutCancel(op.ctx), tx); err != nil {
 			results[i] = err
 			if _, rerr := tx.Exec("ROLLBACK TO caller"); rerr != nil {
 				finish(fmt.Errorf("group commit: rolling back a caller: %w", rerr))

@@ -76,7 +76,7 @@ func (s *Store) appendEntryAfter(ctx context.Context, tx *sql.Tx, e topupd.Ledge
 func (s *Store) Credit(ctx context.Context, accountID string, amount topupd.Money, reference string, now time.Time) (topupd.LedgerEntry, bool, error) {
 	var e topupd.LedgerEntry
 	repeated := false
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		e, repeated = topupd.LedgerEntry{}, false
 		if ok, err := s.lockAccount(ctx, tx, accountID); err != nil {
 			return err

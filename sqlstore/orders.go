@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/topupd/topupd"
 )
@@ -22,7 +23,7 @@ func scanOrderAnd(row scanner, extra ...any) (topupd.Order, error) {
 	var finished sql.NullInt64
 	dest := append([]any{&o.Seq, &o.ID, &o.AccountID, &o.TrxID, &o.IdempotencyKey, &o.Fingerprint, &o.PID, &o.Slug, &o.Game, &kind, &o.PackName, &o.Provider,
 		&o.Quantity, &o.Amount, &o.Fields.UserID, &o.Fields.ZoneID, &o.Fields.ServerID, &o.Fields.Region, &o.Fields.MoreID, &status, &o.Error, &o.Refunded,
-		&created, &finished, &deadline, &supplier, &o.Attempts, &o.Upstream, &o.UpstreamPID, &o.SupplierRef, &o.CodeCount}, extra...)
+		&created, &finished, &deadline, &supplier, &o.Attempts, &o.Upstream, &o.UpstreamPID, &o.SupplierRef, &o.CodeCount, &o.Alert}, extra...)
 	err := row.Scan(dest...)
 	o.Kind, o.Status, o.Supplier = topupd.LineKind(kind), topupd.OrderStatus(status), topupd.SupplierState(supplier)
 	o.CreatedAt, o.FinishedAt, o.DeadlineAt = fromMS(created), nullMS(finished), fromMS(deadline)
@@ -123,18 +124,41 @@ func (s *Store) History(ctx context.Context, accountID string, q topupd.HistoryQ
 	return orders, total, nil
 }
 
-// Orders returns orders of every account, newest first.
+// Orders returns orders of every account, newest first. Every page is one
+// descending range of seq, on the index of its most selective filter.
 func (s *Store) Orders(ctx context.Context, q topupd.OrdersQuery) ([]topupd.Order, error) {
-	var orders []topupd.Order
-	var err error
-	switch {
-	case q.Overdue:
-		orders, err = s.listOrders(ctx, `WHERE status = 'processing' AND deadline_at < $1 ORDER BY seq DESC LIMIT $2`, ms(q.Now), q.Limit)
-	case q.Status != "":
-		orders, err = s.listOrders(ctx, `WHERE status = $1 ORDER BY seq DESC LIMIT $2`, string(q.Status), q.Limit)
-	default:
-		orders, err = s.listOrders(ctx, `ORDER BY seq DESC LIMIT $1`, q.Limit)
+	var where []string
+	var args []any
+	add := func(cond string, arg any) {
+		args = append(args, arg)
+		where = append(where, strings.ReplaceAll(cond, "?", "$"+strconv.Itoa(len(args))))
 	}
+	if q.Status != "" {
+		add("status = ?", string(q.Status))
+	}
+	for _, f := range []struct{ col, v string }{{"account_id", q.AccountID}, {"trxid", q.TrxID}, {"pid", q.PID}, {"slug", q.Slug}, {"provider", q.Provider}} {
+		if f.v != "" {
+			add(f.col+" = ?", f.v)
+		}
+	}
+	if !q.From.IsZero() {
+		add("created_at >= ?", ms(q.From))
+	}
+	if !q.To.IsZero() {
+		add("created_at < ?", ms(q.To))
+	}
+	if q.Stuck {
+		add("status = 'processing' AND (alert <> '' OR deadline_at < ?)", ms(q.Now))
+	}
+	if q.Before > 0 {
+		add("seq < ?", q.Before)
+	}
+	tail := ""
+	if len(where) > 0 {
+		tail = "WHERE " + strings.Join(where, " AND ") + " "
+	}
+	args = append(args, q.Limit)
+	orders, err := s.listOrders(ctx, tail+"ORDER BY seq DESC LIMIT $"+strconv.Itoa(len(args)), args...)
 	if err != nil {
 		return nil, fmt.Errorf("store.Orders: %w", err)
 	}

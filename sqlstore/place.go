@@ -21,7 +21,7 @@ import (
 func (s *Store) PlaceOrder(ctx context.Context, p topupd.PlaceOrder) (topupd.Order, bool, error) {
 	var o topupd.Order
 	replay := false
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
 		o, replay, err = s.placeOrder(ctx, tx, p)
 		if err != nil && s.d.IsUniqueViolation(err) {
@@ -43,27 +43,24 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 	if _, err := s.lockAccount(ctx, tx, p.AccountID); err != nil {
 		return topupd.Order{}, false, err
 	}
-	// Idempotency first: a repeat is answered whatever the catalog says now.
-	prev, err := s.orderBy(ctx, tx, s.q.orderByTrxID, req.TrxID)
-	if err == nil {
-		switch {
-		case prev.AccountID != p.AccountID:
-			return topupd.Order{}, false, topupd.Fail(topupd.EForbidden)
-		case prev.Fingerprint != fingerprint:
-			return topupd.Order{}, false, topupd.Errorf(topupd.EIdempotencyReused, "trxid %q was used for a different request", req.TrxID)
+	// Idempotency first, whatever the catalog says now: the account's
+	// idempotency key (idempotencyKey, or else the trxid) names the request,
+	// whatever trxid it carries; a trxid already held names an order too.
+	for _, by := range []struct {
+		query string
+		args  []any
+	}{{s.q.orderByKey, []any{p.AccountID, req.Key()}}, {s.q.orderByTrxID, []any{req.TrxID}}} {
+		prev, err := scanOrder(tx.QueryRowContext(ctx, by.query, by.args...))
+		if isNoRows(err) {
+			continue
+		} else if err != nil {
+			return prev, false, err
 		}
-		return prev, true, nil
-	} else if !isNoRows(err) {
-		return prev, false, err
-	}
-	// The account's idempotency key (idempotencyKey, or else the trxid) names
-	// one request: under another trxid it is a different request.
-	var one int
-	err = tx.QueryRowContext(ctx, s.q.idemKeyUsed, p.AccountID, req.Key()).Scan(&one)
-	if err == nil {
-		return topupd.Order{}, false, topupd.Errorf(topupd.EIdempotencyReused, "idempotency key %q was used for a different request", req.Key())
-	} else if !isNoRows(err) {
-		return topupd.Order{}, false, err
+		replay, err := topupd.DecideRepeat(req, p.AccountID, &prev)
+		if err != nil {
+			return topupd.Order{}, false, err
+		}
+		return prev, replay, s.loadCodes(ctx, tx, &prev)
 	}
 
 	pack, err := scanPack(tx.QueryRowContext(ctx, `SELECT `+packColumns+` FROM packs WHERE pid = $1`, req.PID))
@@ -77,6 +74,9 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 		return topupd.Order{}, false, topupd.Errorf(topupd.EInvalidPack, "pack %s has no service line", pack.PID)
 	} else if err != nil {
 		return topupd.Order{}, false, err
+	}
+	if p.SimOff && pack.Provider == topupd.ProviderSim {
+		return topupd.Order{}, false, topupd.Errorf(topupd.EProductDisabled, "the sim supplier is off")
 	}
 	draft, err := topupd.Prepare(req, &line, &pack)
 	if err != nil {

@@ -7,7 +7,7 @@ const (
 	packColumns    = `pid, slug, name, category, price, status, stock_based, provider, upstream, upstream_pid`
 	orderColumns   = `seq, id, account_id, trxid, idem_key, fingerprint, pid, slug, game, kind, pack_name, provider,
 	quantity, amount, user_id, zone_id, server_id, region, more_id, status, error, refunded,
-	created_at, finished_at, deadline_at, supplier, attempts, upstream, upstream_pid, supplier_ref, code_count`
+	created_at, finished_at, deadline_at, supplier, attempts, upstream, upstream_pid, supplier_ref, code_count, alert`
 	// viewColumns are the columns of topupd.Order.ResellerView: lookups and
 	// history pages read only these, about half of orderColumns.
 	viewColumns = `seq, id, account_id, trxid, pid, game, pack_name, quantity, amount,
@@ -21,7 +21,7 @@ const (
 type queries struct {
 	balance       string // an account's newest ledger entry: its balance
 	creditedTotal string // the sum of an account's credits
-	idemKeyUsed   string // an account's order by idempotency key
+	orderByKey    string // an account's order by idempotency key
 	historyTail   string // one page of an account's orders by their place in the account
 	codesOfOrder  string // the codes delivered to an order
 	orderBySeq    string
@@ -47,7 +47,7 @@ func render(d Dialect) queries {
 	return queries{
 		balance:       `SELECT balance_after, seq FROM ledger WHERE account_id = $1 ORDER BY seq DESC LIMIT 1`,
 		creditedTotal: `SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) FROM ledger WHERE account_id = $1 AND kind = 'credit'`,
-		idemKeyUsed:   `SELECT 1 FROM orders WHERE account_id = $1 AND idem_key = $2`,
+		orderByKey:    `SELECT ` + orderColumns + ` FROM orders WHERE account_id = $1 AND idem_key = $2`,
 		historyTail:   `WHERE account_id = $1 AND account_seq <= $2 ORDER BY account_seq DESC LIMIT $3`,
 		codesOfOrder:  `SELECT pid, sealed FROM codes WHERE order_seq = $1 ORDER BY id`,
 		orderBySeq:    `SELECT ` + orderColumns + ` FROM orders WHERE seq = $1`,
@@ -74,7 +74,7 @@ func render(d Dialect) queries {
 		lockPack:      `SELECT 1 FROM packs WHERE pid = $1` + d.LockRow,
 		lockSettings:  `SELECT ` + settingsColumns + ` FROM settings WHERE id = 1` + d.LockRow,
 		accountLocked: `SELECT ` + accountColumns + ` FROM accounts WHERE id = $1` + d.LockRow,
-		retryOrder: `UPDATE orders SET next_attempt_at = $2, lease_owner = NULL, lease_until = NULL,
+		retryOrder: `UPDATE orders SET next_attempt_at = $2, lease_owner = NULL, lease_until = NULL, alert = '',
 			deadline_at = ` + d.Greatest + `(deadline_at, $3) WHERE seq = $1`,
 	}
 }
@@ -94,7 +94,7 @@ func HotQueries(d Dialect) []HotQuery {
 	return []HotQuery{
 		{"balance", q.balance, []any{"a"}},
 		{"credited total", q.creditedTotal, []any{"a"}},
-		{"idempotency", q.idemKeyUsed, []any{"a", "k"}},
+		{"order by idempotency key", q.orderByKey, []any{"a", "k"}},
 		{"history page", `SELECT ` + viewColumns + ` FROM orders ` + q.historyTail, []any{"a", 100, 20}},
 		{"codes of order", q.codesOfOrder, []any{1}},
 		{"draw codes", q.drawCodes, []any{1, "p", 3}},

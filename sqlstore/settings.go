@@ -27,7 +27,7 @@ func (s *Store) Settings(ctx context.Context) (topupd.Settings, error) {
 // that concurrent patches do not undo one another.
 func (s *Store) UpdateSettings(ctx context.Context, p topupd.SettingsPatch) (topupd.Settings, error) {
 	var out topupd.Settings
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		cur, err := scanSettings(tx.QueryRowContext(ctx, s.q.lockSettings))
 		if err != nil {
 			return err

@@ -121,8 +121,9 @@ func again(err error) error { return retryError{err} }
 // inTx runs fn in one write transaction and commits it. A transaction that
 // failed as transient, or whose fn marked its error with again, is rolled
 // back and run again after a short random pause, at most maxAttempts times;
-// fn must therefore set its results afresh on every run.
-func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+// fn must therefore set its results afresh on every run, and run its
+// statements with the context it is given (see runTx).
+func (s *Store) inTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
 	for attempt := 1; ; attempt++ {
 		err := s.runTx(ctx, fn)
 		if err == nil {
@@ -145,18 +146,33 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	}
 }
 
+// txTimeout bounds a write transaction once it has begun.
+const txTimeout = 30 * time.Second
+
 // runTx runs fn in one write transaction and commits it, or in the next
-// group commit.
-func (s *Store) runTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+// group commit. A caller whose ctx has ended before its transaction begins
+// gets ctx's error; once begun, the transaction runs to its commit or
+// rollback on a context the caller cannot cancel (bounded by txTimeout). A
+// cancelled statement would otherwise reach other callers: on SQLite an
+// interrupt can roll back the whole shared group, and on PostgreSQL a
+// cancellation can break a pooled connection that another caller then
+// draws. A caller that hangs up thus never touches anyone else's work, and
+// its own work commits or rolls back alone.
+func (s *Store) runTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if s.group != nil {
 		return s.group.run(ctx, fn)
 	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), txTimeout)
+	defer cancel()
 	tx, err := s.write.BeginTx(ctx, s.d.TxOptions)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if err := fn(tx); err != nil {
+	if err := fn(ctx, tx); err != nil {
 		return err
 	}
 	return tx.Commit()

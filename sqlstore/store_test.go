@@ -65,7 +65,7 @@ func TestInTxRetries(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			s := newTestStore(t)
 			runs := 0
-			err := s.inTx(t.Context(), func(tx *sql.Tx) error {
+			err := s.inTx(t.Context(), func(_ context.Context, tx *sql.Tx) error {
 				runs++
 				if _, err := tx.Exec(`INSERT INTO runs (n) VALUES ($1)`, runs); err != nil {
 					return err
@@ -99,7 +99,7 @@ func TestInTxStopsWithContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	runs := 0
 	start := time.Now()
-	err := s.inTx(ctx, func(*sql.Tx) error {
+	err := s.inTx(ctx, func(context.Context, *sql.Tx) error {
 		runs++
 		cancel()
 		return errFlaky

@@ -118,9 +118,9 @@ func testAddStock(t *testing.T, e *env) {
 		{"duplicate within one call", pidKey, []string{"DDD", "DDD", "EEE"}, topupd.StockResult{Added: 2, Duplicates: 1, Available: 5}},
 		{"duplicates across calls", pidKey, []string{"AAA", "CCC", "FFF"}, topupd.StockResult{Added: 1, Duplicates: 2, Available: 6}},
 		{"codes are compared exactly", pidKey, []string{"aaa", "AAA "}, topupd.StockResult{Added: 2, Duplicates: 0, Available: 8}},
-		{"same code in another pack is new", pidCard, []string{"AAA", "BBB"}, topupd.StockResult{Added: 2, Duplicates: 0, Available: 2}},
+		{"same code in another pack is a duplicate", pidCard, []string{"AAA", "GGG", "HHH"}, topupd.StockResult{Added: 2, Duplicates: 1, Available: 2}},
 		{"no codes", pidCard, nil, topupd.StockResult{Available: 2}},
-		{"only duplicates", pidCard, []string{"BBB"}, topupd.StockResult{Duplicates: 1, Available: 2}},
+		{"only duplicates", pidCard, []string{"HHH"}, topupd.StockResult{Duplicates: 1, Available: 2}},
 	}
 	// An upload longer than the store's transactions (SQL stores add a few
 	// hundred codes per transaction), with duplicates far apart.
@@ -147,18 +147,22 @@ func testAddStock(t *testing.T, e *env) {
 		t.Errorf("StockLevels (-want +got):\n%s", diff)
 	}
 
-	// A delivered code is still a duplicate, and selling lowers the levels.
+	// A delivered code is still a duplicate, in its own pack and in any
+	// other, and selling lowers the levels.
 	a := e.account("buyer", topupd.USD(1000))
 	o := e.place(a.ID, keys(pidCard, "T-CARDS", 2), t0)
-	if diff := cmp.Diff([]string{"AAA", "BBB"}, o.Codes, cmpopts.SortSlices(func(x, y string) bool { return x < y })); diff != "" {
+	if diff := cmp.Diff([]string{"GGG", "HHH"}, o.Codes, cmpopts.SortSlices(func(x, y string) bool { return x < y })); diff != "" {
 		t.Fatalf("codes delivered (-want +got):\n%s", diff)
 	}
-	got, err := e.s.AddStock(e.ctx, pidCard, []string{"AAA", "ZZZ"}, t0)
+	got, err := e.s.AddStock(e.ctx, pidCard, []string{"GGG", "ZZZ"}, t0)
 	if err != nil {
 		t.Fatalf("AddStock after sale: %v", err)
 	}
 	if diff := cmp.Diff(topupd.StockResult{Added: 1, Duplicates: 1, Available: 1}, got); diff != "" {
 		t.Errorf("AddStock of a delivered code (-want +got):\n%s", diff)
+	}
+	if got, err = e.s.AddStock(e.ctx, pidKey, []string{"HHH"}, t0); err != nil || got.Duplicates != 1 || got.Added != 0 {
+		t.Errorf("AddStock to another pack of a code delivered from this one: %+v, %v; want a duplicate", got, err)
 	}
 	e.place(a.ID, keys(pidCard, "T-CARD-LAST", 1), t0)
 	if diff := cmp.Diff(map[string]int{pidKey: 8, pidStockTopup: 1200}, e.stockLevels()); diff != "" {

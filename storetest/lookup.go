@@ -16,6 +16,7 @@ var lookupTests = []test{
 	{"HistoryPaging", testHistoryPaging},
 	{"HistorySameInstant", testHistorySameInstant},
 	{"OperatorOrders", testOperatorOrders},
+	{"StuckAlerts", testStuckAlerts},
 }
 
 func testOrderLookup(t *testing.T, e *env) {
@@ -197,8 +198,20 @@ func testOperatorOrders(t *testing.T, e *env) {
 		{"processing", topupd.OrdersQuery{Status: topupd.StatusProcessing, Limit: 100}, []string{p3.ID, p1.ID}},
 		{"completed", topupd.OrdersQuery{Status: topupd.StatusCompleted, Limit: 100}, []string{k1.ID}},
 		{"cancelled", topupd.OrdersQuery{Status: topupd.StatusCancelled, Limit: 100}, []string{p2.ID}},
-		{"overdue", topupd.OrdersQuery{Overdue: true, Now: t0.Add(deadline + time.Second), Limit: 100}, []string{p1.ID}},
-		{"overdue, nothing yet", topupd.OrdersQuery{Overdue: true, Now: t0, Limit: 100}, nil},
+		{"stuck: overdue", topupd.OrdersQuery{Stuck: true, Now: t0.Add(deadline + time.Second), Limit: 100}, []string{p1.ID}},
+		{"stuck: nothing yet", topupd.OrdersQuery{Stuck: true, Now: t0, Limit: 100}, nil},
+		{"account", topupd.OrdersQuery{AccountID: b.ID, Limit: 100}, []string{p2.ID, k1.ID}},
+		{"trxid", topupd.OrdersQuery{TrxID: "T-3", Limit: 100}, []string{p2.ID}},
+		{"trxid of nobody", topupd.OrdersQuery{TrxID: "T-9", Limit: 100}, nil},
+		{"pid", topupd.OrdersQuery{PID: pidKey, Limit: 100}, []string{k1.ID}},
+		{"slug", topupd.OrdersQuery{Slug: "freefire", Limit: 100}, []string{p3.ID, p2.ID, p1.ID}},
+		{"provider", topupd.OrdersQuery{Provider: topupd.ProviderSim, Status: topupd.StatusProcessing, Limit: 100}, []string{p3.ID, p1.ID}},
+		{"from", topupd.OrdersQuery{From: t0.Add(time.Second), Limit: 100}, []string{p3.ID, p2.ID, k1.ID}},
+		{"to", topupd.OrdersQuery{To: t0.Add(time.Second), Limit: 100}, []string{p1.ID}},
+		{"from and to", topupd.OrdersQuery{From: t0.Add(time.Second), To: t0.Add(2 * time.Second), Limit: 100}, []string{k1.ID}},
+		{"account and status", topupd.OrdersQuery{AccountID: a.ID, Status: topupd.StatusCompleted, Limit: 100}, nil},
+		{"page after p2", topupd.OrdersQuery{Before: p2.Seq, Limit: 100}, []string{k1.ID, p1.ID}},
+		{"page after p2, one", topupd.OrdersQuery{Before: p2.Seq, Limit: 1}, []string{k1.ID}},
 	}
 	for _, c := range cases {
 		got, err := e.s.Orders(e.ctx, c.q)
@@ -214,5 +227,31 @@ func testOperatorOrders(t *testing.T, e *env) {
 		if diff := cmp.Diff(e.order(o.ID), o, cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("Orders entry %s differs from Order (-order +list):\n%s", o.ID, diff)
 		}
+	}
+}
+
+// testStuckAlerts: a processing order with an alert is stuck before its
+// deadline too, and an operator's retry clears the alert.
+func testStuckAlerts(t *testing.T, e *env) {
+	e.catalog()
+	a := e.account("a", topupd.USD(100))
+	o := e.place(a.ID, topup("T-1"), t0)
+	st := topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: t0.Add(time.Minute), Now: t0, Alert: topupd.AlertCodeUsed}
+	got, err := e.s.Settle(e.ctx, o.Seq, st)
+	if err != nil {
+		t.Fatalf("Settle: %v", err)
+	}
+	if got.Alert != topupd.AlertCodeUsed || e.order(o.ID).Alert != topupd.AlertCodeUsed {
+		t.Errorf("alert %q, stored %q; want %q", got.Alert, e.order(o.ID).Alert, topupd.AlertCodeUsed)
+	}
+	stuck, err := e.s.Orders(e.ctx, topupd.OrdersQuery{Stuck: true, Now: t0, Limit: 10})
+	if err != nil || len(stuck) != 1 || stuck[0].ID != o.ID {
+		t.Errorf("stuck orders %v, %v; want %s", ids(stuck), err, o.ID)
+	}
+	if got, err = e.s.RetryOrder(e.ctx, o.Seq, t0, t0.Add(deadline)); err != nil || got.Alert != "" {
+		t.Errorf("RetryOrder: alert %q, %v; want cleared", got.Alert, err)
+	}
+	if stuck, _ := e.s.Orders(e.ctx, topupd.OrdersQuery{Stuck: true, Now: t0, Limit: 10}); len(stuck) != 0 {
+		t.Errorf("stuck after the retry: %v", ids(stuck))
 	}
 }

@@ -204,6 +204,27 @@ func testReplayIdempotencyKey(t *testing.T, e *env) {
 		t.Errorf("replay returned another order (-first +replay):\n%s", diff)
 	}
 	e.unchanged(before, "a replay by idempotency key")
+
+	// The key names the request whatever trxid a repeat carries: the replay
+	// is the first order, with the first order's own trxid.
+	other := req
+	other.TrxID = "T-IK-OTHER"
+	again, replay, err = e.try(a.ID, other)
+	if err != nil || !replay || again.ID != first.ID || again.TrxID != "T-IK" {
+		t.Errorf("repeat under another trxid: %s %q, replay %v, err %v; want a replay of %s with trxid T-IK", again.ID, again.TrxID, replay, err, first.ID)
+	}
+	// A trxid already held, under a new key, is that order's repeat.
+	newKey := req
+	newKey.IdempotencyKey = "IK-2"
+	again, replay, err = e.try(a.ID, newKey)
+	if err != nil || !replay || again.ID != first.ID {
+		t.Errorf("repeat of the trxid under a new key: %s, replay %v, err %v; want a replay of %s", again.ID, replay, err, first.ID)
+	}
+	e.unchanged(before, "replays under another trxid or key")
+	// The other trxid was never taken: it is free for a new purchase.
+	if o := e.place(a.ID, topup("T-IK-OTHER"), t0); o.ID == first.ID {
+		t.Errorf("a new order under the unused trxid replayed %s", first.ID)
+	}
 }
 
 func testIdempotencyKeyPerAccount(t *testing.T, e *env) {

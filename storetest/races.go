@@ -18,6 +18,7 @@ var raceTests = []test{
 	{"CreditReference", testCreditRace},
 	{"DoubleRefund", testRefundRace},
 	{"ClaimOnce", testClaimRace},
+	{"AbortingCallers", testAbortingCallers},
 }
 
 // result is what one racing PlaceOrder got.

@@ -56,10 +56,12 @@ func testRejections(t *testing.T, e *env) {
 		{"trxid reused for another pid", rich.ID, topupd.OrderRequest{PID: pidZone, TrxID: "T-EXIST", Fields: topupd.AccountFields{UserID: userID, ZoneID: "1"}}, topupd.EIdempotencyReused, ""},
 		{"trxid reused for another quantity", rich.ID, keys(pidKey, "T-KEYS-EXIST", 1), topupd.EIdempotencyReused, ""},
 		{"trxid reused for another userId", rich.ID, topupd.OrderRequest{PID: pidTopup, TrxID: "T-EXIST", Fields: topupd.AccountFields{UserID: "87654321"}}, topupd.EIdempotencyReused, ""},
-		{"trxid reused with an idempotencyKey added", rich.ID, topupd.OrderRequest{PID: pidTopup, TrxID: "T-EXIST", IdempotencyKey: "IK-NEW", Fields: topupd.AccountFields{UserID: userID}}, topupd.EIdempotencyReused, ""},
+		{"trxid reused with a new idempotencyKey for another userId", rich.ID, topupd.OrderRequest{PID: pidTopup, TrxID: "T-EXIST", IdempotencyKey: "IK-NEW", Fields: topupd.AccountFields{UserID: "87654321"}}, topupd.EIdempotencyReused, ""},
 		{"trxid of another account", twoKeys.ID, topup("T-EXIST"), topupd.EForbidden, ""},
 		{"trxid of another account, different request", poor.ID, keys(pidKey, "T-KEYS-EXIST", 1), topupd.EForbidden, ""},
-		{"idempotencyKey reused with another trxid", rich.ID, topupd.OrderRequest{PID: pidTopup, TrxID: "T-OTHER", IdempotencyKey: "IK-EXIST", Fields: topupd.AccountFields{UserID: userID}}, topupd.EIdempotencyReused, ""},
+		{"idempotencyKey reused for another userId", rich.ID, topupd.OrderRequest{PID: pidTopup, TrxID: "T-OTHER", IdempotencyKey: "IK-EXIST", Fields: topupd.AccountFields{UserID: "87654321"}}, topupd.EIdempotencyReused, ""},
+		{"idempotencyKey reused for another pid", rich.ID, topupd.OrderRequest{PID: pidZone, TrxID: "T-OTHER", IdempotencyKey: "IK-EXIST", Fields: topupd.AccountFields{UserID: userID, ZoneID: "1"}}, topupd.EIdempotencyReused, ""},
+		{"a trxid's key reused as an idempotencyKey for another userId", rich.ID, topupd.OrderRequest{PID: pidTopup, TrxID: "T-OTHER-2", IdempotencyKey: "T-EXIST", Fields: topupd.AccountFields{UserID: "87654321"}}, topupd.EIdempotencyReused, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

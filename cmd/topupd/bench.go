@@ -73,7 +73,7 @@ func parseBench(args []string, getenv func(string) string, stderr io.Writer) (be
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), benchUsage)
-		fs.PrintDefaults()
+		printFlags(fs)
 	}
 	env := func(name, def string) string {
 		if v := getenv(name); v != "" {
@@ -81,31 +81,20 @@ func parseBench(args []string, getenv func(string) string, stderr io.Writer) (be
 		}
 		return def
 	}
-	envInt := func(name string, def int) int {
-		if n, err := strconv.Atoi(getenv(name)); err == nil {
-			return n
-		}
-		return def
-	}
-	envDur := func(name string, def time.Duration) time.Duration {
-		if d, err := time.ParseDuration(getenv(name)); err == nil {
-			return d
-		}
-		return def
-	}
+	fe := &flagEnv{fs: fs} // numbers and durations from the environment, read strictly
 	var seed uint64
 	var mix string
 	fs.StringVar(&c.API, "api", env("TOPUPD_BENCH_API", "http://127.0.0.1:8080"), "reseller API base URL, loopback only (TOPUPD_BENCH_API)")
 	fs.StringVar(&c.Admin, "admin", env("TOPUPD_BENCH_ADMIN", "http://127.0.0.1:8081"), "admin API base URL, loopback only (TOPUPD_BENCH_ADMIN)")
 	fs.StringVar(&c.AdminToken, "admin-token", getenv("TOPUPD_ADMIN_TOKEN"), "the server's admin bearer token (TOPUPD_ADMIN_TOKEN)")
-	fs.DurationVar(&c.Duration, "duration", envDur("TOPUPD_BENCH_DURATION", 30*time.Second), "how long the load runs (TOPUPD_BENCH_DURATION)")
-	fs.IntVar(&c.Accounts, "accounts", envInt("TOPUPD_BENCH_ACCOUNTS", 50), "accounts, each with its own key and pacing (TOPUPD_BENCH_ACCOUNTS)")
-	fs.IntVar(&c.Concurrency, "concurrency", envInt("TOPUPD_BENCH_CONCURRENCY", 64), "concurrent workers (TOPUPD_BENCH_CONCURRENCY)")
+	fe.Duration(&c.Duration, "duration", "TOPUPD_BENCH_DURATION", 30*time.Second, "how long the load runs")
+	fe.Int(&c.Accounts, "accounts", "TOPUPD_BENCH_ACCOUNTS", 50, "accounts, each with its own key and pacing")
+	fe.Int(&c.Concurrency, "concurrency", "TOPUPD_BENCH_CONCURRENCY", 64, "concurrent workers")
 	fs.StringVar(&c.JSON, "json", getenv("TOPUPD_BENCH_JSON"), "also write the report as JSON to this file (TOPUPD_BENCH_JSON)")
-	fs.IntVar(&c.RatePerSecond, "rate-per-second", envInt("TOPUPD_RATE_PER_SECOND", loadgen.SpecRatePerSecond), "the server's --rate-per-second: each account stays within it (TOPUPD_RATE_PER_SECOND)")
-	fs.IntVar(&c.RatePerMinute, "rate-per-minute", envInt("TOPUPD_RATE_PER_MINUTE", loadgen.SpecRatePerMinute), "the server's --rate-per-minute: each account stays within it (TOPUPD_RATE_PER_MINUTE)")
+	fe.Int(&c.RatePerSecond, "rate-per-second", "TOPUPD_RATE_PER_SECOND", loadgen.SpecRatePerSecond, "the server's --rate-per-second: each account stays within it")
+	fe.Int(&c.RatePerMinute, "rate-per-minute", "TOPUPD_RATE_PER_MINUTE", loadgen.SpecRatePerMinute, "the server's --rate-per-minute: each account stays within it")
 	fs.StringVar(&c.Pace, "pace", env("TOPUPD_BENCH_PACE", "smooth"), "smooth: each account's calls evenly spread at the rate both windows sustain; burst: up to the 1 s limit until the minute is used up (TOPUPD_BENCH_PACE)")
-	fs.Uint64Var(&seed, "seed", uint64(envInt("TOPUPD_BENCH_SEED", 0)), "seed of the workers' choices; 0 picks one (printed) (TOPUPD_BENCH_SEED)")
+	fe.Uint64(&seed, "seed", "TOPUPD_BENCH_SEED", 0, "seed of the workers' choices; 0 picks one (printed)")
 	fs.StringVar(&mix, "mix", env("TOPUPD_BENCH_MIX", ""), "action weights, for example order=50,poll=20; actions not named keep their default weight, and 0 turns one off (default "+loadgen.DefaultMix.String()+")")
 	fs.Float64Var(&c.InvalidPlayerPct, "invalid-players", 3, "percent of top-up orders for a 9999 player (sim cancels and refunds them)")
 	fs.Float64Var(&c.ReplayPct, "replays", 2, "percent of orders that resend an earlier order byte for byte (must answer that same order)")
@@ -115,8 +104,12 @@ func parseBench(args []string, getenv func(string) string, stderr io.Writer) (be
 	fs.BoolVar(&c.BaselineOn, "baseline", false, "also measure a bare net/http handler serving a same-sized JSON answer, and report each route as a ratio of it")
 	fs.DurationVar(&c.BaselineDuration, "baseline-duration", 3*time.Second, "how long the baseline runs")
 	fs.Var(secondsValue{&c.Chaos}, "chaos", "N: start the server here and SIGKILL it every N seconds, restarting it on the same database and ports (0: drive --api/--admin)")
+	envErr := fe.apply(getenv)
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	if envErr != nil {
+		return c, envErr
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("bench: unexpected argument %q", fs.Arg(0))

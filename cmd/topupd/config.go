@@ -1,15 +1,19 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net/netip"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/topupd/topupd/httpapi"
+	"github.com/topupd/topupd/ratelimit"
 )
 
 // config is everything serve needs, from flags and the environment.
@@ -32,60 +36,87 @@ type config struct {
 	CallTimeout    time.Duration
 	Lease          time.Duration
 	RedisPrefix    string
+	// RedisTimeout bounds each Redis call of the limiter, the in-flight locks and the readiness check.
+	RedisTimeout time.Duration
+	// SimOff turns the sim supplier off (--sim off).
+	SimOff bool
 }
 
-// parseServe reads serve's flags; every flag defaults to its environment
-// variable, and flags win.
-func parseServe(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
+const serveUsage = `usage: topupd serve [flags]
+
+Runs the reseller API and the admin API. Every flag that names an environment
+variable also reads it; flags win. A value that cannot be read, from a flag or
+from the environment, stops start-up.
+
+flags:
+`
+
+// parseServe reads serve's flags; every flag that names an environment
+// variable also reads it, and flags win. It returns flag.ErrHelp, having
+// printed the flags to stdout, when -h or --help asks for them.
+func parseServe(args []string, getenv func(string) string, stdout, stderr io.Writer) (config, error) {
 	var c config
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	env := func(name, def string) string {
-		if v := getenv(name); v != "" {
-			return v
-		}
-		return def
+	var out bytes.Buffer // help goes to stdout, a usage error to stderr
+	fs.SetOutput(&out)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), serveUsage)
+		printFlags(fs)
 	}
-	envInt := func(name string, def int) int {
-		if v := getenv(name); v != "" {
-			if n, err := strconv.Atoi(v); err == nil {
-				return n
-			}
-		}
-		return def
-	}
-	var proxies string
-	fs.StringVar(&c.Addr, "addr", env("TOPUPD_ADDR", ":8080"), "reseller API listen address (TOPUPD_ADDR)")
-	fs.StringVar(&c.AdminAddr, "admin-addr", env("TOPUPD_ADMIN_ADDR", "127.0.0.1:8081"), "admin API listen address (TOPUPD_ADMIN_ADDR)")
-	fs.StringVar(&c.DB, "db", env("TOPUPD_DB", "topupd.db"), "a SQLite file path, or a postgres:// URL (TOPUPD_DB)")
-	fs.StringVar(&c.Redis, "redis", env("TOPUPD_REDIS", ""), "a redis:// URL for shared rate limits and in-flight locks (TOPUPD_REDIS)")
-	fs.StringVar(&proxies, "trusted-proxies", env("TOPUPD_TRUSTED_PROXIES", ""), "comma-separated CIDRs whose X-Forwarded-For is believed (TOPUPD_TRUSTED_PROXIES)")
-	fs.IntVar(&c.RatePerSecond, "rate-per-second", envInt("TOPUPD_RATE_PER_SECOND", 40), "calls per account in any rolling 1 s (TOPUPD_RATE_PER_SECOND)")
-	fs.IntVar(&c.RatePerMinute, "rate-per-minute", envInt("TOPUPD_RATE_PER_MINUTE", 200), "calls per account in any rolling 60 s (TOPUPD_RATE_PER_MINUTE)")
+	fe := &flagEnv{fs: fs}
+	var proxies, nodeID string
+	fe.String(&c.Addr, "addr", "TOPUPD_ADDR", ":8080", "reseller API listen address")
+	fe.String(&c.AdminAddr, "admin-addr", "TOPUPD_ADMIN_ADDR", "127.0.0.1:8081", "admin API listen address")
+	fe.String(&c.DB, "db", "TOPUPD_DB", "topupd.db", "a SQLite file path, or a postgres:// URL")
+	fe.String(&c.Redis, "redis", "TOPUPD_REDIS", "", "a redis:// URL for shared rate limits and in-flight locks")
+	fe.Duration(&c.RedisTimeout, "redis-timeout", "TOPUPD_REDIS_TIMEOUT", ratelimit.DefaultRedisTimeout,
+		"how long each Redis call of the rate limiter and in-flight locks may take before the call answers 503 RATE_LIMIT_UNAVAILABLE")
+	fe.String(&proxies, "trusted-proxies", "TOPUPD_TRUSTED_PROXIES", "", "comma-separated CIDRs whose X-Forwarded-For is believed")
+	fe.Int(&c.RatePerSecond, "rate-per-second", "TOPUPD_RATE_PER_SECOND", 40, "calls per account in any rolling 1 s")
+	fe.Int(&c.RatePerMinute, "rate-per-minute", "TOPUPD_RATE_PER_MINUTE", 200, "calls per account in any rolling 60 s")
 	fs.BoolVar(&c.Demo, "demo", false, "on an empty database, load the demo catalog and account and print its key")
-	fs.DurationVar(&c.Deadline, "order-deadline", 30*time.Minute, "how long an order may stay processing before it is cancelled and refunded")
-	host, _ := os.Hostname()
-	fs.StringVar(&c.NodeID, "node-id", env("TOPUPD_NODE_ID", "node-"+host), "this node's name in order leases: stable across restarts, unique among running nodes (TOPUPD_NODE_ID)")
-	fs.DurationVar(&c.RetryBase, "retry-base", time.Second, "first delay before retrying a supplier after a transient error; it doubles, with jitter")
-	fs.DurationVar(&c.RetryMax, "retry-max", 5*time.Minute, "longest delay between retries of a supplier")
-	fs.DurationVar(&c.CallTimeout, "supplier-timeout", 20*time.Second, "how long one supplier call may take")
-	fs.DurationVar(&c.Lease, "lease", 30*time.Second, "how long a node holds an order it works on; after a crash, other nodes wait this long (must exceed --supplier-timeout)")
-	fs.StringVar(&c.RedisPrefix, "redis-prefix", env("TOPUPD_REDIS_PREFIX", "topupd:"), "prefix of every Redis key, so that deployments can share a Redis (TOPUPD_REDIS_PREFIX)")
-	fs.StringVar(&c.LogLevel, "log-level", env("TOPUPD_LOG_LEVEL", "info"), "debug, info, warn or error (TOPUPD_LOG_LEVEL)")
-	if err := fs.Parse(args); err != nil {
+	fe.Duration(&c.Deadline, "order-deadline", "", 30*time.Minute, "how long an order may stay processing before it is cancelled and refunded")
+	fe.String(&nodeID, "node-id", "TOPUPD_NODE_ID", "", "this node's name in order leases: stable across restarts, unique among running nodes; "+
+		"by default node-<hostname>-<addr>-<admin-addr>, which with a port of 0 (a random port) is neither: set it then")
+	fe.Duration(&c.RetryBase, "retry-base", "", time.Second, "first delay before retrying a supplier after a transient error; it doubles, with jitter")
+	fe.Duration(&c.RetryMax, "retry-max", "", 5*time.Minute, "longest delay between retries of a supplier")
+	fe.Duration(&c.CallTimeout, "supplier-timeout", "", 20*time.Second, "how long one supplier call may take")
+	fe.Duration(&c.Lease, "lease", "", 30*time.Second, "how long a node holds an order it works on; after a crash, other nodes wait this long (must exceed --supplier-timeout)")
+	fe.String(&c.RedisPrefix, "redis-prefix", "TOPUPD_REDIS_PREFIX", "topupd:", "prefix of every Redis key, so that deployments can share a Redis")
+	c.LogLevel = "info"
+	fe.Var(choiceValue{&c.LogLevel, []string{"debug", "info", "warn", "error"}}, "log-level", "TOPUPD_LOG_LEVEL", "debug, info, warn or error")
+	simSwitch := "on"
+	fe.Var(choiceValue{&simSwitch, []string{"on", "off"}}, "sim", "TOPUPD_SIM", "on or off: whether the built-in sim supplier may fulfil orders; off refuses sim packs")
+	envErr := fe.apply(getenv)
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		io.Copy(stdout, &out)
 		return c, err
+	}
+	io.Copy(stderr, &out)
+	if err != nil {
+		return c, err
+	}
+	if envErr != nil {
+		return c, envErr
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
 	}
+	c.SimOff = simSwitch == "off"
+	if c.SimOff && c.Demo {
+		return c, fmt.Errorf("--demo needs --sim on: the demo catalog is fulfilled by sim")
+	}
 	c.AdminToken = getenv("TOPUPD_ADMIN_TOKEN")
 	c.SecretKey = getenv("TOPUPD_SECRET_KEY")
-	var err error
 	if c.TrustedProxies, err = httpapi.ParseTrustedProxies(proxies); err != nil {
 		return c, fmt.Errorf("--trusted-proxies: %w", err)
 	}
 	if c.RatePerSecond < 1 || c.RatePerMinute < 1 {
 		return c, fmt.Errorf("--rate-per-second and --rate-per-minute must be at least 1")
+	}
+	if c.RedisTimeout <= 0 {
+		return c, fmt.Errorf("--redis-timeout (TOPUPD_REDIS_TIMEOUT) must be above 0")
 	}
 	if c.RetryBase <= 0 || c.RetryMax < c.RetryBase {
 		return c, fmt.Errorf("--retry-base must be above 0 and at most --retry-max")
@@ -96,5 +127,216 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (co
 	if c.Deadline < time.Second {
 		return c, fmt.Errorf("--order-deadline must be at least 1s")
 	}
+	c.NodeID = nodeID
+	if c.NodeID == "" {
+		host, err := os.Hostname()
+		if err != nil || host == "" {
+			host = "localhost"
+		}
+		c.NodeID = defaultNodeID(host, c.Addr, c.AdminAddr)
+	}
 	return c, nil
+}
+
+// defaultNodeID names a node after its host and its two listen addresses,
+// which no two processes running on one host share (unless a port is 0) and
+// which a restart keeps: node-<host>-<addr>-<admin-addr>, with every
+// character other than a letter, digit, dot or dash made an underscore.
+func defaultNodeID(host, addr, adminAddr string) string {
+	clean := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' {
+				return r
+			}
+			return '_'
+		}, s)
+	}
+	return "node-" + clean(host) + "-" + clean(addr) + "-" + clean(adminAddr)
+}
+
+// flagEnv defines flags that may also be set by an environment variable,
+// read as strictly as the flag: a value that cannot be read is an error
+// naming both, never a silent default.
+type flagEnv struct {
+	fs   *flag.FlagSet
+	vars [][2]string // flag name, environment variable, in definition order
+}
+
+// Var defines a flag of any Value; env, when not empty, names its variable.
+func (f *flagEnv) Var(v flag.Value, name, env, usage string) {
+	if env != "" {
+		usage += " (" + env + ")"
+		f.vars = append(f.vars, [2]string{name, env})
+	}
+	f.fs.Var(v, name, usage)
+}
+
+// String defines a string flag.
+func (f *flagEnv) String(p *string, name, env, def, usage string) {
+	*p = def
+	f.Var(stringValue{p}, name, env, usage)
+}
+
+// Int defines a whole-number flag.
+func (f *flagEnv) Int(p *int, name, env string, def int, usage string) {
+	*p = def
+	f.Var(intValue{p}, name, env, usage)
+}
+
+// Uint64 defines a flag of a whole number from 0.
+func (f *flagEnv) Uint64(p *uint64, name, env string, def uint64, usage string) {
+	*p = def
+	f.Var(uint64Value{p}, name, env, usage)
+}
+
+// Duration defines a duration flag (such as 200ms, 2s or 1m30s).
+func (f *flagEnv) Duration(p *time.Duration, name, env string, def time.Duration, usage string) {
+	*p = def
+	f.Var(durationValue{p}, name, env, usage)
+}
+
+// apply sets every flag whose variable is set; call it before fs.Parse so
+// that flags win. It returns the first value it could not read, naming the
+// variable and its flag, e.g. `TOPUPD_RATE_PER_SECOND (--rate-per-second):
+// "abc" is not a whole number`.
+func (f *flagEnv) apply(getenv func(string) string) error {
+	for _, v := range f.vars {
+		if s := getenv(v[1]); s != "" {
+			if err := f.fs.Set(v[0], s); err != nil {
+				return fmt.Errorf("%s (--%s): %q is %w", v[1], v[0], s, err)
+			}
+		}
+	}
+	return nil
+}
+
+// printFlags writes fs's flags the way flag.PrintDefaults does, naming
+// the kind of value each of this file's flag values takes.
+func printFlags(fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		k, ours := f.Value.(interface{ kind() string })
+		if ours {
+			name = k.kind()
+		}
+		fmt.Fprintf(fs.Output(), "  -%s", f.Name)
+		if name != "" {
+			fmt.Fprintf(fs.Output(), " %s", name)
+		}
+		fmt.Fprintf(fs.Output(), "\n    \t%s", strings.ReplaceAll(usage, "\n", "\n    \t"))
+		switch {
+		case f.DefValue == "" || f.DefValue == "0" || f.DefValue == "0s" || f.DefValue == "false":
+		case name == "string" || name == "word":
+			fmt.Fprintf(fs.Output(), " (default %q)", f.DefValue)
+		default:
+			fmt.Fprintf(fs.Output(), " (default %s)", f.DefValue)
+		}
+		fmt.Fprintln(fs.Output())
+	})
+}
+
+// The values below read a flag strictly; their errors complete "<value> is …".
+
+type stringValue struct{ p *string }
+
+func (stringValue) kind() string { return "string" }
+
+func (v stringValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return *v.p
+}
+
+func (v stringValue) Set(s string) error { *v.p = s; return nil }
+
+type intValue struct{ p *int }
+
+func (intValue) kind() string { return "int" }
+
+func (v intValue) String() string {
+	if v.p == nil {
+		return "0"
+	}
+	return strconv.Itoa(*v.p)
+}
+
+func (v intValue) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if errors.Is(err, strconv.ErrRange) {
+		return errors.New("out of range")
+	}
+	if err != nil {
+		return errors.New("not a whole number")
+	}
+	*v.p = n
+	return nil
+}
+
+type uint64Value struct{ p *uint64 }
+
+func (uint64Value) kind() string { return "uint" }
+
+func (v uint64Value) String() string {
+	if v.p == nil {
+		return "0"
+	}
+	return strconv.FormatUint(*v.p, 10)
+}
+
+func (v uint64Value) Set(s string) error {
+	n, err := strconv.ParseUint(s, 10, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		return errors.New("out of range")
+	}
+	if err != nil {
+		return errors.New("not a whole number from 0")
+	}
+	*v.p = n
+	return nil
+}
+
+type durationValue struct{ p *time.Duration }
+
+func (durationValue) kind() string { return "duration" }
+
+func (v durationValue) String() string {
+	if v.p == nil {
+		return "0s"
+	}
+	return v.p.String()
+}
+
+func (v durationValue) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return errors.New("not a duration such as 200ms, 2s or 1m30s")
+	}
+	*v.p = d
+	return nil
+}
+
+// choiceValue is one of a few words, matched without regard to case.
+type choiceValue struct {
+	p     *string
+	words []string
+}
+
+func (choiceValue) kind() string { return "word" }
+
+func (v choiceValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return *v.p
+}
+
+func (v choiceValue) Set(s string) error {
+	for _, w := range v.words {
+		if strings.EqualFold(s, w) {
+			*v.p = w
+			return nil
+		}
+	}
+	return fmt.Errorf("not one of %s", strings.Join(v.words, ", "))
 }

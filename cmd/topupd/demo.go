@@ -115,7 +115,8 @@ func opts(values ...string) []topupd.Option {
 // demoLines covers every line slug of the spec's order-shape table.
 func demoLines() []topupd.Line {
 	userID := req(topupd.FieldUserID, "Player ID", "")
-	ffID := req(topupd.FieldUserID, "Player ID", `[0-9]{5,20}`)
+	ffID := req(topupd.FieldUserID, "Player ID", `^[0-9]{5,20}$`)
+	qty := req(topupd.FieldQuantity, "Quantity", `^[1-9][0-9]{0,2}$`)
 	line := func(slug, product, gameName, game string, kind topupd.LineKind, fields ...topupd.RequiredField) topupd.Line {
 		return topupd.Line{Slug: slug, ProductName: product, GameName: gameName, Game: game, Kind: kind, Status: topupd.StatusActive, Required: fields}
 	}
@@ -128,14 +129,14 @@ func demoLines() []topupd.Line {
 		line("ffcis", "Free Fire diamonds (CIS)", "Free Fire", "freefire", topupd.KindTopup, ffID),
 		line("ffbd", "Free Fire diamonds (Bangladesh)", "Free Fire", "freefire", topupd.KindTopup, ffID),
 		line("fflatam", "Free Fire diamonds (LATAM)", "Free Fire", "freefire", topupd.KindTopup, ffID),
-		line("valorant", "Valorant Points", "Valorant", "valorant", topupd.KindTopup, req(topupd.FieldUserID, "Riot ID (name#tag)", `[^#]+#[^#]+`)),
+		line("valorant", "Valorant Points", "Valorant", "valorant", topupd.KindTopup, req(topupd.FieldUserID, "Riot ID (name#tag)", `^[^#]+#[^#]+$`)),
 		line("wutheringwaves", "Wuthering Waves Lunite", "Wuthering Waves", "wutheringwaves", topupd.KindTopup, userID, req(topupd.FieldServerID, "Server", "")),
 		line("identityv", "Identity V Echoes", "Identity V", "identityv", topupd.KindTopup, userID, req(topupd.FieldServerID, "Server", "")),
 		line("oncehuman", "Once Human Crystgin", "Once Human", "oncehuman", topupd.KindTopup, userID, req(topupd.FieldRegion, "Region", ""), req(topupd.FieldMoreID, "Server ID", "")),
-		line("mobilelegends", "Mobile Legends diamonds", "Mobile Legends: Bang Bang", "mobilelegends", topupd.KindTopup, userID, req(topupd.FieldZoneID, "Zone ID", `[0-9]{1,8}`)),
-		line("gamekey", "Game keys", "Game keys", "gamekey", topupd.KindGamekey),
-		line("gamekeypubg", "PUBG Mobile UC redeem codes", "PUBG Mobile", "gamekey", topupd.KindGamekey),
-		line("giftcard", "Gift cards", "Gift cards", "giftcard", topupd.KindGiftcard),
+		line("mobilelegends", "Mobile Legends diamonds", "Mobile Legends: Bang Bang", "mobilelegends", topupd.KindTopup, userID, req(topupd.FieldZoneID, "Zone ID", `^[0-9]{1,8}$`)),
+		line("gamekey", "Game keys", "Game keys", "gamekey", topupd.KindGamekey, qty),
+		line("gamekeypubg", "PUBG Mobile UC redeem codes", "PUBG Mobile", "gamekey", topupd.KindGamekey, qty),
+		line("giftcard", "Gift cards", "Gift cards", "giftcard", topupd.KindGiftcard, qty),
 	}
 	for i := range lines {
 		switch lines[i].Slug {

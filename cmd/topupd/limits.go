@@ -28,19 +28,23 @@ func newLimits(cfg config) (*limits, error) {
 	if cfg.Redis == "" {
 		return &limits{limiter: ratelimit.NewMemory(windows, nil), inFlight: ratelimit.NewMemoryInFlight(nil), close: func() {}}, nil
 	}
+	if cfg.RedisTimeout <= 0 {
+		return nil, fmt.Errorf("--redis-timeout must be above 0")
+	}
 	opts, err := redis.ParseURL(cfg.Redis)
 	if err != nil {
 		return nil, fmt.Errorf("--redis: %w", err)
 	}
-	// Calls give up at their context's deadline (ratelimit's short timeout)
-	// instead of the client's read timeout.
+	// Calls give up at their context's deadline (--redis-timeout) instead of
+	// the client's read timeout.
 	opts.ContextTimeoutEnabled = true
 	client := redis.NewClient(opts)
+	timeout := ratelimit.WithTimeout(cfg.RedisTimeout)
 	return &limits{
-		limiter:  ratelimit.NewRedis(client, windows, ratelimit.WithPrefix(cfg.RedisPrefix+"rl:")),
-		inFlight: ratelimit.NewRedisInFlight(client, ratelimit.WithPrefix(cfg.RedisPrefix+"if:")),
+		limiter:  ratelimit.NewRedis(client, windows, ratelimit.WithPrefix(cfg.RedisPrefix+"rl:"), timeout),
+		inFlight: ratelimit.NewRedisInFlight(client, ratelimit.WithPrefix(cfg.RedisPrefix+"if:"), timeout),
 		checks: map[string]func(context.Context) error{"redis": func(ctx context.Context) error {
-			ctx, cancel := context.WithTimeout(ctx, ratelimit.DefaultRedisTimeout)
+			ctx, cancel := context.WithTimeout(ctx, cfg.RedisTimeout)
 			defer cancel()
 			return client.Ping(ctx).Err()
 		}},

@@ -357,7 +357,19 @@ func TestDemo(t *testing.T) {
 	_, services := call(t, "GET", api+"/services", key, nil)
 	slugs := map[string]bool{}
 	for _, s := range services["services"].([]any) {
-		slugs[s.(map[string]any)["slug"].(string)] = true
+		line := s.(map[string]any)
+		slugs[line["slug"].(string)] = true
+		// Patterns are served anchored, as a client would apply them.
+		for _, r := range line["required"].([]any) {
+			if p, ok := r.(map[string]any)["pattern"].(string); ok && (!strings.HasPrefix(p, "^") || !strings.HasSuffix(p, "$")) {
+				t.Errorf("line %s serves the unanchored pattern %q", line["slug"], p)
+			}
+		}
+		if k := line["kind"]; k == "gamekey" || k == "giftcard" {
+			if !strings.Contains(fmt.Sprint(line["required"]), "field:quantity") {
+				t.Errorf("key line %s does not declare quantity: %v", line["slug"], line["required"])
+			}
+		}
 	}
 	for _, want := range []string{"pubg", "pubgsubscription", "pubgucspecial", "pubgcncn", "ffmena", "ffcis", "ffbd", "fflatam",
 		"valorant", "wutheringwaves", "identityv", "oncehuman", "mobilelegends", "gamekey", "gamekeypubg", "giftcard"} {

@@ -1,15 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"crypto/rand"
 	"database/sql"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
+	mrand "math/rand/v2"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -93,11 +98,78 @@ func newCluster(t testing.TB, n int, redisURL string, extra ...string) *cluster 
 	return c
 }
 
-// start runs node i.
+// start runs node i. Its Redis budget is clusterRedisTimeout unless extra
+// says otherwise.
 func (c *cluster) start(t testing.TB, i int, extra ...string) *proc {
 	args := append([]string{"--redis", c.redis, "--redis-prefix", c.prefix, "--node-id", fmt.Sprintf("node-%d", i),
-		"--retry-base", "50ms", "--retry-max", "500ms"}, extra...)
+		"--retry-base", "50ms", "--retry-max", "500ms", "--redis-timeout", clusterRedisTimeout}, extra...)
 	return startProcEnv(t, c.env, c.db, args...)
+}
+
+// clusterRedisTimeout is the nodes' --redis-timeout: the default 200 ms runs
+// out on a busy machine running three nodes, the database and Redis at once.
+const clusterRedisTimeout = "2s"
+
+// clientAttempts is how many times clientCall sends one request at most.
+const clientAttempts = 10
+
+// clientCall makes a call the way a careful client does, for calls that are
+// safe to send again (reads, and POST /orders: resent with the same trxid it
+// is answered by the order it placed, if any). It sends the same request
+// again after what a client is told to retry: 503 RATE_LIMIT_UNAVAILABLE,
+// 429 DUPLICATE_IN_FLIGHT (after its Retry-After), and a connection error;
+// any other answer, a refusal such as 429 RATE_LIMIT included, is returned
+// as it is, and so is the last one after clientAttempts. Like call, it
+// returns 0 and nil when the last attempt got no answer.
+func clientCall(t testing.TB, method, url, key string, body any) (int, map[string]any) {
+	t.Helper()
+	var b []byte
+	if body != nil {
+		b, _ = json.Marshal(body)
+	}
+	backoff := 50 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		status, m, retryAfter, err := callOnce(method, url, key, b)
+		again := err != nil || status == 503 && m["code"] == "RATE_LIMIT_UNAVAILABLE" || status == 429 && m["code"] == "DUPLICATE_IN_FLIGHT"
+		if !again || attempt == clientAttempts {
+			if err != nil {
+				t.Logf("%s %s: no answer after %d attempts: %v", method, url, attempt, err)
+				return 0, nil
+			}
+			return status, m
+		}
+		wait := backoff/2 + mrand.N(backoff/2+1) // jitter, so that racing clients spread out
+		if retryAfter > 0 {
+			wait = retryAfter
+		}
+		time.Sleep(wait)
+		backoff = min(2*backoff, time.Second)
+	}
+}
+
+// callOnce sends one request and decodes its JSON answer and Retry-After.
+func callOnce(method, url, key string, body []byte) (int, map[string]any, time.Duration, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, rd)
+	if err != nil {
+		return 0, nil, 0, err
+	}
+	req.Header.Set("X-API-Key", key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, nil, 0, err
+	}
+	defer resp.Body.Close()
+	var m map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&m); err != nil {
+		return 0, nil, 0, fmt.Errorf("%d answer: %w", resp.StatusCode, err)
+	}
+	secs, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
+	return resp.StatusCode, m, time.Duration(secs) * time.Second, nil
 }
 
 // node returns the i-th node, round robin.
@@ -112,7 +184,7 @@ func TestNodesShareRateLimit(t *testing.T) {
 	_ = acct
 	ok, limited := 0, 0
 	for i := range 45 {
-		status, m := call(t, "GET", c.node(i).api+"/balance", key, nil)
+		status, m := clientCall(t, "GET", c.node(i).api+"/balance", key, nil)
 		switch {
 		case status == 200:
 			ok++
@@ -126,7 +198,7 @@ func TestNodesShareRateLimit(t *testing.T) {
 		t.Errorf("across 3 nodes: %d allowed, %d limited; want 30 and 15", ok, limited)
 	}
 	for i := range 3 {
-		if status, _ := call(t, "GET", c.node(i).api+"/balance", other, nil); status != 200 {
+		if status, _ := clientCall(t, "GET", c.node(i).api+"/balance", other, nil); status != 200 {
 			t.Errorf("another account on node %d: %d", i, status)
 		}
 	}
@@ -144,7 +216,7 @@ func TestNodesSameTrxid(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				statuses[n], answers[n] = call(t, "POST", c.node(n).api+"/orders", key,
+				statuses[n], answers[n] = clientCall(t, "POST", c.node(n).api+"/orders", key,
 					map[string]any{"pid": "uc60", "trxid": fmt.Sprintf("same-%d", round), "userId": "5000001"})
 			}()
 		}
@@ -188,7 +260,7 @@ func TestNodesRaces(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			status, m := call(t, "POST", c.node(i).api+"/orders", key, map[string]any{"pid": "uc60", "trxid": fmt.Sprintf("od-%d", i), "userId": "5000001"})
+			status, m := clientCall(t, "POST", c.node(i).api+"/orders", key, map[string]any{"pid": "uc60", "trxid": fmt.Sprintf("od-%d", i), "userId": "5000001"})
 			switch {
 			case status == 200:
 				okOrders.Add(1)
@@ -216,7 +288,7 @@ func TestNodesRaces(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			status, m := call(t, "POST", c.node(i).api+"/orders", key, map[string]any{"pid": "key1", "trxid": fmt.Sprintf("st-%d", i), "quantity": 3})
+			status, m := clientCall(t, "POST", c.node(i).api+"/orders", key, map[string]any{"pid": "key1", "trxid": fmt.Sprintf("st-%d", i), "quantity": 3})
 			if status != 200 {
 				if status != 400 || m["error"] != "INSUFFICIENT STOCK" {
 					t.Errorf("key order %d: %d %v", i, status, m)
@@ -262,7 +334,7 @@ func TestNodesThousandOrders(t *testing.T) {
 			if i%10 == 0 {
 				user = "99990001"
 			}
-			status, m := call(t, "POST", c.node(i).api+"/orders", key, map[string]any{"pid": "uc60", "trxid": fmt.Sprintf("k-%d", i), "userId": user})
+			status, m := clientCall(t, "POST", c.node(i).api+"/orders", key, map[string]any{"pid": "uc60", "trxid": fmt.Sprintf("k-%d", i), "userId": user})
 			if status != 200 {
 				t.Errorf("order %d: %d %v", i, status, m)
 			}
@@ -327,7 +399,8 @@ func TestRedisStoppedMidLoad(t *testing.T) {
 	}
 	redis := startRedis()
 	t.Cleanup(func() { redis.Process.Kill(); redis.Wait() })
-	c := newCluster(t, 2, "redis://127.0.0.1:"+port+"/0")
+	// The default budget, so that with Redis gone each call fails fast.
+	c := newCluster(t, 2, "redis://127.0.0.1:"+port+"/0", "--redis-timeout", "200ms")
 	acct, key := c.nodes[0].setup("500")
 
 	placed := map[string]bool{}

@@ -44,13 +44,16 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 		cfg.AdminToken = randomToken()
 	}
 
+	providers := map[string]topupd.Provider{
+		topupd.ProviderManual:   manual.New(),
+		topupd.ProviderUpstream: upstream.New(store),
+	}
+	if !cfg.SimOff {
+		providers[topupd.ProviderSim] = sim.New(store, time.Now)
+	}
 	engine, err := fulfil.New(fulfil.Config{
-		Store: store,
-		Providers: map[string]topupd.Provider{
-			topupd.ProviderSim:      sim.New(store, time.Now),
-			topupd.ProviderManual:   manual.New(),
-			topupd.ProviderUpstream: upstream.New(store),
-		},
+		Store:       store,
+		Providers:   providers,
 		Logger:      log,
 		Owner:       cfg.NodeID,
 		BackoffBase: cfg.RetryBase,
@@ -82,12 +85,13 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 		Logger:         log,
 		TrustedProxies: cfg.TrustedProxies,
 		Deadline:       cfg.Deadline,
+		SimOff:         cfg.SimOff,
 	})
 	if err != nil {
 		return err
 	}
 	adminAPI, err := httpapi.NewAdmin(httpapi.AdminDeps{Store: store, Logger: log, Token: cfg.AdminToken, Wake: engine.Wake,
-		Health: engine.Health, Deadline: cfg.Deadline, Checks: limits.checks, AuthCache: authCache})
+		Health: engine.Health, Deadline: cfg.Deadline, Checks: limits.checks, AuthCache: authCache, SimOff: cfg.SimOff})
 	if err != nil {
 		return err
 	}
@@ -151,7 +155,7 @@ func newServer(h http.Handler, log *slog.Logger) *http.Server {
 		ReadTimeout:       15 * time.Second,
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
+		MaxHeaderBytes:    httpapi.ServerMaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 }

@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/client"
@@ -55,7 +56,9 @@ func (p *Provider) place(ctx context.Context, c *client.Client, o *topupd.Order)
 }
 
 // lookup finds the order among the upstream account's newest orders without
-// placing it: OutcomeNotFound when its trxid is not there.
+// placing it. OutcomeNotFound, which lets the order be refunded, is said
+// only when those are all of the account's orders; past them the answer is
+// unknown, an error, and the order waits for the operator.
 func (p *Provider) lookup(ctx context.Context, c *client.Client, o *topupd.Order) (topupd.Outcome, error) {
 	orders, err := c.History(ctx, client.HistoryQuery{Limit: historyLookup})
 	if err != nil {
@@ -66,6 +69,10 @@ func (p *Provider) lookup(ctx context.Context, c *client.Client, o *topupd.Order
 		if orders[i].TrxID == trx {
 			return p.outcome(o, &orders[i])
 		}
+	}
+	if len(orders) >= historyLookup {
+		return topupd.Outcome{}, needsOperator(o.Upstream, fmt.Sprintf("order %s is not among the upstream account's newest %d orders; whether it was placed is unknown",
+			trx, historyLookup), nil)
 	}
 	return topupd.Outcome{State: topupd.OutcomeNotFound}, nil
 }

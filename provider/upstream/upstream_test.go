@@ -1,6 +1,7 @@
 package upstream_test
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -229,5 +230,28 @@ func TestStatusPastTheDeadlineNeverPlaces(t *testing.T) {
 	}
 	if n := len(f.b.orders(f.acct)); n != 1 {
 		t.Errorf("B has %d orders, want 1", n)
+	}
+}
+
+// TestStatusPastTheDeadlineBeyondTheHistory: when the upstream account has
+// more orders than the history lookup reads, an order not among them may
+// still be there: the answer is unknown (an error for the operator), never
+// "not found", which would let the order be refunded.
+func TestStatusPastTheDeadlineBeyondTheHistory(t *testing.T) {
+	f := newFixture(t)
+	f.b.adminCall("POST", "/admin/accounts/"+f.acct.id+"/credits", map[string]any{"amountUsd": 1000, "reference": "more"}, nil)
+	for range 200 {
+		if _, err := f.p.Submit(ctx(t), topupOrder("5123456789")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	never := topupOrder("5123456789")
+	never.DeadlineAt = time.Now().Add(-time.Second)
+	st, err := f.p.Status(ctx(t), never)
+	if err == nil || !errors.Is(err, topupd.ErrNeedsOperator) {
+		t.Fatalf("Status past the deadline, beyond the history = %+v, %v; want an error for the operator", st, err)
+	}
+	if n := len(f.b.orders(f.acct)); n != 200 {
+		t.Errorf("B has %d orders, want 200: the lookup placed one", n)
 	}
 }

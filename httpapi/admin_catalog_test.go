@@ -1,0 +1,152 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/topupd/topupd"
+)
+
+// TestPatchPack: PATCH changes only the fields it sends: a price edit keeps
+// the pack's supplier; a PUT replaces the whole pack.
+func TestPatchPack(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.loadCatalog()
+	manual := func() map[string]any {
+		for _, p := range h.adminOK(http.StatusOK, "GET", "/admin/products", nil).body["products"].([]any) {
+			if p := p.(map[string]any); p["pid"] == pidPubgManual {
+				return p
+			}
+		}
+		t.Fatal("no manual pack")
+		return nil
+	}
+	want := manual()
+	r := h.adminOK(http.StatusOK, "PATCH", "/admin/products/"+pidPubgManual, map[string]any{"priceUsd": usd("2.5")})
+	if r.str("provider") != "manual" || r.num("priceUsd") != "2.5" {
+		t.Errorf("PATCH of the price: %v", r)
+	}
+	want["priceUsd"] = usd("2.5")
+	if diff := cmp.Diff(want, manual()); diff != "" {
+		t.Errorf("pack after a price PATCH (-want +got):\n%s", diff)
+	}
+	h.adminOK(http.StatusOK, "PATCH", "/admin/products/"+pidPubgManual, map[string]any{"status": "disabled", "name": "Manual UC (paused)"})
+	want["status"], want["name"] = "disabled", "Manual UC (paused)"
+	if diff := cmp.Diff(want, manual()); diff != "" {
+		t.Errorf("pack after a status and name PATCH (-want +got):\n%s", diff)
+	}
+	for _, bad := range []struct {
+		body map[string]any
+		code string
+	}{
+		{map[string]any{"priceUsd": usd("0")}, "INVALID_BODY"},
+		{map[string]any{"provider": "nobody"}, "INVALID_BODY"},
+		{map[string]any{"slug": "nosuchline"}, "INVALID_BODY"},
+		{map[string]any{"provider": "upstream", "upstream": "nowhere", "upstreamPid": "x"}, "INVALID_BODY"},
+		{map[string]any{"pid": "another"}, "INVALID_BODY"},
+		{map[string]any{"colour": "red"}, "INVALID_BODY"},
+	} {
+		r := h.adminDo("PATCH", "/admin/products/"+pidPubgManual, bad.body)
+		if r.status != http.StatusBadRequest || r.str("code") != bad.code {
+			t.Errorf("PATCH %v: %v, want 400 %s", bad.body, r, bad.code)
+		}
+	}
+	if diff := cmp.Diff(want, manual()); diff != "" {
+		t.Errorf("refused PATCHes changed the pack (-want +got):\n%s", diff)
+	}
+	if r := h.adminDo("PATCH", "/admin/products/nosuchpack", map[string]any{"priceUsd": usd("1")}); r.status != http.StatusNotFound {
+		t.Errorf("PATCH of an unknown pack: %v", r)
+	}
+
+	// Price edits racing a provider edit: neither undoes the other.
+	var wg sync.WaitGroup
+	for i := range 10 {
+		wg.Go(func() {
+			if i == 5 {
+				h.adminOK(http.StatusOK, "PATCH", "/admin/products/"+pidPubgManual, map[string]any{"provider": "sim"})
+				return
+			}
+			h.adminOK(http.StatusOK, "PATCH", "/admin/products/"+pidPubgManual, map[string]any{"priceUsd": usd("3")})
+		})
+	}
+	wg.Wait()
+	if got := manual(); got["provider"] != "sim" || got["priceUsd"] != usd("3") {
+		t.Errorf("after racing PATCHes: %v", got)
+	}
+}
+
+// TestPatchLine: PATCH of a line changes only what it sends.
+func TestPatchLine(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.loadCatalog()
+	line := func() map[string]any {
+		for _, l := range h.adminOK(http.StatusOK, "GET", "/admin/services", nil).body["services"].([]any) {
+			if l := l.(map[string]any); l["slug"] == "wutheringwaves" {
+				return l
+			}
+		}
+		t.Fatal("no wutheringwaves line")
+		return nil
+	}
+	want := line()
+	h.adminOK(http.StatusOK, "PATCH", "/admin/services/wutheringwaves", map[string]any{"status": "disabled"})
+	want["status"] = "disabled"
+	if diff := cmp.Diff(want, line()); diff != "" {
+		t.Errorf("line after a status PATCH (-want +got):\n%s", diff)
+	}
+	if r := h.adminDo("PATCH", "/admin/services/wutheringwaves", map[string]any{"kind": "nonsense"}); r.status != http.StatusBadRequest {
+		t.Errorf("PATCH with a bad kind: %v", r)
+	}
+	if r := h.adminDo("PATCH", "/admin/services/nosuchline", map[string]any{"status": "active"}); r.status != http.StatusNotFound {
+		t.Errorf("PATCH of an unknown line: %v", r)
+	}
+	if diff := cmp.Diff(want, line()); diff != "" {
+		t.Errorf("refused PATCHes changed the line (-want +got):\n%s", diff)
+	}
+}
+
+// TestSimOff: with --sim off no order is fulfilled by sim: a pack that is,
+// or would default to, sim is refused with SIM_DISABLED, and a sim pack
+// stored earlier is PRODUCT_DISABLED to order and absent from the catalog.
+func TestSimOff(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, withSimOff())
+	h.putLine("pubg", map[string]any{"productName": "PUBG UC", "gameName": "PUBG Mobile", "game": "pubg", "kind": "topup",
+		"status": "active", "required": []map[string]any{{"field": "userId", "label": "Player ID"}}})
+	for _, body := range []map[string]any{
+		{"slug": "pubg", "name": "60 UC", "priceUsd": usd("1"), "status": "active"},
+		{"slug": "pubg", "name": "60 UC", "priceUsd": usd("1"), "status": "active", "provider": "sim"},
+	} {
+		r := h.adminDo("PUT", "/admin/products/uc60", body)
+		wantFailure(t, r, http.StatusBadRequest, "SIM_DISABLED", "SIM_DISABLED")
+	}
+	h.adminOK(http.StatusOK, "PUT", "/admin/products/uc60", map[string]any{"slug": "pubg", "name": "60 UC", "priceUsd": usd("1"),
+		"status": "active", "provider": "manual"})
+	r := h.adminDo("PATCH", "/admin/products/uc60", map[string]any{"provider": "sim"})
+	wantFailure(t, r, http.StatusBadRequest, "SIM_DISABLED", "SIM_DISABLED")
+
+	// A sim pack stored before sim was turned off.
+	if err := h.store.PutPack(t.Context(), simPack("uc325")); err != nil {
+		t.Fatal(err)
+	}
+	a := h.newAccount("10", nil)
+	before := h.snapshot(a)
+	r = h.do("POST", "/orders", a.key, order{"pid": "uc325", "trxid": h.trx(), "userId": "5123"})
+	wantFailure(t, r, http.StatusBadRequest, "PRODUCT_DISABLED", "PRODUCT DISABLED")
+	if diff := cmp.Diff(before, h.snapshot(a)); diff != "" {
+		t.Errorf("a refused sim order moved something (-before +after):\n%s", diff)
+	}
+	if p := h.products(a); p["uc325"] != nil || p["uc60"] == nil {
+		t.Errorf("catalog with sim off: %v", p)
+	}
+}
+
+// simPack is an active pubg pack fulfilled by sim, as stored before --sim off.
+func simPack(pid string) topupd.Pack {
+	return topupd.Pack{PID: pid, Slug: "pubg", Name: "325 UC", Price: 40_000, Status: topupd.StatusActive, Provider: topupd.ProviderSim}
+}

@@ -1,0 +1,161 @@
+package httpapi_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// orderIDs lists the orderId of each order of a list answer.
+func orderIDs(r reply) []string {
+	var out []string
+	items, _ := r.body["orders"].([]any)
+	for _, it := range items {
+		out = append(out, it.(map[string]any)["orderId"].(string))
+	}
+	return out
+}
+
+// TestAdminOrdersFilters: GET /admin/orders filters by every parameter of
+// the contract, pages with a cursor, and refuses what it cannot read.
+func TestAdminOrdersFilters(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.loadCatalog()
+	a := h.newAccount("100", nil)
+	b := h.newAccount("100", nil)
+	var ids []string // newest last
+	place := func(acc account, body order) string {
+		id := h.place(acc, body).str("orderId")
+		ids = append(ids, id)
+		return id
+	}
+	trxA := h.trx()
+	place(a, order{"pid": pidPubg, "trxid": trxA, "userId": "5123"})
+	place(b, order{"pid": pidKey, "trxid": h.trx(), "quantity": 1})
+	manual := place(b, order{"pid": pidPubgManual, "trxid": h.trx(), "userId": "5124"})
+	place(a, order{"pid": pidPubg, "trxid": h.trx(), "userId": "99990001"}) // cancelled by sim
+	rev := func(s ...string) []string {
+		out := make([]string, len(s))
+		for i, v := range s {
+			out[len(s)-1-i] = v
+		}
+		return out
+	}
+	cases := []struct {
+		query string
+		want  []string
+	}{
+		{"", rev(ids...)},
+		{"accountId=" + b.id, rev(ids[1], ids[2])},
+		{"trxid=" + url.QueryEscape(trxA), []string{ids[0]}},
+		{"pid=" + pidPubg, rev(ids[0], ids[3])},
+		{"slug=pubg", rev(ids[0], ids[2], ids[3])},
+		{"provider=manual", []string{manual}},
+		{"status=processing", []string{manual}},
+		{"status=cancelled&accountId=" + a.id, []string{ids[3]}},
+		{"from=2000-01-01T00:00:00Z&to=2999-01-01T00:00:00Z", rev(ids...)},
+		{"to=2000-01-01T00:00:00Z", nil},
+	}
+	for _, c := range cases {
+		r := h.adminOK(http.StatusOK, "GET", "/admin/orders?"+c.query, nil)
+		if diff := cmp.Diff(c.want, orderIDs(r)); diff != "" {
+			t.Errorf("?%s (-want +got):\n%s", c.query, diff)
+		}
+		for _, it := range r.body["orders"].([]any) {
+			if _, ok := it.(map[string]any)["success"]; ok {
+				t.Errorf("?%s: a listed order carries success: %v", c.query, it)
+			}
+		}
+	}
+
+	// Paging: two at a time, the cursor of the last page is null.
+	var got []string
+	cursor := ""
+	for page := 0; page < 5; page++ {
+		q := "limit=2"
+		if cursor != "" {
+			q += "&cursor=" + cursor
+		}
+		r := h.adminOK(http.StatusOK, "GET", "/admin/orders?"+q, nil)
+		got = append(got, orderIDs(r)...)
+		next, _ := r.body["nextCursor"].(string)
+		if r.body["nextCursor"] != nil && next == "" || !r.has("nextCursor") {
+			t.Fatalf("nextCursor: %v", r)
+		}
+		if next == "" {
+			break
+		}
+		cursor = next
+	}
+	if diff := cmp.Diff(rev(ids...), got); diff != "" {
+		t.Errorf("paged two at a time (-want +got):\n%s", diff)
+	}
+
+	for _, q := range []string{"overdue=true", "nosuch=1", "limit=0", "limit=501", "limit=x", "cursor=abc", "status=done",
+		"from=yesterday", "status=processing&status=completed"} {
+		r := h.adminDo("GET", "/admin/orders?"+q, nil)
+		if r.status != http.StatusBadRequest || r.str("code") != "INVALID_REQUEST" {
+			t.Errorf("?%s: %v, want 400 INVALID_REQUEST", q, r)
+		}
+	}
+	if r := h.adminOK(http.StatusOK, "GET", "/admin/orders?limit=500", nil); len(orderIDs(r)) != len(ids) {
+		t.Errorf("limit=500: %v", r)
+	}
+}
+
+// TestCodesUniqueEverywhere: a code is held once across all packs: a stock
+// upload counts a code held by another pack, or delivered, as a duplicate,
+// and a manual completion with such a code is 409 CODE_ALREADY_USED and
+// changes nothing. The audit stays green.
+func TestCodesUniqueEverywhere(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.loadCatalog()
+	a := h.newAccount("100", nil)
+	keys := h.addStock(pidKey, 2)
+	// The same codes in another pack are duplicates.
+	r := h.adminOK(http.StatusOK, "POST", "/admin/products/"+pidGift+"/stock", map[string]any{"codes": []string{keys[0], "FRESH-GIFT-1"}})
+	if r.num("added") != "1" || r.num("duplicates") != "1" {
+		t.Errorf("upload with a code of another pack: %v", r)
+	}
+	sold := h.place(a, order{"pid": pidKey, "trxid": h.trx(), "quantity": 1})
+	code := stringsOf(sold.body["codes"])[0]
+	r = h.adminOK(http.StatusOK, "POST", "/admin/products/"+pidGift+"/stock", map[string]any{"codes": []string{code}})
+	if r.num("added") != "0" || r.num("duplicates") != "1" {
+		t.Errorf("upload of a delivered code to another pack: %v", r)
+	}
+
+	manual := h.place(a, order{"pid": pidPubgManual, "trxid": h.trx(), "userId": "5123"}).str("orderId")
+	before := h.snapshot(a)
+	for _, used := range []string{code, "FRESH-GIFT-1", keys[1]} {
+		r := h.adminDo("POST", "/admin/orders/"+manual+"/complete", map[string]any{"codes": []string{"NEW-ONE-" + used, used}})
+		if r.status != http.StatusConflict || r.str("code") != "CODE_ALREADY_USED" {
+			t.Errorf("completing with %s: %v, want 409 CODE_ALREADY_USED", used, r)
+		}
+	}
+	if diff := cmp.Diff(before, h.snapshot(a)); diff != "" {
+		t.Errorf("refused completions changed the books (-before +after):\n%s", diff)
+	}
+	if got := h.adminOK(http.StatusOK, "GET", "/admin/orders/"+manual, nil); got.str("status") != "processing" {
+		t.Errorf("the order after refused completions: %v", got)
+	}
+	done := h.adminOK(http.StatusOK, "POST", "/admin/orders/"+manual+"/complete", map[string]any{"codes": []string{"HAND-DELIVERED-1"}})
+	if done.str("status") != "completed" {
+		t.Fatalf("completing with a fresh code: %v", done)
+	}
+	r = h.adminOK(http.StatusOK, "POST", "/admin/products/"+pidKey+"/stock", map[string]any{"codes": []string{"HAND-DELIVERED-1"}})
+	if r.num("duplicates") != "1" {
+		t.Errorf("upload of a code delivered by hand: %v", r)
+	}
+	audit := h.adminOK(http.StatusOK, "GET", "/admin/audit", nil)
+	for _, c := range audit.body["checks"].([]any) {
+		c := c.(map[string]any)
+		if c["name"] != "orders-final" && fmt.Sprint(c["violations"]) != "0" {
+			t.Errorf("audit %v", c)
+		}
+	}
+}

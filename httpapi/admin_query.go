@@ -1,0 +1,82 @@
+package httpapi
+
+import (
+	"net/url"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/topupd/topupd"
+)
+
+// Paging of the admin lists: limit is 1 to maxPage, defaultPage when absent.
+const (
+	defaultPage = 50
+	maxPage     = 500
+)
+
+// parsePage reads the paging parameters, limit and cursor, and refuses any
+// parameter that is neither those nor in known, and any given twice.
+func parsePage(v url.Values, known map[string]bool) (topupd.OrdersQuery, error) {
+	q := topupd.OrdersQuery{Limit: defaultPage}
+	names := make([]string, 0, len(v))
+	for name := range v {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if name != "limit" && name != "cursor" && !known[name] {
+			return q, topupd.Errorf(topupd.EInvalidRequest, "unknown parameter %q", name)
+		}
+		if len(v[name]) > 1 {
+			return q, topupd.Errorf(topupd.EInvalidRequest, "%s: given more than once", name)
+		}
+	}
+	if s := v.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > maxPage {
+			return q, topupd.Errorf(topupd.EInvalidRequest, "limit: a whole number from 1 to %d", maxPage)
+		}
+		q.Limit = n
+	}
+	if s := v.Get("cursor"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 1 {
+			return q, topupd.Errorf(topupd.EInvalidRequest, "cursor: not one this API gave")
+		}
+		q.Before = n
+	}
+	return q, nil
+}
+
+// ordersFilters are the filters of GET /admin/orders besides paging.
+var ordersFilters = map[string]bool{"status": true, "accountId": true, "trxid": true, "pid": true, "slug": true,
+	"provider": true, "from": true, "to": true}
+
+// parseOrdersQuery reads GET /admin/orders' filters and paging.
+func parseOrdersQuery(v url.Values) (topupd.OrdersQuery, error) {
+	q, err := parsePage(v, ordersFilters)
+	if err != nil {
+		return q, err
+	}
+	q.Status = topupd.OrderStatus(v.Get("status"))
+	switch q.Status {
+	case "", topupd.StatusProcessing, topupd.StatusCompleted, topupd.StatusCancelled:
+	default:
+		return q, topupd.Errorf(topupd.EInvalidRequest, "status: processing, completed or cancelled")
+	}
+	q.AccountID, q.TrxID, q.PID, q.Slug, q.Provider = v.Get("accountId"), v.Get("trxid"), v.Get("pid"), v.Get("slug"), v.Get("provider")
+	for _, t := range []struct {
+		name string
+		dst  *time.Time
+	}{{"from", &q.From}, {"to", &q.To}} {
+		s := v.Get(t.name)
+		if s == "" {
+			continue
+		}
+		if *t.dst, err = time.Parse(time.RFC3339Nano, s); err != nil {
+			return q, topupd.Errorf(topupd.EInvalidRequest, "%s: an RFC 3339 time", t.name)
+		}
+	}
+	return q, nil
+}
