@@ -8,10 +8,12 @@ import (
 	"github.com/topupd/topupd"
 )
 
-// inFlightTTL bounds how long a duplicate is refused while the first request
-// runs (or after a node died holding the lock); it outlasts the longest a
-// request may take: the inline supplier wait and the write timeout.
-const inFlightTTL = time.Minute
+// InFlightTTL is how long an in-flight lock outlives its holder: the
+// request holding it extends it while it runs, however long that is, so a
+// duplicate is refused all along; after the node holding it dies, the
+// trxid is free again within this time, and a retry anywhere gets the
+// committed order as a replay.
+const InFlightTTL = 3 * time.Second
 
 // placeOrder places an order: settings, body, in-flight lock, then one store
 // transaction, then the first supplier call.
@@ -67,7 +69,7 @@ func (a *reseller) lockInFlight(w http.ResponseWriter, r *http.Request, req *top
 		}
 	}
 	for _, k := range keys {
-		rel, ok, err := a.InFlight.Acquire(r.Context(), k, inFlightTTL)
+		rel, ok, err := a.InFlight.Hold(r.Context(), k, InFlightTTL)
 		if err != nil {
 			releaseAll()
 			a.Logger.Error("in-flight locks unavailable", "err", err)

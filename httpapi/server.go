@@ -20,8 +20,10 @@ type Limiter func(ctx context.Context, key string) (allowed bool, retryAfter tim
 
 // InFlight holds short locks that detect a duplicate request while the first is running.
 type InFlight interface {
-	// Acquire takes key for at most ttl; ok is false when someone else holds it.
-	Acquire(ctx context.Context, key string, ttl time.Duration) (release func(), ok bool, err error)
+	// Hold takes key for ttl and keeps extending it until release or until
+	// ctx ends, so that a lock outlives a holder that died by at most ttl;
+	// ok is false when someone else holds it.
+	Hold(ctx context.Context, key string, ttl time.Duration) (release func(), ok bool, err error)
 }
 
 // Fulfiller makes the first supplier call of an order just placed.

@@ -12,6 +12,8 @@ import (
 type InFlight interface {
 	// Acquire takes key for at most ttl; ok is false when someone else holds it. release gives it back (safe to call twice, and must not release a lock that expired and was taken by someone else).
 	Acquire(ctx context.Context, key string, ttl time.Duration) (release func(), ok bool, err error)
+	// Hold takes key as Acquire does and keeps it while its holder lives: the lock is extended to ttl from then every ttl/RenewEvery, until release or until ctx ends. A holder that dies (or whose ctx ends) stops extending, so its lock lapses within ttl.
+	Hold(ctx context.Context, key string, ttl time.Duration) (release func(), ok bool, err error)
 }
 
 // ErrInvalidTTL is returned by Acquire when ttl is not positive.
@@ -63,11 +65,30 @@ func NewMemoryInFlight(now func() time.Time) *MemoryInFlight {
 
 // Acquire takes key for at most ttl unless a live lock holds it; release is never nil (a no-op when ok is false), and err is ErrInvalidTTL or ctx's error.
 func (m *MemoryInFlight) Acquire(ctx context.Context, key string, ttl time.Duration) (release func(), ok bool, err error) {
+	sh, token, ok, err := m.acquire(ctx, key, ttl)
+	if !ok || err != nil {
+		return noRelease, ok, err
+	}
+	return func() { sh.release(key, token) }, true, nil
+}
+
+// Hold takes key as Acquire does and extends it every ttl/RenewEvery until release or until ctx ends.
+func (m *MemoryInFlight) Hold(ctx context.Context, key string, ttl time.Duration) (release func(), ok bool, err error) {
+	sh, token, ok, err := m.acquire(ctx, key, ttl)
+	if !ok || err != nil {
+		return noRelease, ok, err
+	}
+	extend := func() bool { return sh.extend(key, token, m.now().Add(ttl)) }
+	return keepAlive(ctx, ttl, extend, func() { sh.release(key, token) }), true, nil
+}
+
+// acquire takes key for ttl and returns its shard and the lease's token.
+func (m *MemoryInFlight) acquire(ctx context.Context, key string, ttl time.Duration) (*inflightShard, uint64, bool, error) {
 	if err := ctx.Err(); err != nil {
-		return noRelease, false, err
+		return nil, 0, false, err
 	}
 	if ttl <= 0 {
-		return noRelease, false, ErrInvalidTTL
+		return nil, 0, false, ErrInvalidTTL
 	}
 	now := m.now()
 	sh := &m.shards[shardIndex(m.seed, key)]
@@ -75,7 +96,7 @@ func (m *MemoryInFlight) Acquire(ctx context.Context, key string, ttl time.Durat
 	defer sh.mu.Unlock()
 
 	if l, held := sh.locks[key]; held && now.Before(l.expires) {
-		return noRelease, false, nil
+		return nil, 0, false, nil
 	}
 	if len(sh.locks) >= sh.sweepAt {
 		for k, l := range sh.locks {
@@ -88,7 +109,21 @@ func (m *MemoryInFlight) Acquire(ctx context.Context, key string, ttl time.Durat
 	sh.nextToken++
 	token := sh.nextToken
 	sh.locks[key] = lease{token: token, expires: now.Add(ttl)}
-	return func() { sh.release(key, token) }, true, nil
+	return sh, token, true, nil
+}
+
+// extend moves key's lease to expire at until, only if it still carries
+// token (nobody took the key over); it reports whether it did.
+func (sh *inflightShard) extend(key string, token uint64, until time.Time) bool {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	l, held := sh.locks[key]
+	if !held || l.token != token {
+		return false
+	}
+	l.expires = until
+	sh.locks[key] = l
+	return true
 }
 
 // release deletes key's lease only if it still carries token (compare-and-delete).

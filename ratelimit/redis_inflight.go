@@ -31,6 +31,12 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `)
 
+// extendScript sets KEYS[1] to expire ARGV[2] ms from now only if its value is ARGV[1]; it returns 1 if it did.
+var extendScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+`)
+
 // NewRedisInFlight returns a RedisInFlight on client; it panics if client is nil.
 func NewRedisInFlight(client redis.UniversalClient, opts ...RedisOption) *RedisInFlight {
 	if client == nil {
@@ -41,14 +47,42 @@ func NewRedisInFlight(client redis.UniversalClient, opts ...RedisOption) *RedisI
 
 // Acquire takes key for at most ttl (rounded up to whole milliseconds) unless someone holds it; release is never nil (a no-op when ok is false), and err is ErrInvalidTTL, ctx's error or a Redis failure or timeout.
 func (l *RedisInFlight) Acquire(ctx context.Context, key string, ttl time.Duration) (release func(), ok bool, err error) {
+	k, token, ttl, ok, err := l.acquire(ctx, key, ttl)
+	if !ok || err != nil {
+		return noRelease, ok, err
+	}
+	var once sync.Once
+	return func() { once.Do(func() { l.release(k, token) }) }, true, nil
+}
+
+// Hold takes key as Acquire does and extends it every ttl/RenewEvery until
+// release or until ctx ends. An extension that fails (Redis slow or down)
+// is tried again at the next tick; one that finds the key lost stops.
+func (l *RedisInFlight) Hold(ctx context.Context, key string, ttl time.Duration) (release func(), ok bool, err error) {
+	k, token, ttl, ok, err := l.acquire(ctx, key, ttl)
+	if !ok || err != nil {
+		return noRelease, ok, err
+	}
+	extend := func() bool {
+		n, err := call(context.WithoutCancel(ctx), l.cfg.timeout, func(ctx context.Context) (int64, error) {
+			return extendScript.Run(ctx, l.client, []string{k}, token, ttl.Milliseconds()).Int64()
+		}, nil)
+		return err != nil || n == 1
+	}
+	return keepAlive(ctx, ttl, extend, func() { l.release(k, token) }), true, nil
+}
+
+// acquire runs SET NX for key and returns the Redis key, its token and the
+// ttl rounded up to whole milliseconds.
+func (l *RedisInFlight) acquire(ctx context.Context, key string, ttl time.Duration) (k, token string, _ time.Duration, ok bool, err error) {
 	if err := ctx.Err(); err != nil {
-		return noRelease, false, err
+		return "", "", 0, false, err
 	}
 	if ttl <= 0 {
-		return noRelease, false, ErrInvalidTTL
+		return "", "", 0, false, ErrInvalidTTL
 	}
 	ttl = (ttl + time.Millisecond - 1) / time.Millisecond * time.Millisecond
-	k, token := l.cfg.prefix+key, rand.Text()
+	k, token = l.cfg.prefix+key, rand.Text()
 	ok, err = call(ctx, l.cfg.timeout, func(ctx context.Context) (bool, error) {
 		return l.client.SetNX(ctx, k, token, ttl).Result()
 	}, func(late bool, err error) {
@@ -57,13 +91,9 @@ func (l *RedisInFlight) Acquire(ctx context.Context, key string, ttl time.Durati
 		}
 	})
 	if err != nil {
-		return noRelease, false, fmt.Errorf("ratelimit: redis acquire: %w", err)
+		return "", "", 0, false, fmt.Errorf("ratelimit: redis acquire: %w", err)
 	}
-	if !ok {
-		return noRelease, false, nil
-	}
-	var once sync.Once
-	return func() { once.Do(func() { l.release(k, token) }) }, true, nil
+	return k, token, ttl, ok, nil
 }
 
 // release deletes key if it still holds token, within the timeout; errors are dropped since the lock lapses anyway.
