@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
@@ -149,4 +150,31 @@ func TestSimOff(t *testing.T) {
 // simPack is an active pubg pack fulfilled by sim, as stored before --sim off.
 func simPack(pid string) topupd.Pack {
 	return topupd.Pack{PID: pid, Slug: "pubg", Name: "325 UC", Price: 40_000, Status: topupd.StatusActive, Provider: topupd.ProviderSim}
+}
+
+// TestLineRequiresQuantity: a key line may declare quantity required, as an
+// independent client declares key and gift-card lines; an order of it then
+// needs quantity, matched against the line's pattern.
+func TestLineRequiresQuantity(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.loadCatalog()
+	h.putLine("gamekey", map[string]any{"productName": "Game keys", "gameName": "Game keys", "game": "gamekey", "kind": "gamekey",
+		"status": "active", "required": []map[string]any{{"field": "quantity", "label": "Quantity", "pattern": "^[1-9][0-9]{0,2}$"}}})
+	services := h.do("GET", "/services", h.newAccount("1", nil).key, nil)
+	if !strings.Contains(string(services.raw), `{"field":"quantity","label":"Quantity"`) {
+		t.Errorf("GET /services does not show the required quantity: %s", services.raw)
+	}
+	a := h.newAccount("10", nil)
+	before := h.snapshot(a)
+	r := h.do("POST", "/orders", a.key, order{"pid": pidKey, "trxid": h.trx()})
+	if r.status != http.StatusBadRequest || r.str("error") != "INVALID REQUEST" {
+		t.Errorf("an order without the required quantity: %v, want 400 INVALID REQUEST", r)
+	}
+	if diff := cmp.Diff(before, h.snapshot(a)); diff != "" {
+		t.Errorf("the refused order moved something (-want +got):\n%s", diff)
+	}
+	if r := h.place(a, order{"pid": pidKey, "trxid": h.trx(), "quantity": 2}); r.str("status") != "completed" || len(stringsOf(r.body["codes"])) != 2 {
+		t.Errorf("an order with the required quantity: %v", r)
+	}
 }
