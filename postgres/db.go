@@ -33,7 +33,7 @@ import (
 	"github.com/pressly/goose/v3/lock"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/sqlstore"
+	"github.com/topupd/topupd/internal/sqlstore"
 )
 
 //go:embed migrations/*.sql

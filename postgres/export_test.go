@@ -1,6 +1,6 @@
 package postgres
 
-import "github.com/topupd/topupd/sqlstore"
+import "github.com/topupd/topupd/internal/sqlstore"
 
 // The dialect's error tests and the hot queries, for the external tests.
 var (

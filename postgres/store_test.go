@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/internal/storetest"
 	"github.com/topupd/topupd/postgres"
-	"github.com/topupd/topupd/storetest"
 )
 
 // TestStore runs the behaviour suite every store passes, each subtest on a

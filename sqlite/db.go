@@ -19,7 +19,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/sqlstore"
+	"github.com/topupd/topupd/internal/sqlstore"
 )
 
 //go:embed migrations/*.sql

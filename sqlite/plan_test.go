@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/sqlstore"
+	"github.com/topupd/topupd/internal/sqlstore"
 )
 
 func openTest(t testing.TB) *Store {

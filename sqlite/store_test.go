@@ -15,8 +15,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/internal/storetest"
 	"github.com/topupd/topupd/sqlite"
-	"github.com/topupd/topupd/storetest"
 )
 
 // newVault returns a vault on a fresh random key.

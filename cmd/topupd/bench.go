@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/topupd/topupd/loadgen"
+	"github.com/topupd/topupd/internal/loadgen"
 )
 
 // benchConfig is everything bench needs, from flags and the environment.
