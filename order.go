@@ -6,6 +6,11 @@ import (
 	"time"
 )
 
+// DefaultOrderDeadline is how long an order may stay processing before it
+// is cancelled and refunded, unless a supplier may have it (then it waits
+// for the supplier's answer or the operator).
+const DefaultOrderDeadline = 30 * time.Minute
+
 // OrderStatus is the state of an order as the reseller API shows it.
 type OrderStatus string
 

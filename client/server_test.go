@@ -142,11 +142,8 @@ func startServer(opts ...serverOption) (s *server, stop func(), err error) {
 		{Limit: cfg.perMinute, Period: time.Minute},
 	}, cfg.limiterNow)
 	api, err := httpapi.NewReseller(httpapi.Deps{
-		Store: store,
-		Limiter: func(ctx context.Context, key string) (bool, time.Duration, error) {
-			d, err := limiter.Allow(ctx, key)
-			return d.Allowed, d.RetryAfter, err
-		},
+		Store:     store,
+		Limiter:   limiter,
 		InFlight:  ratelimit.NewMemoryInFlight(nil),
 		Fulfiller: engine,
 		Logger:    logger,

@@ -26,6 +26,8 @@ type request struct {
 	path   string // starts with "/", already escaped
 	query  url.Values
 	body   []byte // nil: no body
+	// once forbids a retry: a write the server does not dedupe.
+	once bool
 }
 
 // attempt is the outcome of sending a request once.
@@ -66,7 +68,7 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 			e := parseError(a.status, a.header, a.raw)
 			last, retry, wait = e, retryableStatus(a.status), e.RetryAfter
 		}
-		if !retry || n >= c.retries {
+		if !retry || r.once || n >= c.retries {
 			return last
 		}
 		if wait <= 0 {

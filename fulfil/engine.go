@@ -19,6 +19,18 @@ import (
 // DeadlineExceeded is the error of an order cancelled because its deadline passed.
 const DeadlineExceeded = "DEADLINE EXCEEDED"
 
+// The defaults of Config, which are also the defaults of topupd serve's flags.
+const (
+	// DefaultCallTimeout bounds each supplier call.
+	DefaultCallTimeout = 20 * time.Second
+	// DefaultLease is how long a claim holds an order: the call timeout and 10 s more.
+	DefaultLease = DefaultCallTimeout + 10*time.Second
+	// DefaultBackoffBase is the first delay before retrying a supplier.
+	DefaultBackoffBase = time.Second
+	// DefaultBackoffMax is the longest delay between retries of a supplier.
+	DefaultBackoffMax = 5 * time.Minute
+)
+
 // Config is everything an Engine needs.
 type Config struct {
 	Store     topupd.FulfilmentStore
@@ -73,11 +85,11 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	setDefault(&cfg.CallTimeout, 20*time.Second)
-	setDefault(&cfg.Lease, cfg.CallTimeout+10*time.Second)
+	setDefault(&cfg.CallTimeout, DefaultCallTimeout)
+	setDefault(&cfg.Lease, cfg.CallTimeout+(DefaultLease-DefaultCallTimeout))
 	setDefault(&cfg.Poll, 250*time.Millisecond)
-	setDefault(&cfg.BackoffBase, time.Second)
-	setDefault(&cfg.BackoffMax, 5*time.Minute)
+	setDefault(&cfg.BackoffBase, DefaultBackoffBase)
+	setDefault(&cfg.BackoffMax, DefaultBackoffMax)
 	setDefault(&cfg.Drain, 10*time.Second)
 	if cfg.Lease <= cfg.CallTimeout {
 		return nil, fmt.Errorf("fulfil.New: lease %v must exceed call timeout %v", cfg.Lease, cfg.CallTimeout)

@@ -53,7 +53,7 @@ func NewAdmin(d AdminDeps) (http.Handler, error) {
 		d.Health = func() []topupd.Health { return nil }
 	}
 	if d.Deadline <= 0 {
-		d.Deadline = 30 * time.Minute
+		d.Deadline = topupd.DefaultOrderDeadline
 	}
 	a := &admin{AdminDeps: d}
 	mux := http.NewServeMux()

@@ -69,7 +69,7 @@ type config struct {
 	trustedProxies []netip.Prefix
 	maxBody        int64
 	wrapStore      func(topupd.Store) topupd.Store // the reseller API's store
-	limiter        httpapi.Limiter                 // replaces the memory limiter
+	limiter        topupd.RateLimiter              // replaces the memory limiter
 	deadline       time.Duration                   // order deadline; 0: the default
 	authCache      bool                            // share an AuthCache between the two APIs
 	simOff         bool                            // --sim off
@@ -91,7 +91,7 @@ func withStore(wrap func(topupd.Store) topupd.Store) option {
 }
 
 // withLimiter replaces the rate limiter.
-func withLimiter(l httpapi.Limiter) option { return func(cfg *config) { cfg.limiter = l } }
+func withLimiter(l topupd.RateLimiter) option { return func(cfg *config) { cfg.limiter = l } }
 
 type option func(*config)
 
@@ -239,10 +239,7 @@ func newHarness(t testing.TB, opts ...option) *harness {
 	if cfg.wrapStore != nil {
 		apiStore = cfg.wrapStore(store)
 	}
-	limit := httpapi.Limiter(func(ctx context.Context, key string) (bool, time.Duration, error) {
-		d, err := limiter.Allow(ctx, key)
-		return d.Allowed, d.RetryAfter, err
-	})
+	var limit topupd.RateLimiter = limiter
 	if cfg.limiter != nil {
 		limit = cfg.limiter
 	}

@@ -10,7 +10,6 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/topupd/topupd"
 )
@@ -181,21 +180,16 @@ func (a *reseller) eligible(ctx context.Context, acct *topupd.Account, st topupd
 
 // limit counts the call against the account's rolling windows.
 func (a *reseller) limit(w http.ResponseWriter, r *http.Request, c *caller) error {
-	ok, retry, err := a.Limiter(r.Context(), c.account.ID)
+	d, err := a.Limiter.Allow(r.Context(), c.account.ID)
 	if err != nil {
 		a.Logger.Error("rate limiter unavailable", "err", err)
 		return topupd.Fail(topupd.ERateLimitDown)
 	}
-	if !ok {
-		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(retry)))
+	if !d.Allowed {
+		w.Header().Set("Retry-After", strconv.Itoa(d.RetryAfterSeconds()))
 		return topupd.Fail(topupd.ERateLimit)
 	}
 	return nil
-}
-
-// retryAfterSeconds rounds a wait up to whole seconds, at least 1.
-func retryAfterSeconds(d time.Duration) int {
-	return max(int((d+time.Second-1)/time.Second), 1)
 }
 
 // bearerOK compares an Authorization header with the admin token in constant time.

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -101,15 +100,15 @@ func TestPanicsAndInternalErrors(t *testing.T) {
 func TestLimiterUnavailable(t *testing.T) {
 	t.Parallel()
 	var mode atomic.Int32 // 0 allow, 1 fail, 2 panic
-	h := newHarness(t, withLimiter(func(ctx context.Context, key string) (bool, time.Duration, error) {
+	h := newHarness(t, withLimiter(topupd.RateLimiterFunc(func(ctx context.Context, key string) (topupd.RateDecision, error) {
 		switch mode.Load() {
 		case 1:
-			return false, 0, errors.New("redis down")
+			return topupd.RateDecision{}, errors.New("redis down")
 		case 2:
 			panic("limiter bug")
 		}
-		return true, 0, nil
-	}))
+		return topupd.RateDecision{Allowed: true}, nil
+	})))
 	h.loadCatalog()
 	a := h.newAccount("10", nil)
 	mode.Store(1)

@@ -14,18 +14,6 @@ import (
 	"github.com/topupd/topupd"
 )
 
-// Limiter answers whether the account behind key may make one more call; a
-// refused call is not counted. retryAfter says how long to wait.
-type Limiter func(ctx context.Context, key string) (allowed bool, retryAfter time.Duration, err error)
-
-// InFlight holds short locks that detect a duplicate request while the first is running.
-type InFlight interface {
-	// Hold takes key for ttl and keeps extending it until release or until
-	// ctx ends, so that a lock outlives a holder that died by at most ttl;
-	// ok is false when someone else holds it.
-	Hold(ctx context.Context, key string, ttl time.Duration) (release func(), ok bool, err error)
-}
-
 // Fulfiller makes the first supplier call of an order just placed.
 type Fulfiller interface {
 	// Owner is the name it leases orders under.
@@ -40,8 +28,8 @@ type Fulfiller interface {
 // Deps are what the reseller API needs.
 type Deps struct {
 	Store     topupd.Store
-	Limiter   Limiter
-	InFlight  InFlight
+	Limiter   topupd.RateLimiter
+	InFlight  topupd.InFlight
 	Fulfiller Fulfiller
 	Logger    *slog.Logger
 	Now       func() time.Time
@@ -85,7 +73,7 @@ func NewReseller(d Deps) (http.Handler, error) {
 		d.Now = time.Now
 	}
 	if d.Deadline <= 0 {
-		d.Deadline = 30 * time.Minute
+		d.Deadline = topupd.DefaultOrderDeadline
 	}
 	if d.InlineWait <= 0 {
 		d.InlineWait = 10 * time.Second

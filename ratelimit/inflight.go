@@ -6,15 +6,12 @@ import (
 	"hash/maphash"
 	"sync"
 	"time"
+
+	"github.com/topupd/topupd"
 )
 
-// InFlight holds short-lived exclusive locks, used to detect a duplicate request while the first is still running.
-type InFlight interface {
-	// Acquire takes key for at most ttl; ok is false when someone else holds it. release gives it back (safe to call twice, and must not release a lock that expired and was taken by someone else).
-	Acquire(ctx context.Context, key string, ttl time.Duration) (release func(), ok bool, err error)
-	// Hold takes key as Acquire does and keeps it while its holder lives: the lock is extended to ttl from then every ttl/RenewEvery, until release or until ctx ends. A holder that dies (or whose ctx ends) stops extending, so its lock lapses within ttl.
-	Hold(ctx context.Context, key string, ttl time.Duration) (release func(), ok bool, err error)
-}
+// InFlight holds short-lived exclusive locks, used to detect a duplicate request while the first is still running (the domain's InFlight).
+type InFlight = topupd.InFlight
 
 // ErrInvalidTTL is returned by Acquire when ttl is not positive.
 var ErrInvalidTTL = errors.New("ratelimit: in-flight ttl must be positive")

@@ -6,8 +6,9 @@
 package ratelimit
 
 import (
-	"context"
 	"time"
+
+	"github.com/topupd/topupd"
 )
 
 // Window is one rolling window: at most Limit calls in any Period.
@@ -16,26 +17,8 @@ type Window struct {
 	Period time.Duration // length of the rolling window; must be > 0
 }
 
-// Decision is the answer to one call.
-type Decision struct {
-	Allowed    bool          // whether the call was allowed (and recorded)
-	RetryAfter time.Duration // when refused: how long until a call would be allowed (> 0); zero when allowed
-}
+// Decision is the answer to one call (the domain's RateDecision).
+type Decision = topupd.RateDecision
 
-// Limiter decides whether one more call under key is allowed; an allowed call is recorded, a refused one is not.
-type Limiter interface {
-	// Allow decides on, and if allowed records, one call under key at the current time.
-	Allow(ctx context.Context, key string) (Decision, error)
-}
-
-// RetryAfterSeconds rounds d up to whole seconds for a Retry-After header, returning at least 1.
-func RetryAfterSeconds(d time.Duration) int {
-	s := d / time.Second
-	if d%time.Second > 0 {
-		s++
-	}
-	if s < 1 {
-		return 1
-	}
-	return int(s)
-}
+// Limiter decides whether one more call under key is allowed; an allowed call is recorded, a refused one is not (the domain's RateLimiter).
+type Limiter = topupd.RateLimiter

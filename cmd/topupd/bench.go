@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/internal/loadgen"
 )
 
@@ -91,8 +92,8 @@ func parseBench(args []string, getenv func(string) string, stderr io.Writer) (be
 	fe.Int(&c.Accounts, "accounts", "TOPUPD_BENCH_ACCOUNTS", 50, "accounts, each with its own key and pacing")
 	fe.Int(&c.Concurrency, "concurrency", "TOPUPD_BENCH_CONCURRENCY", 64, "concurrent workers")
 	fs.StringVar(&c.JSON, "json", getenv("TOPUPD_BENCH_JSON"), "also write the report as JSON to this file (TOPUPD_BENCH_JSON)")
-	fe.Int(&c.RatePerSecond, "rate-per-second", "TOPUPD_RATE_PER_SECOND", loadgen.SpecRatePerSecond, "the server's --rate-per-second: each account stays within it")
-	fe.Int(&c.RatePerMinute, "rate-per-minute", "TOPUPD_RATE_PER_MINUTE", loadgen.SpecRatePerMinute, "the server's --rate-per-minute: each account stays within it")
+	fe.Int(&c.RatePerSecond, "rate-per-second", "TOPUPD_RATE_PER_SECOND", topupd.DefaultRatePerSecond, "the server's --rate-per-second: each account stays within it")
+	fe.Int(&c.RatePerMinute, "rate-per-minute", "TOPUPD_RATE_PER_MINUTE", topupd.DefaultRatePerMinute, "the server's --rate-per-minute: each account stays within it")
 	fs.StringVar(&c.Pace, "pace", env("TOPUPD_BENCH_PACE", "smooth"), "smooth: each account's calls evenly spread at the rate both windows sustain; burst: up to the 1 s limit until the minute is used up (TOPUPD_BENCH_PACE)")
 	fe.Uint64(&seed, "seed", "TOPUPD_BENCH_SEED", 0, "seed of the workers' choices; 0 picks one (printed)")
 	fs.StringVar(&mix, "mix", env("TOPUPD_BENCH_MIX", ""), "action weights, for example order=50,poll=20; actions not named keep their default weight, and 0 turns one off (default "+loadgen.DefaultMix.String()+")")

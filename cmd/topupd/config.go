@@ -6,40 +6,26 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/netip"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/fulfil"
 	"github.com/topupd/topupd/httpapi"
+	"github.com/topupd/topupd/internal/app"
 	"github.com/topupd/topupd/ratelimit"
 )
 
-// config is everything serve needs, from flags and the environment.
+// config is everything serve needs, from flags and the environment: the
+// app's configuration, and what serve does with it.
 type config struct {
-	Addr           string
-	AdminAddr      string
-	DB             string
-	Redis          string
-	AdminToken     string
-	SecretKey      string
-	TrustedProxies []netip.Prefix
-	RatePerSecond  int
-	RatePerMinute  int
-	Demo           bool
-	Deadline       time.Duration
-	LogLevel       string
-	NodeID         string
-	RetryBase      time.Duration
-	RetryMax       time.Duration
-	CallTimeout    time.Duration
-	Lease          time.Duration
-	RedisPrefix    string
-	// RedisTimeout bounds each Redis call of the limiter, the in-flight locks and the readiness check.
-	RedisTimeout time.Duration
-	// SimOff turns the sim supplier off (--sim off).
-	SimOff bool
+	app.Config
+	Addr      string
+	AdminAddr string
+	Demo      bool
+	LogLevel  string
 }
 
 const serveUsage = `usage: topupd serve [flags]
@@ -72,16 +58,16 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	fe.Duration(&c.RedisTimeout, "redis-timeout", "TOPUPD_REDIS_TIMEOUT", ratelimit.DefaultRedisTimeout,
 		"how long each Redis call of the rate limiter and in-flight locks may take before the call answers 503 RATE_LIMIT_UNAVAILABLE")
 	fe.String(&proxies, "trusted-proxies", "TOPUPD_TRUSTED_PROXIES", "", "comma-separated CIDRs whose X-Forwarded-For is believed")
-	fe.Int(&c.RatePerSecond, "rate-per-second", "TOPUPD_RATE_PER_SECOND", 40, "calls per account in any rolling 1 s")
-	fe.Int(&c.RatePerMinute, "rate-per-minute", "TOPUPD_RATE_PER_MINUTE", 200, "calls per account in any rolling 60 s")
+	fe.Int(&c.RatePerSecond, "rate-per-second", "TOPUPD_RATE_PER_SECOND", topupd.DefaultRatePerSecond, "calls per account in any rolling 1 s")
+	fe.Int(&c.RatePerMinute, "rate-per-minute", "TOPUPD_RATE_PER_MINUTE", topupd.DefaultRatePerMinute, "calls per account in any rolling 60 s")
 	fs.BoolVar(&c.Demo, "demo", false, "on an empty database, load the demo catalog and account and print its key")
-	fe.Duration(&c.Deadline, "order-deadline", "", 30*time.Minute, "how long an order may stay processing before it is cancelled and refunded")
+	fe.Duration(&c.Deadline, "order-deadline", "", topupd.DefaultOrderDeadline, "how long an order may stay processing before it is cancelled and refunded; one a supplier may have waits past it for the supplier's answer or the operator, with an alert")
 	fe.String(&nodeID, "node-id", "TOPUPD_NODE_ID", "", "this node's name in order leases: stable across restarts, unique among running nodes; "+
 		"by default node-<hostname>-<addr>-<admin-addr>, which with a port of 0 (a random port) is neither: set it then")
-	fe.Duration(&c.RetryBase, "retry-base", "", time.Second, "first delay before retrying a supplier after a transient error; it doubles, with jitter")
-	fe.Duration(&c.RetryMax, "retry-max", "", 5*time.Minute, "longest delay between retries of a supplier")
-	fe.Duration(&c.CallTimeout, "supplier-timeout", "", 20*time.Second, "how long one supplier call may take")
-	fe.Duration(&c.Lease, "lease", "", 30*time.Second, "how long a node holds an order it works on; after a crash, other nodes wait this long (must exceed --supplier-timeout)")
+	fe.Duration(&c.RetryBase, "retry-base", "", fulfil.DefaultBackoffBase, "first delay before retrying a supplier after a transient error; it doubles, with jitter")
+	fe.Duration(&c.RetryMax, "retry-max", "", fulfil.DefaultBackoffMax, "longest delay between retries of a supplier")
+	fe.Duration(&c.CallTimeout, "supplier-timeout", "", fulfil.DefaultCallTimeout, "how long one supplier call may take")
+	fe.Duration(&c.Lease, "lease", "", fulfil.DefaultLease, "how long a node holds an order it works on; after a crash, other nodes wait this long (must exceed --supplier-timeout)")
 	fe.String(&c.RedisPrefix, "redis-prefix", "TOPUPD_REDIS_PREFIX", "topupd:", "prefix of every Redis key, so that deployments can share a Redis")
 	c.LogLevel = "info"
 	fe.Var(choiceValue{&c.LogLevel, []string{"debug", "info", "warn", "error"}}, "log-level", "TOPUPD_LOG_LEVEL", "debug, info, warn or error")

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"net"
@@ -183,4 +184,13 @@ func demoPacks() []topupd.Pack {
 	add("gamekeypubg", "UC codes", "gamekeypubg-60", "PUBG 60 UC code", "0.90", "gamekeypubg-325", "PUBG 325 UC code", "4.50")
 	add("giftcard", "Gift cards", "giftcard-steam-10", "Steam Wallet 10 USD", "10.20", "giftcard-googleplay-25", "Google Play 25 USD", "25.40")
 	return packs
+}
+
+// randomToken returns a random admin token.
+func randomToken() string {
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b)
 }

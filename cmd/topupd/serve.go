@@ -9,17 +9,10 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strings"
 	"time"
 
-	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/fulfil"
 	"github.com/topupd/topupd/httpapi"
-	"github.com/topupd/topupd/postgres"
-	"github.com/topupd/topupd/provider/manual"
-	"github.com/topupd/topupd/provider/sim"
-	"github.com/topupd/topupd/provider/upstream"
-	"github.com/topupd/topupd/sqlite"
+	"github.com/topupd/topupd/internal/app"
 )
 
 // serve runs both APIs and the fulfilment engine until ctx ends, then shuts
@@ -27,86 +20,21 @@ import (
 // lets go of its leases.
 func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	log := newLogger(cfg.LogLevel, stderr)
-	secret, err := loadSecret(cfg)
-	if err != nil {
-		return err
-	}
-	vault, err := topupd.NewVault(secret)
-	if err != nil {
-		return err
-	}
-	store, err := openStore(ctx, cfg, vault)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
 	if cfg.Demo && cfg.AdminToken == "" {
 		cfg.AdminToken = randomToken()
 	}
-
-	providers := map[string]topupd.Provider{
-		topupd.ProviderManual:   manual.New(),
-		topupd.ProviderUpstream: upstream.New(store),
-	}
-	if !cfg.SimOff {
-		providers[topupd.ProviderSim] = sim.New(store, time.Now)
-	}
-	engine, err := fulfil.New(fulfil.Config{
-		Store:       store,
-		Providers:   providers,
-		Logger:      log,
-		Owner:       cfg.NodeID,
-		BackoffBase: cfg.RetryBase,
-		BackoffMax:  cfg.RetryMax,
-		CallTimeout: cfg.CallTimeout,
-		Lease:       cfg.Lease,
-	})
+	cfg.Logger, cfg.AuthCacheTTL = log, time.Second
+	a, err := app.New(ctx, cfg.Config)
 	if err != nil {
 		return err
 	}
-	if err := engine.Recover(ctx); err != nil {
-		return err
-	}
-	limits, err := newLimits(cfg)
+	defer a.Close()
+	apiLn, adminLn, err := listen(cfg)
 	if err != nil {
 		return err
-	}
-	defer limits.close()
-	authCache := httpapi.NewAuthCache(time.Second, nil)
-	api, err := httpapi.NewReseller(httpapi.Deps{
-		AuthCache: authCache,
-		Store:     store,
-		Limiter: func(ctx context.Context, key string) (bool, time.Duration, error) {
-			d, err := limits.limiter.Allow(ctx, key)
-			return d.Allowed, d.RetryAfter, err
-		},
-		InFlight:       limits.inFlight,
-		Fulfiller:      engine,
-		Logger:         log,
-		TrustedProxies: cfg.TrustedProxies,
-		Deadline:       cfg.Deadline,
-		SimOff:         cfg.SimOff,
-	})
-	if err != nil {
-		return err
-	}
-	adminAPI, err := httpapi.NewAdmin(httpapi.AdminDeps{Store: store, Logger: log, Token: cfg.AdminToken, Wake: engine.Wake,
-		Health: engine.Health, Deadline: cfg.Deadline, Checks: limits.checks, AuthCache: authCache, SimOff: cfg.SimOff})
-	if err != nil {
-		return err
-	}
-
-	apiLn, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("--addr: %w", err)
-	}
-	adminLn, err := net.Listen("tcp", cfg.AdminAddr)
-	if err != nil {
-		apiLn.Close()
-		return fmt.Errorf("--admin-addr: %w", err)
 	}
 	if cfg.Demo {
-		if err := demo(ctx, store, cfg, apiLn.Addr(), adminLn.Addr(), stdout); err != nil {
+		if err := demo(ctx, a.Store, cfg, apiLn.Addr(), adminLn.Addr(), stdout); err != nil {
 			apiLn.Close()
 			adminLn.Close()
 			return fmt.Errorf("demo: %w", err)
@@ -117,16 +45,32 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	if cfg.AdminToken == "" {
 		fmt.Fprintln(stdout, "topupd: TOPUPD_ADMIN_TOKEN is empty, so the admin API refuses every call")
 	}
+	return serveUntil(ctx, log, map[net.Listener]http.Handler{apiLn: a.Reseller, adminLn: a.Admin})
+}
 
-	engineCtx, stopEngine := context.WithCancel(context.Background())
-	engineDone := make(chan struct{})
-	go func() { engine.Run(engineCtx); close(engineDone) }()
-
-	servers := []*http.Server{newServer(api, log), newServer(adminAPI, log)}
-	errc := make(chan error, 2)
-	for i, ln := range []net.Listener{apiLn, adminLn} {
-		go func() { errc <- servers[i].Serve(ln) }()
+// listen opens the reseller and admin listeners.
+func listen(cfg config) (api, admin net.Listener, err error) {
+	if api, err = net.Listen("tcp", cfg.Addr); err != nil {
+		return nil, nil, fmt.Errorf("--addr: %w", err)
 	}
+	if admin, err = net.Listen("tcp", cfg.AdminAddr); err != nil {
+		api.Close()
+		return nil, nil, fmt.Errorf("--admin-addr: %w", err)
+	}
+	return api, admin, nil
+}
+
+// serveUntil serves each listener's handler until ctx ends or one server
+// fails, then shuts them all down, answering the requests in flight.
+func serveUntil(ctx context.Context, log *slog.Logger, handlers map[net.Listener]http.Handler) error {
+	errc := make(chan error, len(handlers))
+	var servers []*http.Server
+	for ln, h := range handlers {
+		s := newServer(h, log)
+		servers = append(servers, s)
+		go func() { errc <- s.Serve(ln) }()
+	}
+	var err error
 	select {
 	case <-ctx.Done():
 	case err = <-errc:
@@ -139,8 +83,6 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 			log.Error("shutdown", "err", e)
 		}
 	}
-	stopEngine()
-	<-engineDone
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
@@ -169,17 +111,4 @@ func newLogger(level string, w io.Writer) *slog.Logger {
 		w = os.Stderr
 	}
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
-}
-
-// isPostgres reports whether --db names a PostgreSQL database.
-func isPostgres(db string) bool {
-	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
-}
-
-// openStore opens the database --db names: a postgres:// URL, or a SQLite file.
-func openStore(ctx context.Context, cfg config, vault *topupd.Vault) (topupd.Store, error) {
-	if isPostgres(cfg.DB) {
-		return postgres.Open(ctx, cfg.DB, vault)
-	}
-	return sqlite.Open(ctx, cfg.DB, vault)
 }

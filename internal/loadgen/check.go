@@ -4,13 +4,18 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"slices"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/client"
 )
+
+// LedgerLimit is the most entries one ledger read asks for (the admin API's maximum).
+const LedgerLimit = 100_000
 
 // The invariants the checker proves on the books, in report order.
 const (
@@ -60,7 +65,7 @@ type KnownOrder struct {
 // own: it needs only the admin API, the account ids and, optionally, the
 // orders the client saw.
 type Checker struct {
-	Admin    *Admin
+	Admin    *client.Admin
 	Accounts []string
 	// Known are the orders the client got a confirmed answer for.
 	Known []KnownOrder
@@ -205,11 +210,11 @@ func (c *Checker) Check(ctx context.Context) (*CheckReport, error) {
 		if err != nil {
 			return err
 		}
-		entries, err := c.Admin.Ledger(ctx, id)
+		entries, err := c.Admin.Ledger(ctx, id, LedgerLimit)
 		if err != nil {
 			return err
 		}
-		checkLedger(id, acct.BalanceUsd, entries, v)
+		checkLedger(id, acct.BalanceUSD, entries, v)
 		factsMu.Lock()
 		defer factsMu.Unlock()
 		rep.LedgerEntries += len(entries)
@@ -227,9 +232,9 @@ func (c *Checker) Check(ctx context.Context) (*CheckReport, error) {
 			}
 			switch e.Kind {
 			case string(topupd.EntryCharge):
-				f.charges = append(f.charges, e.AmountUsd)
+				f.charges = append(f.charges, e.AmountUSD)
 			case string(topupd.EntryRefund):
-				f.refunds = append(f.refunds, e.AmountUsd)
+				f.refunds = append(f.refunds, e.AmountUSD)
 			}
 		}
 		return nil
@@ -254,11 +259,11 @@ func (c *Checker) Check(ctx context.Context) (*CheckReport, error) {
 		}
 	}
 	sort.Strings(ids)
-	orders := make(map[string]*AdminOrder, len(ids))
+	orders := make(map[string]*client.AdminOrder, len(ids))
 	var ordersMu sync.Mutex
 	err = forEach(ctx, workers, ids, func(ctx context.Context, id string) error {
 		o, err := c.Admin.Order(ctx, id)
-		if IsStatus(err, 404) {
+		if client.StatusCode(err) == http.StatusNotFound {
 			v.add(CheckConfirmedKept, "order %s is gone (404)", id)
 			return nil
 		}
@@ -302,7 +307,11 @@ func (c *Checker) Check(ctx context.Context) (*CheckReport, error) {
 	}
 
 	// The server's own audit over every account, when it has one.
-	au, found, err := c.Admin.Audit(ctx)
+	au, err := c.Admin.Audit(ctx)
+	found := client.StatusCode(err) != http.StatusNotFound
+	if !found {
+		err = nil
+	}
 	switch {
 	case err != nil:
 		return nil, fmt.Errorf("GET /admin/audit: %w", err)
@@ -338,11 +347,12 @@ func (c *Checker) waitFinal(ctx context.Context, ours map[string]bool, v *violat
 	deadline := start.Add(c.WaitFinal)
 	first, firstFull := -1, false
 	for {
-		list, err := c.Admin.Orders(ctx, "processing", 500)
+		page, err := c.Admin.Orders(ctx, client.AdminOrdersQuery{Status: string(client.StatusProcessing), Limit: 500})
+		list := page.Orders
 		if err != nil {
 			return "", fmt.Errorf("GET /admin/orders?status=processing: %w", err)
 		}
-		var mine []AdminOrder
+		var mine []client.AdminOrder
 		for _, o := range list {
 			if ours[o.AccountID] {
 				mine = append(mine, o)
@@ -378,11 +388,11 @@ func (c *Checker) waitFinal(ctx context.Context, ours map[string]bool, v *violat
 // stockedPIDs lists the packs that draw from stock: those of gamekey and
 // giftcard lines, and stock-based ones.
 func (c *Checker) stockedPIDs(ctx context.Context) (map[string]bool, error) {
-	lines, err := c.Admin.Lines(ctx)
+	lines, err := c.Admin.Services(ctx)
 	if err != nil {
 		return nil, err
 	}
-	packs, err := c.Admin.Packs(ctx)
+	packs, err := c.Admin.Products(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -401,7 +411,7 @@ func (c *Checker) stockedPIDs(ctx context.Context) (map[string]bool, error) {
 // checkLedger proves one account's ledger: newest first, it must chain
 // (each entry's balance after is the one before plus its amount), sum to the
 // balance, and never go below zero.
-func checkLedger(id string, balance topupd.Money, entries []LedgerEntry, v *violations) {
+func checkLedger(id string, balance topupd.Money, entries []client.LedgerEntry, v *violations) {
 	if len(entries) >= LedgerLimit {
 		v.add(CheckLedgerSums, "account %s: the ledger has %d entries or more, too many to sum through the admin API", id, LedgerLimit)
 		return
@@ -412,12 +422,12 @@ func checkLedger(id string, balance topupd.Money, entries []LedgerEntry, v *viol
 	var sum topupd.Money
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := entries[i]
-		sum += e.AmountUsd
-		if e.BalanceAfterUsd != sum {
-			v.add(CheckLedgerSums, "account %s: entry %s says balance after %s, the entries up to it sum to %s", id, e.ID, e.BalanceAfterUsd, sum)
+		sum += e.AmountUSD
+		if e.BalanceAfterUSD != sum {
+			v.add(CheckLedgerSums, "account %s: entry %s says balance after %s, the entries up to it sum to %s", id, e.ID, e.BalanceAfterUSD, sum)
 		}
-		if e.BalanceAfterUsd < 0 {
-			v.add(CheckNoNegative, "account %s: entry %s leaves %s", id, e.ID, e.BalanceAfterUsd)
+		if e.BalanceAfterUSD < 0 {
+			v.add(CheckNoNegative, "account %s: entry %s leaves %s", id, e.ID, e.BalanceAfterUSD)
 		}
 		switch e.Kind {
 		case string(topupd.EntryCharge), string(topupd.EntryRefund):
@@ -432,21 +442,21 @@ func checkLedger(id string, balance topupd.Money, entries []LedgerEntry, v *viol
 }
 
 // checkOrder proves one order against its ledger entries.
-func checkOrder(o *AdminOrder, f *ledgerFacts, ours, stocked map[string]bool, codes map[string]string, v *violations) {
+func checkOrder(o *client.AdminOrder, f *ledgerFacts, ours, stocked map[string]bool, codes map[string]string, v *violations) {
 	id := o.OrderID
 	if !ours[o.AccountID] || o.AccountID != f.account {
 		v.add(CheckOneCharge, "order %s belongs to %s but its entries are in %s", id, o.AccountID, f.account)
 	}
-	final := o.Status == "completed" || o.Status == "cancelled"
+	final := o.Status.Final()
 	if !final {
 		v.add(CheckOrdersFinal, "order %s is %s", id, o.Status)
 	}
 	if len(f.charges) != 1 {
 		v.add(CheckOneCharge, "order %s has %d charge entries", id, len(f.charges))
-	} else if f.charges[0] != -o.AmountUsd {
-		v.add(CheckOneCharge, "order %s costs %s but was charged %s", id, o.AmountUsd, -f.charges[0])
+	} else if f.charges[0] != -o.AmountUSD {
+		v.add(CheckOneCharge, "order %s costs %s but was charged %s", id, o.AmountUSD, -f.charges[0])
 	}
-	refunded := o.Refunded != nil && *o.Refunded
+	refunded := o.Refunded
 	want := 0
 	if refunded {
 		want = 1
@@ -455,17 +465,17 @@ func checkOrder(o *AdminOrder, f *ledgerFacts, ours, stocked map[string]bool, co
 		v.add(CheckRefundedOnce, "order %s (%s, refunded %v) has %d refund entries", id, o.Status, refunded, len(f.refunds))
 	}
 	for _, r := range f.refunds {
-		if r != o.AmountUsd {
-			v.add(CheckRefundedOnce, "order %s costs %s but was refunded %s", id, o.AmountUsd, r)
+		if r != o.AmountUSD {
+			v.add(CheckRefundedOnce, "order %s costs %s but was refunded %s", id, o.AmountUSD, r)
 		}
 	}
-	if (refunded || len(f.refunds) > 0) && o.Status != "cancelled" {
+	if (refunded || len(f.refunds) > 0) && o.Status != client.StatusCancelled {
 		v.add(CheckRefundCancel, "order %s is %s yet refunded", id, o.Status)
 	}
-	if o.Status == "completed" && stocked[o.PID] && len(o.Codes) != o.Quantity {
+	if o.Status == client.StatusCompleted && stocked[o.PID] && len(o.Codes) != o.Quantity {
 		v.add(CheckKeyCodes, "order %s of %d × %s carries %d codes", id, o.Quantity, o.PID, len(o.Codes))
 	}
-	if o.Status != "completed" && len(o.Codes) > 0 {
+	if o.Status != client.StatusCompleted && len(o.Codes) > 0 {
 		v.add(CheckKeyCodes, "order %s is %s yet carries %d codes", id, o.Status, len(o.Codes))
 	}
 	seen := map[string]bool{}
@@ -486,14 +496,14 @@ func checkOrder(o *AdminOrder, f *ledgerFacts, ours, stocked map[string]bool, co
 // checkKnown proves that what the client was told still holds: the order
 // exists in its account, a final status never changed, and the codes the
 // client received are the order's.
-func checkKnown(k KnownOrder, o *AdminOrder, v *violations) {
+func checkKnown(k KnownOrder, o *client.AdminOrder, v *violations) {
 	if k.AccountID != "" && k.AccountID != o.AccountID {
 		v.add(CheckConfirmedKept, "order %s was confirmed to account %s but belongs to %s", k.OrderID, k.AccountID, o.AccountID)
 	}
 	if k.TrxID != "" && k.TrxID != o.TrxID {
 		v.add(CheckConfirmedKept, "order %s was confirmed for trxid %s but carries %s", k.OrderID, k.TrxID, o.TrxID)
 	}
-	if (k.Status == "completed" || k.Status == "cancelled") && k.Status != o.Status {
+	if (k.Status == "completed" || k.Status == "cancelled") && k.Status != string(o.Status) {
 		v.add(CheckConfirmedKept, "order %s was %s to the client, the books say %s", k.OrderID, k.Status, o.Status)
 	}
 	if len(k.Codes) > 0 {

@@ -11,16 +11,27 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/client"
 )
+
+// mustAdmin is an admin client of base that retries nothing.
+func mustAdmin(t *testing.T, base, token string) *client.Admin {
+	t.Helper()
+	a, err := client.NewAdmin(base, token, client.WithRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
 
 // fakeBooks is an admin API over books the test writes by hand, so that the
 // checker can be fed books that break an invariant.
 type fakeBooks struct {
 	mu       sync.Mutex
 	balances map[string]topupd.Money
-	ledgers  map[string][]LedgerEntry // oldest first here; served newest first
-	orders   map[string]*AdminOrder
-	audit    *Audit // nil: GET /admin/audit is 404
+	ledgers  map[string][]client.LedgerEntry // oldest first here; served newest first
+	orders   map[string]*client.AdminOrder
+	audit    *client.Audit // nil: GET /admin/audit is 404
 	seq      int
 }
 
@@ -34,25 +45,30 @@ func money(t *testing.T, s string) topupd.Money {
 }
 
 func newFakeBooks() *fakeBooks {
-	return &fakeBooks{balances: map[string]topupd.Money{}, ledgers: map[string][]LedgerEntry{}, orders: map[string]*AdminOrder{}}
+	return &fakeBooks{balances: map[string]topupd.Money{}, ledgers: map[string][]client.LedgerEntry{}, orders: map[string]*client.AdminOrder{}}
 }
 
 // entry appends a ledger entry with a correct balance after, and moves the balance.
 func (f *fakeBooks) entry(acct, kind string, amount topupd.Money, order string) {
 	f.seq++
 	bal := f.balances[acct] + amount
-	f.ledgers[acct] = append(f.ledgers[acct], LedgerEntry{ID: "led_" + itoa(f.seq), Kind: kind, AmountUsd: amount, BalanceAfterUsd: bal, OrderID: order})
+	f.ledgers[acct] = append(f.ledgers[acct], client.LedgerEntry{ID: "led_" + itoa(f.seq), Kind: kind, AmountUSD: amount, BalanceAfterUSD: bal, OrderID: order})
 	f.balances[acct] = bal
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 // order records an order and its charge (and refund when refunded).
-func (f *fakeBooks) order(o AdminOrder) {
+// adminOrder is o as the admin API shows it, of account.
+func adminOrder(account string, o client.Order) client.AdminOrder {
+	return client.AdminOrder{Order: o, OrderAdmin: client.OrderAdmin{AccountID: account}}
+}
+
+func (f *fakeBooks) order(o client.AdminOrder) {
 	f.orders[o.OrderID] = &o
-	f.entry(o.AccountID, "charge", -o.AmountUsd, o.OrderID)
-	if o.Refunded != nil && *o.Refunded {
-		f.entry(o.AccountID, "refund", o.AmountUsd, o.OrderID)
+	f.entry(o.AccountID, "charge", -o.AmountUSD, o.OrderID)
+	if o.Refunded {
+		f.entry(o.AccountID, "refund", o.AmountUSD, o.OrderID)
 	}
 }
 
@@ -75,13 +91,13 @@ func (f *fakeBooks) handler() http.Handler {
 			notFound(w)
 			return
 		}
-		write(w, 200, AdminAccount{ID: id, BalanceUsd: bal})
+		write(w, 200, client.AdminAccount{ID: id, BalanceUSD: bal})
 	})
 	mux.HandleFunc("GET /admin/accounts/{id}/ledger", func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		l := f.ledgers[r.PathValue("id")]
-		out := make([]LedgerEntry, len(l))
+		out := make([]client.LedgerEntry, len(l))
 		for i := range l {
 			out[i] = l[len(l)-1-i]
 		}
@@ -90,9 +106,9 @@ func (f *fakeBooks) handler() http.Handler {
 	mux.HandleFunc("GET /admin/orders", func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		out := []AdminOrder{}
+		out := []client.AdminOrder{}
 		for _, o := range f.orders {
-			if s := r.URL.Query().Get("status"); s == "" || s == o.Status {
+			if s := r.URL.Query().Get("status"); s == "" || s == string(o.Status) {
 				out = append(out, *o)
 			}
 		}
@@ -109,10 +125,10 @@ func (f *fakeBooks) handler() http.Handler {
 		write(w, 200, o)
 	})
 	mux.HandleFunc("GET /admin/services", func(w http.ResponseWriter, r *http.Request) {
-		write(w, 200, map[string]any{"services": []AdminLine{{Slug: "topup", Kind: "topup"}, {Slug: "keys", Kind: "gamekey"}}})
+		write(w, 200, map[string]any{"services": []client.Line{{Slug: "topup", Kind: "topup"}, {Slug: "keys", Kind: "gamekey"}}})
 	})
 	mux.HandleFunc("GET /admin/products", func(w http.ResponseWriter, r *http.Request) {
-		write(w, 200, map[string]any{"products": []AdminPack{{PID: "uc60", Slug: "topup"}, {PID: "key60", Slug: "keys"}}})
+		write(w, 200, map[string]any{"products": []client.Pack{{PID: "uc60", Slug: "topup"}, {PID: "key60", Slug: "keys"}}})
 	})
 	mux.HandleFunc("GET /admin/audit", func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
@@ -136,16 +152,15 @@ func (f *fakeBooks) handler() http.Handler {
 // cancellation and key orders, all in order.
 func healthyBooks(t *testing.T) *fakeBooks {
 	f := newFakeBooks()
-	yes, no := true, false
 	for _, a := range []string{"acc_a", "acc_b"} {
 		f.balances[a] = 0
 		f.entry(a, "credit", money(t, "100"), "")
 	}
-	f.order(AdminOrder{OrderID: "ord_1", AccountID: "acc_a", TrxID: "t1", Status: "completed", PID: "uc60", Quantity: 1, AmountUsd: money(t, "0.89")})
-	f.order(AdminOrder{OrderID: "ord_2", AccountID: "acc_a", TrxID: "t2", Status: "completed", PID: "key60", Quantity: 2, AmountUsd: money(t, "1.8"), Codes: []string{"K-1", "K-2"}})
-	f.order(AdminOrder{OrderID: "ord_3", AccountID: "acc_a", TrxID: "t3", Status: "cancelled", PID: "uc60", Quantity: 1, AmountUsd: money(t, "0.89"), Error: "INVALID PLAYER", Refunded: &yes})
-	f.order(AdminOrder{OrderID: "ord_4", AccountID: "acc_b", TrxID: "t4", Status: "completed", PID: "key60", Quantity: 1, AmountUsd: money(t, "0.9"), Codes: []string{"K-3"}})
-	f.order(AdminOrder{OrderID: "ord_5", AccountID: "acc_b", TrxID: "t5", Status: "cancelled", PID: "uc60", Quantity: 1, AmountUsd: money(t, "0.89"), Error: "CANCELLED BY OPERATOR", Refunded: &no})
+	f.order(adminOrder("acc_a", client.Order{OrderID: "ord_1", TrxID: "t1", Status: "completed", PID: "uc60", Quantity: 1, AmountUSD: money(t, "0.89")}))
+	f.order(adminOrder("acc_a", client.Order{OrderID: "ord_2", TrxID: "t2", Status: "completed", PID: "key60", Quantity: 2, AmountUSD: money(t, "1.8"), Codes: []string{"K-1", "K-2"}}))
+	f.order(adminOrder("acc_a", client.Order{OrderID: "ord_3", TrxID: "t3", Status: "cancelled", PID: "uc60", Quantity: 1, AmountUSD: money(t, "0.89"), Error: "INVALID PLAYER", Refunded: true}))
+	f.order(adminOrder("acc_b", client.Order{OrderID: "ord_4", TrxID: "t4", Status: "completed", PID: "key60", Quantity: 1, AmountUSD: money(t, "0.9"), Codes: []string{"K-3"}}))
+	f.order(adminOrder("acc_b", client.Order{OrderID: "ord_5", TrxID: "t5", Status: "cancelled", PID: "uc60", Quantity: 1, AmountUSD: money(t, "0.89"), Error: "CANCELLED BY OPERATOR", Refunded: false}))
 	return f
 }
 
@@ -153,7 +168,7 @@ func runChecker(t *testing.T, f *fakeBooks, known ...KnownOrder) *CheckReport {
 	t.Helper()
 	srv := httptest.NewServer(f.handler())
 	t.Cleanup(srv.Close)
-	c := &Checker{Admin: NewAdmin(srv.URL, "tok"), Accounts: []string{"acc_a", "acc_b"}, Known: known, WaitFinal: 300 * time.Millisecond}
+	c := &Checker{Admin: mustAdmin(t, srv.URL, "tok"), Accounts: []string{"acc_a", "acc_b"}, Known: known, WaitFinal: 300 * time.Millisecond}
 	rep, err := c.Check(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -216,7 +231,6 @@ func TestCheckerPassesHealthyBooks(t *testing.T) {
 }
 
 func TestCheckerFailsBrokenBooks(t *testing.T) {
-	yes := true
 	cases := []struct {
 		name, check, example string
 		known                []KnownOrder
@@ -227,43 +241,44 @@ func TestCheckerFailsBrokenBooks(t *testing.T) {
 		}},
 		{"broken chain", CheckLedgerSums, "led_", nil, func(t *testing.T, f *fakeBooks) {
 			// The newest entry still ends on the balance, but an older one lies.
-			f.ledgers["acc_b"][1].BalanceAfterUsd += money(t, "5")
+			f.ledgers["acc_b"][1].BalanceAfterUSD += money(t, "5")
 		}},
 		{"negative balance", CheckNoNegative, "acc_b", nil, func(t *testing.T, f *fakeBooks) {
 			f.entry("acc_b", "credit", money(t, "-200"), "")
 		}},
 		{"code delivered twice", CheckCodeOnce, "K-1", nil, func(t *testing.T, f *fakeBooks) {
-			f.order(AdminOrder{OrderID: "ord_9", AccountID: "acc_b", TrxID: "t9", Status: "completed", PID: "key60", Quantity: 1,
-				AmountUsd: money(t, "0.9"), Codes: []string{"K-1"}})
+			f.order(adminOrder("acc_b", client.Order{OrderID: "ord_9", TrxID: "t9", Status: "completed", PID: "key60", Quantity: 1,
+				AmountUSD: money(t, "0.9"), Codes: []string{"K-1"}}))
 		}},
 		{"order charged twice", CheckOneCharge, "ord_1", nil, func(t *testing.T, f *fakeBooks) {
 			f.entry("acc_a", "charge", money(t, "-0.89"), "ord_1")
 		}},
 		{"known order with no charge", CheckOneCharge, "ord_7", []KnownOrder{{OrderID: "ord_7", AccountID: "acc_a", TrxID: "t7", Status: "completed"}},
 			func(t *testing.T, f *fakeBooks) {
-				f.orders["ord_7"] = &AdminOrder{OrderID: "ord_7", AccountID: "acc_a", TrxID: "t7", Status: "completed", PID: "uc60", Quantity: 1, AmountUsd: money(t, "0.89")}
+				o := adminOrder("acc_a", client.Order{OrderID: "ord_7", TrxID: "t7", Status: "completed", PID: "uc60", Quantity: 1, AmountUSD: money(t, "0.89")})
+				f.orders["ord_7"] = &o
 			}},
 		{"refunded without a refund entry", CheckRefundedOnce, "ord_5", nil, func(t *testing.T, f *fakeBooks) {
-			f.orders["ord_5"].Refunded = &yes
+			f.orders["ord_5"].Refunded = true
 		}},
 		{"refunded twice", CheckRefundedOnce, "ord_3", nil, func(t *testing.T, f *fakeBooks) {
 			f.entry("acc_a", "refund", money(t, "0.89"), "ord_3")
 		}},
 		{"refund of a completed order", CheckRefundCancel, "ord_1", nil, func(t *testing.T, f *fakeBooks) {
 			f.entry("acc_a", "refund", money(t, "0.89"), "ord_1")
-			f.orders["ord_1"].Refunded = &yes
+			f.orders["ord_1"].Refunded = true
 		}},
 		{"key order short of codes", CheckKeyCodes, "ord_2", nil, func(t *testing.T, f *fakeBooks) {
 			f.orders["ord_2"].Codes = []string{"K-1"}
 		}},
 		{"order still processing", CheckOrdersFinal, "ord_6", nil, func(t *testing.T, f *fakeBooks) {
-			f.order(AdminOrder{OrderID: "ord_6", AccountID: "acc_b", TrxID: "t6", Status: "processing", PID: "uc60", Quantity: 1, AmountUsd: money(t, "0.89")})
+			f.order(adminOrder("acc_b", client.Order{OrderID: "ord_6", TrxID: "t6", Status: "processing", PID: "uc60", Quantity: 1, AmountUSD: money(t, "0.89")}))
 		}},
 		{"confirmed order lost", CheckConfirmedKept, "ord_8", []KnownOrder{{OrderID: "ord_8", AccountID: "acc_a", TrxID: "t8", Status: "completed"}}, nil},
 		{"codes the client got differ", CheckConfirmedKept, "ord_4", []KnownOrder{{OrderID: "ord_4", AccountID: "acc_b", TrxID: "t4", Status: "completed", Codes: []string{"K-X"}}}, nil},
 		{"final status changed", CheckConfirmedKept, "ord_1", []KnownOrder{{OrderID: "ord_1", AccountID: "acc_a", TrxID: "t1", Status: "cancelled"}}, nil},
 		{"server audit fails", CheckAuditPrefix + "orders-final", "ord_x", nil, func(t *testing.T, f *fakeBooks) {
-			f.audit = &Audit{Success: false, Checks: []AuditCheck{{Name: "ledger-sums-to-balance", OK: true, Examples: []string{}},
+			f.audit = &client.Audit{Success: false, Checks: []client.AuditCheck{{Name: "ledger-sums-to-balance", OK: true, Examples: []string{}},
 				{Name: "orders-final", OK: false, Violations: 1, Examples: []string{"ord_x"}}}}
 		}},
 	}
@@ -284,7 +299,7 @@ func TestCheckerFailsBrokenBooks(t *testing.T) {
 
 func TestCheckerRunsTheServerAudit(t *testing.T) {
 	f := healthyBooks(t)
-	f.audit = &Audit{Success: true, Checks: []AuditCheck{{Name: "ledger-sums-to-balance", OK: true}, {Name: "code-delivered-once", OK: true}}}
+	f.audit = &client.Audit{Success: true, Checks: []client.AuditCheck{{Name: "ledger-sums-to-balance", OK: true}, {Name: "code-delivered-once", OK: true}}}
 	rep := runChecker(t, f)
 	if !rep.OK || !rep.AuditRan {
 		t.Fatalf("ok %v, audit ran %v: %v", rep.OK, rep.AuditRan, rep.Failed())
@@ -296,7 +311,7 @@ func TestCheckerRunsTheServerAudit(t *testing.T) {
 
 func TestCheckerWaitsForProcessingOrders(t *testing.T) {
 	f := healthyBooks(t)
-	f.order(AdminOrder{OrderID: "ord_6", AccountID: "acc_b", TrxID: "t6", Status: "processing", PID: "uc60", Quantity: 1, AmountUsd: money(t, "0.89")})
+	f.order(adminOrder("acc_b", client.Order{OrderID: "ord_6", TrxID: "t6", Status: "processing", PID: "uc60", Quantity: 1, AmountUSD: money(t, "0.89")}))
 	go func() {
 		time.Sleep(400 * time.Millisecond)
 		f.mu.Lock()
@@ -305,7 +320,7 @@ func TestCheckerWaitsForProcessingOrders(t *testing.T) {
 	}()
 	srv := httptest.NewServer(f.handler())
 	defer srv.Close()
-	c := &Checker{Admin: NewAdmin(srv.URL, "tok"), Accounts: []string{"acc_a", "acc_b"}, WaitFinal: 10 * time.Second}
+	c := &Checker{Admin: mustAdmin(t, srv.URL, "tok"), Accounts: []string{"acc_a", "acc_b"}, WaitFinal: 10 * time.Second}
 	rep, err := c.Check(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -321,7 +336,7 @@ func TestCheckerWaitsForProcessingOrders(t *testing.T) {
 func TestCheckerNeedsTheAdminAPI(t *testing.T) {
 	srv := httptest.NewServer(healthyBooks(t).handler())
 	defer srv.Close()
-	c := &Checker{Admin: NewAdmin(srv.URL, "wrong"), Accounts: []string{"acc_a"}}
+	c := &Checker{Admin: mustAdmin(t, srv.URL, "wrong"), Accounts: []string{"acc_a"}}
 	if _, err := c.Check(context.Background()); err == nil || !strings.Contains(err.Error(), "401") {
 		t.Fatalf("a refused token should be an error, got %v", err)
 	}

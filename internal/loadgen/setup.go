@@ -67,7 +67,7 @@ func (c *catalog) stocked() []*pack {
 }
 
 // setupCatalog creates the run's lines and packs through the admin API.
-func setupCatalog(ctx context.Context, admin *Admin, runID string) (*catalog, error) {
+func setupCatalog(ctx context.Context, admin *client.Admin, runID string) (*catalog, error) {
 	digits := []map[string]string{{"field": "userId", "label": "Player ID", "pattern": "[0-9]{5,20}"}}
 	zone := []map[string]string{digits[0], {"field": "zoneId", "label": "Zone ID", "pattern": "[0-9]{1,8}"}}
 	type lineDef struct {
@@ -111,7 +111,7 @@ func setupCatalog(ctx context.Context, admin *Admin, runID string) (*catalog, er
 }
 
 // addStock adds n fresh codes to a stocked pack and returns what is available.
-func addStock(ctx context.Context, admin *Admin, runID string, p *pack, n int) (int, error) {
+func addStock(ctx context.Context, admin *client.Admin, runID string, p *pack, n int) (int, error) {
 	available := 0
 	for n > 0 {
 		batch := min(n, 10_000)
@@ -165,7 +165,7 @@ const recentKept = 64
 var openingCredit = topupd.USD(1_000_000)
 
 // setupAccounts creates n accounts, each with a key and an opening credit.
-func setupAccounts(ctx context.Context, admin *Admin, runID string, n int) ([]*account, error) {
+func setupAccounts(ctx context.Context, admin *client.Admin, runID string, n int) ([]*account, error) {
 	out := make([]*account, n)
 	idx := make([]int, n)
 	for i := range idx {

@@ -16,13 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/client"
-)
-
-// Spec limits: the rolling windows reseller-api.md gives.
-const (
-	SpecRatePerSecond = 40
-	SpecRatePerMinute = 200
 )
 
 // pollEvery is the shortest time between two polls of the same processing order.
@@ -106,7 +101,7 @@ func (c *Config) defaults() error {
 type gen struct {
 	cfg      Config
 	runID    string
-	admin    *Admin
+	admin    *client.Admin
 	cat      *catalog
 	accounts []*account
 	rec      *Recorder
@@ -165,15 +160,19 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	g := &gen{cfg: cfg, runID: NewRunID(), admin: NewAdmin(cfg.Admin, cfg.AdminToken), rec: NewRecorder(),
+	admin, err := NewAdminClient(cfg.Admin, cfg.AdminToken)
+	if err != nil {
+		return nil, err
+	}
+	g := &gen{cfg: cfg, runID: NewRunID(), admin: admin, rec: NewRecorder(),
 		known: map[string]*KnownOrder{}, restock: make(chan struct{}, 1), replayBad: violations{m: map[string]*Check{}}}
 	rep := &Report{Version: 1, StartedAt: time.Now().UTC(), API: cfg.API, Admin: cfg.Admin, RunID: g.runID,
 		Config: reportConfig(cfg)}
 	rep.Notes = append(rep.Notes, limitNotes(cfg)...)
 
-	var before Settings
-	if err := g.admin.Do(ctx, "GET", "/admin/settings", nil, &before); err != nil {
-		if IsStatus(err, http.StatusUnauthorized) {
+	before, err := g.admin.Settings(ctx)
+	if err != nil {
+		if client.StatusCode(err) == http.StatusUnauthorized {
 			return nil, fmt.Errorf("the admin API refused the token (401): pass the server's TOPUPD_ADMIN_TOKEN with --admin-token: %w", err)
 		}
 		return nil, fmt.Errorf("the admin API at %s: %w", cfg.Admin, err)
@@ -200,7 +199,6 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		defer restore()
 	}
 
-	var err error
 	if g.cat, err = setupCatalog(ctx, g.admin, g.runID); err != nil {
 		return nil, err
 	}
@@ -292,10 +290,10 @@ func (g *gen) cleanup(ctx context.Context) string {
 // limitNotes says when the run's limits differ from the spec's.
 func limitNotes(cfg Config) []string {
 	var notes []string
-	if cfg.RatePerSecond > SpecRatePerSecond || cfg.RatePerMinute > SpecRatePerMinute {
+	if cfg.RatePerSecond > topupd.DefaultRatePerSecond || cfg.RatePerMinute > topupd.DefaultRatePerMinute {
 		notes = append(notes, fmt.Sprintf("limits raised for this run: %d calls/s and %d calls/min per account (the spec's are %d and %d); the server must run with the same --rate-per-second and --rate-per-minute",
-			cfg.RatePerSecond, cfg.RatePerMinute, SpecRatePerSecond, SpecRatePerMinute))
-	} else if cfg.RatePerSecond < SpecRatePerSecond || cfg.RatePerMinute < SpecRatePerMinute {
+			cfg.RatePerSecond, cfg.RatePerMinute, topupd.DefaultRatePerSecond, topupd.DefaultRatePerMinute))
+	} else if cfg.RatePerSecond < topupd.DefaultRatePerSecond || cfg.RatePerMinute < topupd.DefaultRatePerMinute {
 		notes = append(notes, fmt.Sprintf("limits lowered for this run: %d calls/s and %d calls/min per account", cfg.RatePerSecond, cfg.RatePerMinute))
 	}
 	return notes
@@ -442,7 +440,7 @@ func (g *gen) restocker(ctx context.Context) {
 		case <-t.C:
 		case <-g.restock:
 		}
-		packs, err := g.admin.Packs(ctx)
+		packs, err := g.admin.Products(ctx)
 		if err != nil {
 			continue // the server may be restarting
 		}

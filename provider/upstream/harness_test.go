@@ -97,11 +97,8 @@ func startB(t *testing.T) *server {
 		{Limit: 1_000_000, Period: time.Minute},
 	}, nil)
 	api, err := httpapi.NewReseller(httpapi.Deps{
-		Store: store,
-		Limiter: func(ctx context.Context, key string) (bool, time.Duration, error) {
-			d, err := limiter.Allow(ctx, key)
-			return d.Allowed, d.RetryAfter, err
-		},
+		Store:     store,
+		Limiter:   limiter,
 		InFlight:  ratelimit.NewMemoryInFlight(nil),
 		Fulfiller: engine,
 		Logger:    logger,

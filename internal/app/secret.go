@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"crypto/rand"
@@ -14,11 +14,11 @@ import (
 // loadSecret returns the key that seals codes at rest: TOPUPD_SECRET_KEY when
 // set; otherwise (SQLite only) the key file beside the database, created
 // once with mode 0600.
-func loadSecret(cfg config) ([]byte, error) {
+func loadSecret(cfg Config) ([]byte, error) {
 	if cfg.SecretKey != "" {
 		return decodeSecret(cfg.SecretKey, "TOPUPD_SECRET_KEY")
 	}
-	if isPostgres(cfg.DB) {
+	if IsPostgres(cfg.DB) {
 		return nil, errors.New("TOPUPD_SECRET_KEY is required with PostgreSQL: every node must seal and open codes with the same key")
 	}
 	path := cfg.DB + ".key"
@@ -54,13 +54,4 @@ func decodeSecret(s, from string) ([]byte, error) {
 		return nil, fmt.Errorf("secret key from %s: want %d bytes in base64", from, topupd.SecretKeySize)
 	}
 	return key, nil
-}
-
-// randomToken returns a random admin token.
-func randomToken() string {
-	b := make([]byte, 24)
-	if _, err := rand.Read(b); err != nil {
-		panic(err)
-	}
-	return base64.RawURLEncoding.EncodeToString(b)
 }

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -20,7 +20,7 @@ type limits struct {
 }
 
 // newLimits builds the limits --redis asks for.
-func newLimits(cfg config) (*limits, error) {
+func newLimits(cfg Config) (*limits, error) {
 	windows := []ratelimit.Window{
 		{Limit: cfg.RatePerSecond, Period: time.Second},
 		{Limit: cfg.RatePerMinute, Period: time.Minute},

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -47,7 +47,7 @@ func blackHole(t *testing.T) string {
 // built-in 200 ms, and then fail.
 func TestRedisTimeout(t *testing.T) {
 	const timeout = 800 * time.Millisecond
-	l, err := newLimits(config{Redis: "redis://" + blackHole(t) + "/0", RedisTimeout: timeout, RedisPrefix: "test:",
+	l, err := newLimits(Config{Redis: "redis://" + blackHole(t) + "/0", RedisTimeout: timeout, RedisPrefix: "test:",
 		RatePerSecond: 10, RatePerMinute: 100})
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +78,7 @@ func TestRedisTimeout(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if _, err := newLimits(config{Redis: "redis://127.0.0.1:1/0", RatePerSecond: 10, RatePerMinute: 100}); err == nil {
+	if _, err := newLimits(Config{Redis: "redis://127.0.0.1:1/0", RatePerSecond: 10, RatePerMinute: 100}); err == nil {
 		t.Error("newLimits took a Redis timeout of 0")
 	}
 }

@@ -1,10 +1,11 @@
-package ratelimit
+package topupd
 
 import (
 	"testing"
 	"time"
 )
 
+// TestRetryAfterSeconds: a Retry-After is whole seconds, rounded up, at least 1.
 func TestRetryAfterSeconds(t *testing.T) {
 	tests := []struct {
 		d    time.Duration
@@ -21,7 +22,7 @@ func TestRetryAfterSeconds(t *testing.T) {
 		{60 * time.Second, 60},
 	}
 	for _, tt := range tests {
-		if got := RetryAfterSeconds(tt.d); got != tt.want {
+		if got := (RateDecision{RetryAfter: tt.d}).RetryAfterSeconds(); got != tt.want {
 			t.Errorf("RetryAfterSeconds(%v) = %d, want %d", tt.d, got, tt.want)
 		}
 	}

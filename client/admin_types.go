@@ -1,0 +1,180 @@
+package client
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// AdminAccount is an account as the admin API shows it.
+type AdminAccount struct {
+	ID                  string     `json:"id"`
+	Name                string     `json:"name"`
+	BalanceUSD          Money      `json:"balanceUsd"`
+	APIEnabled          bool       `json:"apiEnabled"`
+	AdminDisabled       bool       `json:"adminDisabled"`
+	Banned              bool       `json:"banned"`
+	RestrictedUntil     *time.Time `json:"restrictedUntil"`
+	IPAllowlist         []string   `json:"ipAllowlist"`
+	IPAllowlistRequired bool       `json:"ipAllowlistRequired"`
+	CreatedAt           time.Time  `json:"createdAt"`
+}
+
+// NewKey is an API key just made: APIKey is shown this once.
+type NewKey struct {
+	KeyID  string `json:"keyId"`
+	APIKey string `json:"apiKey"`
+}
+
+// CreditResult is the answer to a credit.
+type CreditResult struct {
+	BalanceUSD Money  `json:"balanceUsd"`
+	EntryID    string `json:"entryId"`
+	// Repeated is true when the reference was used before for this
+	// account: nothing was credited again, and EntryID is the first entry.
+	Repeated bool `json:"repeated"`
+}
+
+// LedgerEntry is one entry of an account's ledger.
+type LedgerEntry struct {
+	ID              string    `json:"id"`
+	Kind            string    `json:"kind"` // credit, charge or refund
+	AmountUSD       Money     `json:"amountUsd"`
+	BalanceAfterUSD Money     `json:"balanceAfterUsd"`
+	OrderID         string    `json:"orderId,omitempty"`
+	Reference       string    `json:"reference,omitempty"`
+	CreatedAt       time.Time `json:"createdAt"`
+}
+
+// Line is a service line as the operator sends and sees it.
+type Line struct {
+	Slug            string          `json:"slug,omitempty"`
+	ProductName     string          `json:"productName"`
+	GameName        string          `json:"gameName"`
+	Game            string          `json:"game"`
+	Kind            string          `json:"kind"` // topup, subscription, gamekey or giftcard
+	Status          string          `json:"status"`
+	Required        []RequiredField `json:"required"`
+	ServerIDOptions []Option        `json:"serverIdOptions,omitempty"`
+	RegionOptions   []Option        `json:"regionOptions,omitempty"`
+}
+
+// Pack is a pack as the operator sends and sees it.
+type Pack struct {
+	PID         string `json:"pid,omitempty"`
+	Slug        string `json:"slug"`
+	Name        string `json:"name"`
+	Category    string `json:"category"`
+	PriceUSD    Money  `json:"priceUsd"`
+	Status      string `json:"status"`
+	StockBased  bool   `json:"stockBased,omitempty"`
+	Provider    string `json:"provider,omitempty"` // sim (the default), manual or upstream
+	Upstream    string `json:"upstream,omitempty"`
+	UpstreamPID string `json:"upstreamPid,omitempty"`
+	// Available is the stock on hand; only read.
+	Available int `json:"available,omitempty"`
+}
+
+// StockResult is the answer to a stock upload.
+type StockResult struct {
+	Added      int `json:"added"`
+	Duplicates int `json:"duplicates"`
+	Available  int `json:"available"`
+}
+
+// Health is how a supplier's recent calls went, and its orders that need
+// the operator.
+type Health struct {
+	Provider         string     `json:"provider"`
+	Upstream         string     `json:"upstream,omitempty"`
+	LastSuccess      *time.Time `json:"lastSuccess"`
+	LastError        *time.Time `json:"lastError"`
+	LastErrorMessage string     `json:"lastErrorMessage,omitempty"`
+	ErrorRate        float64    `json:"errorRate"`
+	Calls            int        `json:"calls"`
+	Errors           int        `json:"errors"`
+	Alert            bool       `json:"alert"`
+	StuckOrders      int        `json:"stuckOrders"`
+}
+
+// UpstreamServer is an upstream the operator buys from, with its health;
+// its API key is never shown.
+type UpstreamServer struct {
+	Name      string    `json:"name"`
+	BaseURL   string    `json:"baseUrl"`
+	UpdatedAt time.Time `json:"updatedAt"`
+	Health    Health    `json:"health"`
+}
+
+// AdminOrder is an order as the operator sees it: the reseller shape, plus
+// its internal id, account, supplier and any alert.
+type AdminOrder struct {
+	Order
+	OrderAdmin
+}
+
+// OrderAdmin are the fields of an order only the operator sees.
+type OrderAdmin struct {
+	ID          string    `json:"id"`
+	AccountID   string    `json:"accountId"`
+	Provider    string    `json:"provider"`
+	Upstream    string    `json:"upstream,omitempty"`
+	UpstreamPID string    `json:"upstreamPid,omitempty"`
+	SupplierRef string    `json:"supplierRef,omitempty"`
+	Attempts    int       `json:"attempts"`
+	DeadlineAt  time.Time `json:"deadlineAt"`
+	Alert       string    `json:"alert,omitempty"`
+}
+
+// UnmarshalJSON reads one object into both parts (Order's own
+// UnmarshalJSON, promoted, would read only the reseller shape).
+func (o *AdminOrder) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, &o.Order); err != nil {
+		return err
+	}
+	return json.Unmarshal(b, &o.OrderAdmin)
+}
+
+// AdminOrdersQuery selects orders of every account, newest first; every
+// field set narrows the selection.
+type AdminOrdersQuery struct {
+	Status, AccountID, TrxID, PID, Slug, Provider string
+	// From and To bound createdAt to [From, To); zero leaves a side open.
+	From, To time.Time
+	// Limit is the page size (1 to 500; 0: the server's 50).
+	Limit int
+	// Cursor is a page's NextCursor, for the page after it.
+	Cursor string
+}
+
+// AdminOrderPage is one page of orders.
+type AdminOrderPage struct {
+	Orders []AdminOrder `json:"orders"`
+	// NextCursor fetches the next page; empty on the last.
+	NextCursor string `json:"nextCursor"`
+}
+
+// Settings are the operator's settings.
+type Settings struct {
+	Maintenance            bool  `json:"maintenance"`
+	OrdersDisabled         bool  `json:"ordersDisabled"`
+	EligibilityMinTopupUSD Money `json:"eligibilityMinTopupUsd"`
+	SimDelayMs             int   `json:"simDelayMs"`
+	SimCallMs              int   `json:"simCallMs"`
+}
+
+// AuditCheck is one invariant of the books and how many rows break it.
+type AuditCheck struct {
+	Name       string   `json:"name"`
+	OK         bool     `json:"ok"`
+	Violations int      `json:"violations"`
+	Examples   []string `json:"examples"`
+}
+
+// Audit is the answer of GET /admin/audit: Success when every check holds.
+type Audit struct {
+	Success       bool         `json:"success"`
+	Accounts      int          `json:"accounts"`
+	Orders        int          `json:"orders"`
+	LedgerEntries int          `json:"ledgerEntries"`
+	Checks        []AuditCheck `json:"checks"`
+}

@@ -1,0 +1,238 @@
+// Package app wires topupd together: from a Config it opens the store,
+// builds the suppliers, the fulfilment engine, the rate limits and both
+// APIs, and starts the engine. topupd serve and every in-process test
+// server start it the same way; the console and the messaging bot hang off
+// App too.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/fulfil"
+	"github.com/topupd/topupd/httpapi"
+	"github.com/topupd/topupd/postgres"
+	"github.com/topupd/topupd/provider/manual"
+	"github.com/topupd/topupd/provider/sim"
+	"github.com/topupd/topupd/provider/upstream"
+	"github.com/topupd/topupd/ratelimit"
+	"github.com/topupd/topupd/sqlite"
+)
+
+// Config is everything the app needs. The zero value of a duration or a
+// rate means its default.
+type Config struct {
+	// DB is a SQLite file path, or a postgres:// URL.
+	DB string
+	// SecretKey is 32 bytes in base64 that seal codes and upstream keys at
+	// rest; empty with SQLite means the key file beside the database.
+	SecretKey string
+	// AdminToken is the admin API's bearer token; empty refuses every call.
+	AdminToken string
+	// Redis, when set, is a redis:// URL through which every node shares
+	// rate limits and in-flight locks; RedisPrefix starts every key and
+	// RedisTimeout bounds each call.
+	Redis        string
+	RedisPrefix  string
+	RedisTimeout time.Duration
+	// RatePerSecond and RatePerMinute are each account's rolling limits.
+	RatePerSecond, RatePerMinute int
+	// TrustedProxies are the peers whose X-Forwarded-For is believed.
+	TrustedProxies []netip.Prefix
+	// Deadline is how long an order may stay processing (see topupd.DefaultOrderDeadline).
+	Deadline time.Duration
+	// NodeID names this node in order leases.
+	NodeID string
+	// RetryBase, RetryMax, CallTimeout and Lease shape the engine (see fulfil.Config).
+	RetryBase, RetryMax, CallTimeout, Lease time.Duration
+	// SimOff turns the sim supplier off (--sim off).
+	SimOff bool
+	// AuthCacheTTL is how long keys' accounts and the settings are
+	// remembered between calls (topupd serve: one second); 0 remembers nothing.
+	AuthCacheTTL time.Duration
+	// Logger receives every log line; nil discards them.
+	Logger *slog.Logger
+
+	// Tests set what follows; topupd serve leaves it empty.
+
+	// Now is every part's clock; nil is time.Now.
+	Now func() time.Time
+	// Poll is the engine's longest idle sleep; 0 is its default.
+	Poll time.Duration
+	// MaxBody bounds the reseller API's request bodies; 0 is its default.
+	MaxBody int64
+	// Limiter replaces the rate limiter built from the rates above.
+	Limiter topupd.RateLimiter
+	// WrapStore wraps the store the reseller API sees.
+	WrapStore func(topupd.Store) topupd.Store
+	// WrapProvider wraps each supplier the engine calls.
+	WrapProvider func(topupd.Provider) topupd.Provider
+}
+
+// App is a running topupd: the store, the engine (working from New until
+// Close), and the two APIs' handlers.
+type App struct {
+	// Store is the database.
+	Store topupd.Store
+	// Engine moves orders from processing to a final state.
+	Engine *fulfil.Engine
+	// Reseller is the reseller API's handler.
+	Reseller http.Handler
+	// Admin is the admin API's handler.
+	Admin http.Handler
+
+	log        *slog.Logger
+	limits     *limits
+	stopEngine context.CancelFunc
+	engineDone chan struct{}
+}
+
+// New opens the store, builds every part and starts the engine. Close
+// undoes it all.
+func New(ctx context.Context, cfg Config) (a *App, err error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if cfg.RatePerSecond == 0 {
+		cfg.RatePerSecond = topupd.DefaultRatePerSecond
+	}
+	if cfg.RatePerMinute == 0 {
+		cfg.RatePerMinute = topupd.DefaultRatePerMinute
+	}
+	if cfg.RedisTimeout == 0 {
+		cfg.RedisTimeout = ratelimit.DefaultRedisTimeout
+	}
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	a = &App{log: cfg.Logger}
+	defer func() {
+		if err != nil {
+			a.Close()
+		}
+	}()
+	secret, err := loadSecret(cfg)
+	if err != nil {
+		return nil, err
+	}
+	vault, err := topupd.NewVault(secret)
+	if err != nil {
+		return nil, err
+	}
+	if a.Store, err = openStore(ctx, cfg.DB, vault); err != nil {
+		return nil, err
+	}
+	if a.Engine, err = newEngine(cfg, a.Store, now); err != nil {
+		return nil, err
+	}
+	if err := a.Engine.Recover(ctx); err != nil {
+		return nil, err
+	}
+	if a.limits, err = newLimits(cfg); err != nil {
+		return nil, err
+	}
+	limiter := cfg.Limiter
+	if limiter == nil {
+		limiter = a.limits.limiter
+	}
+	var cache *httpapi.AuthCache
+	if cfg.AuthCacheTTL > 0 {
+		cache = httpapi.NewAuthCache(cfg.AuthCacheTTL, now)
+	}
+	apiStore := a.Store
+	if cfg.WrapStore != nil {
+		apiStore = cfg.WrapStore(a.Store)
+	}
+	a.Reseller, err = httpapi.NewReseller(httpapi.Deps{
+		Store: apiStore, Limiter: limiter, InFlight: a.limits.inFlight, Fulfiller: a.Engine, Logger: cfg.Logger, Now: cfg.Now,
+		TrustedProxies: cfg.TrustedProxies, Deadline: cfg.Deadline, MaxBody: cfg.MaxBody, AuthCache: cache, SimOff: cfg.SimOff,
+	})
+	if err != nil {
+		return nil, err
+	}
+	a.Admin, err = httpapi.NewAdmin(httpapi.AdminDeps{
+		Store: a.Store, Logger: cfg.Logger, Now: cfg.Now, Token: cfg.AdminToken, Wake: a.Engine.Wake, Health: a.Engine.Health,
+		Deadline: cfg.Deadline, Checks: a.limits.checks, AuthCache: cache, SimOff: cfg.SimOff,
+	})
+	if err != nil {
+		return nil, err
+	}
+	engineCtx, stop := context.WithCancel(context.Background())
+	a.stopEngine, a.engineDone = stop, make(chan struct{})
+	go func() { a.Engine.Run(engineCtx); close(a.engineDone) }()
+	return a, nil
+}
+
+// Close stops the engine (it drains: calls in progress finish and leases are
+// let go), then closes the limits and the store. Stop serving the handlers
+// first.
+func (a *App) Close() error {
+	if a.stopEngine != nil {
+		a.stopEngine()
+		<-a.engineDone
+		a.stopEngine = nil
+	}
+	if a.limits != nil {
+		a.limits.close()
+		a.limits = nil
+	}
+	var err error
+	if a.Store != nil {
+		err = a.Store.Close()
+		a.Store = nil
+	}
+	return err
+}
+
+// newEngine builds the engine with every supplier the configuration allows.
+func newEngine(cfg Config, store topupd.Store, now func() time.Time) (*fulfil.Engine, error) {
+	providers := map[string]topupd.Provider{
+		topupd.ProviderManual:   manual.New(),
+		topupd.ProviderUpstream: upstream.New(store),
+	}
+	if !cfg.SimOff {
+		providers[topupd.ProviderSim] = sim.New(store, now)
+	}
+	if cfg.WrapProvider != nil {
+		for name, p := range providers {
+			providers[name] = cfg.WrapProvider(p)
+		}
+	}
+	owner := cfg.NodeID
+	if owner == "" {
+		owner = topupd.NewID("node_")
+	}
+	return fulfil.New(fulfil.Config{
+		Store: store, Providers: providers, Now: cfg.Now, Logger: cfg.Logger, Owner: owner, Poll: cfg.Poll,
+		BackoffBase: cfg.RetryBase, BackoffMax: cfg.RetryMax, CallTimeout: cfg.CallTimeout, Lease: cfg.Lease,
+	})
+}
+
+// IsPostgres reports whether a --db value names a PostgreSQL database.
+func IsPostgres(db string) bool {
+	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
+}
+
+// openStore opens the database db names: a postgres:// URL, or a SQLite file.
+func openStore(ctx context.Context, db string, vault *topupd.Vault) (topupd.Store, error) {
+	if db == "" {
+		return nil, errors.New("app: no database")
+	}
+	if IsPostgres(db) {
+		return postgres.Open(ctx, db, vault)
+	}
+	s, err := sqlite.Open(ctx, db, vault)
+	if err != nil {
+		return nil, fmt.Errorf("app: %w", err)
+	}
+	return s, nil
+}
