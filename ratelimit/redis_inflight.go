@@ -47,53 +47,60 @@ func NewRedisInFlight(client redis.UniversalClient, opts ...RedisOption) *RedisI
 
 // Acquire takes key for at most ttl (rounded up to whole milliseconds) unless someone holds it; release is never nil (a no-op when ok is false), and err is ErrInvalidTTL, ctx's error or a Redis failure or timeout.
 func (l *RedisInFlight) Acquire(ctx context.Context, key string, ttl time.Duration) (release func(), ok bool, err error) {
-	k, token, ttl, ok, err := l.acquire(ctx, key, ttl)
+	lk, ok, err := l.acquire(ctx, key, ttl)
 	if !ok || err != nil {
 		return noRelease, ok, err
 	}
 	var once sync.Once
-	return func() { once.Do(func() { l.release(k, token) }) }, true, nil
+	return func() { once.Do(func() { l.release(lk.key, lk.token) }) }, true, nil
 }
 
 // Hold takes key as Acquire does and extends it every ttl/RenewEvery until
 // release or until ctx ends. An extension that fails (Redis slow or down)
 // is tried again at the next tick; one that finds the key lost stops.
 func (l *RedisInFlight) Hold(ctx context.Context, key string, ttl time.Duration) (release func(), ok bool, err error) {
-	k, token, ttl, ok, err := l.acquire(ctx, key, ttl)
+	lk, ok, err := l.acquire(ctx, key, ttl)
 	if !ok || err != nil {
 		return noRelease, ok, err
 	}
 	extend := func() bool {
 		n, err := call(context.WithoutCancel(ctx), l.cfg.timeout, func(ctx context.Context) (int64, error) {
-			return extendScript.Run(ctx, l.client, []string{k}, token, ttl.Milliseconds()).Int64()
+			return extendScript.Run(ctx, l.client, []string{lk.key}, lk.token, lk.ttl.Milliseconds()).Int64()
 		}, nil)
 		return err != nil || n == 1
 	}
-	return keepAlive(ctx, ttl, extend, func() { l.release(k, token) }), true, nil
+	return keepAlive(ctx, lk.ttl, extend, func() { l.release(lk.key, lk.token) }), true, nil
 }
 
-// acquire runs SET NX for key and returns the Redis key, its token and the
-// ttl rounded up to whole milliseconds.
-func (l *RedisInFlight) acquire(ctx context.Context, key string, ttl time.Duration) (k, token string, _ time.Duration, ok bool, err error) {
+// redisLock is one lock Redis granted: its key, its holder's token, and
+// its ttl rounded up to whole milliseconds.
+type redisLock struct {
+	key, token string
+	ttl        time.Duration
+}
+
+// acquire runs SET NX for key. The closures handed to call may still run
+// after call returns (a late answer is released in the background), so they
+// capture only variables that are never written again.
+func (l *RedisInFlight) acquire(ctx context.Context, key string, ttl time.Duration) (redisLock, bool, error) {
 	if err := ctx.Err(); err != nil {
-		return "", "", 0, false, err
+		return redisLock{}, false, err
 	}
 	if ttl <= 0 {
-		return "", "", 0, false, ErrInvalidTTL
+		return redisLock{}, false, ErrInvalidTTL
 	}
-	ttl = (ttl + time.Millisecond - 1) / time.Millisecond * time.Millisecond
-	k, token = l.cfg.prefix+key, rand.Text()
-	ok, err = call(ctx, l.cfg.timeout, func(ctx context.Context) (bool, error) {
-		return l.client.SetNX(ctx, k, token, ttl).Result()
+	lk := redisLock{key: l.cfg.prefix + key, token: rand.Text(), ttl: (ttl + time.Millisecond - 1) / time.Millisecond * time.Millisecond}
+	ok, err := call(ctx, l.cfg.timeout, func(ctx context.Context) (bool, error) {
+		return l.client.SetNX(ctx, lk.key, lk.token, lk.ttl).Result()
 	}, func(late bool, err error) {
 		if err == nil && late {
-			l.release(k, token)
+			l.release(lk.key, lk.token)
 		}
 	})
 	if err != nil {
-		return "", "", 0, false, fmt.Errorf("ratelimit: redis acquire: %w", err)
+		return redisLock{}, false, fmt.Errorf("ratelimit: redis acquire: %w", err)
 	}
-	return k, token, ttl, ok, nil
+	return lk, ok, nil
 }
 
 // release deletes key if it still holds token, within the timeout; errors are dropped since the lock lapses anyway.
