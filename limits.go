@@ -40,7 +40,9 @@ type RateLimiter interface {
 type RateLimiterFunc func(ctx context.Context, key string) (RateDecision, error)
 
 // Allow calls f.
-func (f RateLimiterFunc) Allow(ctx context.Context, key string) (RateDecision, error) { return f(ctx, key) }
+func (f RateLimiterFunc) Allow(ctx context.Context, key string) (RateDecision, error) {
+	return f(ctx, key)
+}
 
 // InFlight holds short locks that tell a duplicate request while the first
 // one runs. They only spare work: the store's unique constraints decide.

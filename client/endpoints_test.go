@@ -11,12 +11,13 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/topupd/topupd/client"
+	"github.com/topupd/topupd/internal/topupdtest"
 )
 
 func TestServices(t *testing.T) {
 	s := newTestServer(t)
 	a := mustAccount(t, s, "")
-	svcs, err := newClient(t, s, a.key).Services(context.Background())
+	svcs, err := newClient(t, s, a.Key).Services(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,15 +40,15 @@ func TestServices(t *testing.T) {
 	if got := bySlug["ffmena"].Required; len(got) != 1 || got[0].Pattern != "^[0-9]{5,20}$" {
 		t.Errorf("ffmena required = %+v", got)
 	}
-	if len(svcs) != 5 {
-		t.Errorf("%d services, want 5", len(svcs))
+	if len(svcs) != topupdtest.ActiveLines {
+		t.Errorf("%d services, want %d", len(svcs), topupdtest.ActiveLines)
 	}
 }
 
 func TestProductsAndCatalog(t *testing.T) {
 	s := newTestServer(t)
 	a := mustAccount(t, s, "")
-	c := newClient(t, s, a.key)
+	c := newClient(t, s, a.Key)
 	ctx := context.Background()
 	products, err := c.Products(ctx)
 	if err != nil {
@@ -64,18 +65,18 @@ func TestProductsAndCatalog(t *testing.T) {
 	for _, p := range products {
 		byID[p.ID] = p
 	}
-	if len(byID) != 6 {
-		t.Errorf("%d products, want 6 (the retired line's pack hidden)", len(byID))
+	if len(byID) != topupdtest.ActivePacks {
+		t.Errorf("%d products, want %d (disabled packs, and the retired line's pack, hidden)", len(byID), topupdtest.ActivePacks)
 	}
-	pubg := byID[pidPubg]
+	pubg := byID[topupdtest.PIDPubg]
 	if pubg.Price != money(t, "0.89") || pubg.Price.String() != "0.89" || pubg.Quantity != nil || pubg.InStock != nil {
 		t.Errorf("pubg row = %+v", pubg)
 	}
-	ten, one, yes := keyStock, 1, true
-	wantKey := client.Product{ID: pidKey, Slug: "gamekey", GameName: "Game keys", ServiceName: "Steam random key",
-		Category: "Cat gamekey", Price: money(t, priceKey), Status: "active", Game: "gamekey", Kind: "gamekey",
+	ten, one, yes := topupdtest.KeyStock, 1, true
+	wantKey := client.Product{ID: topupdtest.PIDKey, Slug: "gamekey", GameName: "Game keys", ServiceName: "Steam random key",
+		Category: "Cat gamekey", Price: money(t, topupdtest.PriceKey), Status: "active", Game: "gamekey", Kind: "gamekey",
 		Quantity: &ten, InStock: &yes, QuantityMin: &one, QuantityMax: &ten}
-	if diff := cmp.Diff(wantKey, byID[pidKey]); diff != "" {
+	if diff := cmp.Diff(wantKey, byID[topupdtest.PIDKey]); diff != "" {
 		t.Errorf("key row (-want +got):\n%s", diff)
 	}
 }
@@ -83,7 +84,7 @@ func TestProductsAndCatalog(t *testing.T) {
 func TestMyIPAndBalance(t *testing.T) {
 	s := newTestServer(t)
 	a := mustAccount(t, s, "0.89")
-	c := newClient(t, s, a.key)
+	c := newClient(t, s, a.Key)
 	ctx := context.Background()
 	ip, err := c.MyIP(ctx)
 	if err != nil || ip != "127.0.0.1" {
@@ -93,7 +94,7 @@ func TestMyIPAndBalance(t *testing.T) {
 	if err != nil || bal != money(t, "0.89") || bal.String() != "0.89" {
 		t.Fatalf("Balance = %v, %v; want 0.89", bal, err)
 	}
-	mustOrder(t, c, client.OrderRequest{PID: pidPubg, TrxID: s.trx(), UserID: "5123456789"})
+	mustOrder(t, c, client.OrderRequest{PID: topupdtest.PIDPubg, TrxID: s.Trx(), UserID: "5123456789"})
 	if bal, err := c.Balance(ctx); err != nil || bal != 0 || bal.String() != "0" {
 		t.Errorf("Balance after buying = %v, %v; want 0", bal, err)
 	}
@@ -102,13 +103,13 @@ func TestMyIPAndBalance(t *testing.T) {
 func TestPlaceOrderAndLookup(t *testing.T) {
 	s := newTestServer(t)
 	a := mustAccount(t, s, "100")
-	c := newClient(t, s, a.key)
+	c := newClient(t, s, a.Key)
 	ctx := context.Background()
 	start := time.Now().Add(-time.Second)
-	trx := s.trx()
-	o := mustOrder(t, c, client.OrderRequest{PID: pidPubg, TrxID: trx, UserID: "5123456789"})
+	trx := s.Trx()
+	o := mustOrder(t, c, client.OrderRequest{PID: topupdtest.PIDPubg, TrxID: trx, UserID: "5123456789"})
 	want := client.Order{OrderCreated: true, OrderID: o.OrderID, TrxID: trx, Status: client.StatusCompleted, Game: "pubg",
-		PID: pidPubg, PackName: "60 UC", Quantity: 1, AmountUSD: money(t, pricePubg), UserID: "5123456789"}
+		PID: topupdtest.PIDPubg, PackName: "60 UC", Quantity: 1, AmountUSD: money(t, topupdtest.PricePubg), UserID: "5123456789"}
 	ignore := cmpopts.IgnoreFields(client.Order{}, "CreatedAt", "DurationSec")
 	if diff := cmp.Diff(want, *o, ignore); diff != "" {
 		t.Errorf("placed order (-want +got):\n%s", diff)
@@ -128,15 +129,15 @@ func TestPlaceOrderAndLookup(t *testing.T) {
 	}
 
 	// The other order shapes echo their fields; keys return codes.
-	mlbb := mustOrder(t, c, client.OrderRequest{PID: pidMLBB, TrxID: s.trx(), UserID: "12345678", ZoneID: "2001"})
+	mlbb := mustOrder(t, c, client.OrderRequest{PID: topupdtest.PIDMLBB, TrxID: s.Trx(), UserID: "12345678", ZoneID: "2001"})
 	if mlbb.ZoneID != "2001" || mlbb.UserID != "12345678" {
 		t.Errorf("mlbb order = %+v", mlbb)
 	}
-	ww := mustOrder(t, c, client.OrderRequest{PID: pidWW, TrxID: s.trx(), UserID: "800123", ServerID: "Europe"})
+	ww := mustOrder(t, c, client.OrderRequest{PID: topupdtest.PIDWW, TrxID: s.Trx(), UserID: "800123", ServerID: "Europe"})
 	if ww.ServerID != "europe" {
 		t.Errorf("ww serverId = %q, want the option's spelling europe", ww.ServerID)
 	}
-	keys := mustOrder(t, c, client.OrderRequest{PID: pidKey, TrxID: s.trx(), Quantity: 3})
+	keys := mustOrder(t, c, client.OrderRequest{PID: topupdtest.PIDKey, TrxID: s.Trx(), Quantity: 3})
 	if keys.Status != client.StatusCompleted || len(keys.Codes) != 3 || keys.Quantity != 3 || keys.AmountUSD != money(t, "3.6") {
 		t.Errorf("key order = %+v", keys)
 	}
@@ -149,11 +150,11 @@ func TestPlaceOrderAndLookup(t *testing.T) {
 func TestHistory(t *testing.T) {
 	s := newTestServer(t)
 	a := mustAccount(t, s, "100")
-	c := newClient(t, s, a.key)
+	c := newClient(t, s, a.Key)
 	ctx := context.Background()
 	var trx []string
 	for range 5 {
-		o := mustOrder(t, c, client.OrderRequest{PID: pidPubg, TrxID: s.trx(), UserID: "5123456789"})
+		o := mustOrder(t, c, client.OrderRequest{PID: topupdtest.PIDPubg, TrxID: s.Trx(), UserID: "5123456789"})
 		trx = append(trx, o.TrxID)
 	}
 	slices.Reverse(trx) // newest first
@@ -178,7 +179,7 @@ func TestHistory(t *testing.T) {
 	if diff := cmp.Diff(trx[:2], trxOf(two)); diff != "" {
 		t.Errorf("History limit 2 (-want +got):\n%s", diff)
 	}
-	if two[0].AmountUSD != money(t, pricePubg) || two[0].Status != client.StatusCompleted {
+	if two[0].AmountUSD != money(t, topupdtest.PricePubg) || two[0].Status != client.StatusCompleted {
 		t.Errorf("history entry = %+v", two[0])
 	}
 	p, err := c.HistoryPage(ctx, 2, 2)
@@ -203,17 +204,17 @@ func TestHistory(t *testing.T) {
 func TestAllOrders(t *testing.T) {
 	s := newTestServer(t)
 	a := mustAccount(t, s, "1000")
-	c := newClient(t, s, a.key)
+	c := newClient(t, s, a.Key)
 	const n = 45
 	var want []string
 	for range n {
-		o := mustOrder(t, c, client.OrderRequest{PID: pidPubg, TrxID: s.trx(), UserID: "5123456789"})
+		o := mustOrder(t, c, client.OrderRequest{PID: topupdtest.PIDPubg, TrxID: s.Trx(), UserID: "5123456789"})
 		want = append(want, o.OrderID)
 	}
 	slices.Reverse(want)
 
 	var pages atomic.Int64
-	counting := newClient(t, s, a.key, client.WithHTTPClient(countingHTTP(&pages)))
+	counting := newClient(t, s, a.Key, client.WithHTTPClient(countingHTTP(&pages)))
 	var got []string
 	for o, err := range counting.AllOrders(context.Background(), 20) {
 		if err != nil {
@@ -252,7 +253,7 @@ func TestAllOrders(t *testing.T) {
 		}
 		seen[o.OrderID]++
 		if i++; i%10 == 0 {
-			mustOrder(t, c, client.OrderRequest{PID: pidPubg, TrxID: s.trx(), UserID: "5123456789"})
+			mustOrder(t, c, client.OrderRequest{PID: topupdtest.PIDPubg, TrxID: s.Trx(), UserID: "5123456789"})
 		}
 	}
 	for _, id := range want {

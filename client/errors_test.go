@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/topupd/topupd/client"
+	"github.com/topupd/topupd/internal/topupdtest"
 )
 
 // wantError checks that err is an *Error with this status, code and message.
@@ -32,8 +33,8 @@ func wantError(t *testing.T, err error, status int, code, msg string) *client.Er
 func TestInsufficientBalanceIsRejectedForm(t *testing.T) {
 	s := newTestServer(t)
 	a := mustAccount(t, s, "0.5")
-	c := newClient(t, s, a.key)
-	o, err := c.PlaceOrder(context.Background(), client.OrderRequest{PID: pidPubg, TrxID: s.trx(), UserID: "5123456789"})
+	c := newClient(t, s, a.Key)
+	o, err := c.PlaceOrder(context.Background(), client.OrderRequest{PID: topupdtest.PIDPubg, TrxID: s.Trx(), UserID: "5123456789"})
 	if o != nil {
 		t.Errorf("order %+v returned with the error", o)
 	}
@@ -63,10 +64,10 @@ func TestErrorAnswers(t *testing.T) {
 		*n.(*int)++
 		return http.DefaultTransport.RoundTrip(r)
 	})}
-	c := newClient(t, s, a.key, client.WithHTTPClient(hc))
+	c := newClient(t, s, a.Key, client.WithHTTPClient(hc))
 	ctx := context.Background()
-	taken := mustOrder(t, newClient(t, s, other.key), client.OrderRequest{PID: pidPubg, TrxID: s.trx(), UserID: "5123456789"})
-	mine := mustOrder(t, c, client.OrderRequest{PID: pidPubg, TrxID: s.trx(), UserID: "5123456789"})
+	taken := mustOrder(t, newClient(t, s, other.Key), client.OrderRequest{PID: topupdtest.PIDPubg, TrxID: s.Trx(), UserID: "5123456789"})
+	mine := mustOrder(t, c, client.OrderRequest{PID: topupdtest.PIDPubg, TrxID: s.Trx(), UserID: "5123456789"})
 
 	place := func(req client.OrderRequest) error {
 		_, err := c.PlaceOrder(ctx, req)
@@ -83,15 +84,15 @@ func TestErrorAnswers(t *testing.T) {
 		code   string
 		msg    string
 	}{
-		{"unknown pid", place(client.OrderRequest{PID: "nope-1", TrxID: s.trx(), UserID: "1"}), 400, client.CodeUnknownPID, "UNKNOWN PID"},
-		{"missing user", place(client.OrderRequest{PID: pidPubg, TrxID: s.trx()}), 400, client.CodeInvalidRequest, "INVALID REQUEST"},
-		{"bad pattern", place(client.OrderRequest{PID: pidFF, TrxID: s.trx(), UserID: "12"}), 400, client.CodeInvalidRequest, "INVALID REQUEST"},
-		{"quantity on top-up", place(client.OrderRequest{PID: pidPubg, TrxID: s.trx(), UserID: "5123456789", Quantity: 2}),
+		{"unknown pid", place(client.OrderRequest{PID: "nope-1", TrxID: s.Trx(), UserID: "1"}), 400, client.CodeUnknownPID, "UNKNOWN PID"},
+		{"missing user", place(client.OrderRequest{PID: topupdtest.PIDPubg, TrxID: s.Trx()}), 400, client.CodeInvalidRequest, "INVALID REQUEST"},
+		{"bad pattern", place(client.OrderRequest{PID: topupdtest.PIDFF, TrxID: s.Trx(), UserID: "12"}), 400, client.CodeInvalidRequest, "INVALID REQUEST"},
+		{"quantity on top-up", place(client.OrderRequest{PID: topupdtest.PIDPubg, TrxID: s.Trx(), UserID: "5123456789", Quantity: 2}),
 			400, client.CodeQuantityOnlyStock, "QUANTITY ONLY FOR GAMEKEY OR GIFTCARD"},
-		{"quantity over max", place(client.OrderRequest{PID: pidKey, TrxID: s.trx(), Quantity: 501}), 400, client.CodeQuantityExceedsMax, "QUANTITY EXCEEDS MAX"},
-		{"game disabled", place(client.OrderRequest{PID: "retired-1", TrxID: s.trx(), UserID: "1"}), 400, client.CodeGameDisabled, "GAME DISABLED"},
-		{"trxid of another account", place(client.OrderRequest{PID: pidPubg, TrxID: taken.TrxID, UserID: "5123456789"}), 403, client.CodeForbidden, "FORBIDDEN"},
-		{"trxid reused", place(client.OrderRequest{PID: pidFF, TrxID: mine.TrxID, UserID: "5123456789"}), 422, client.CodeIdempotencyKeyReused, "IDEMPOTENCY_KEY_REUSED"},
+		{"quantity over max", place(client.OrderRequest{PID: topupdtest.PIDKey, TrxID: s.Trx(), Quantity: 501}), 400, client.CodeQuantityExceedsMax, "QUANTITY EXCEEDS MAX"},
+		{"game disabled", place(client.OrderRequest{PID: "retired-1", TrxID: s.Trx(), UserID: "1"}), 400, client.CodeGameDisabled, "GAME DISABLED"},
+		{"trxid of another account", place(client.OrderRequest{PID: topupdtest.PIDPubg, TrxID: taken.TrxID, UserID: "5123456789"}), 403, client.CodeForbidden, "FORBIDDEN"},
+		{"trxid reused", place(client.OrderRequest{PID: topupdtest.PIDFF, TrxID: mine.TrxID, UserID: "5123456789"}), 422, client.CodeIdempotencyKeyReused, "IDEMPOTENCY_KEY_REUSED"},
 		{"order not found", lookup("ord_doesnotexist"), 404, client.CodeOrderNotFound, "ORDER NOT FOUND"},
 		{"another account's order", lookup(taken.OrderID), 404, client.CodeOrderNotFound, "ORDER NOT FOUND"},
 	}
@@ -138,7 +139,7 @@ func TestAuthErrors(t *testing.T) {
 		_, err := newClient(t, s, tc.key, opts...).Balance(ctx)
 		wantError(t, err, http.StatusUnauthorized, tc.code, tc.code)
 	}
-	if _, err := client.New(s.api.URL, " "); err == nil {
+	if _, err := client.New(s.API.URL, " "); err == nil {
 		t.Error("an empty key is accepted")
 	}
 	for _, u := range []string{"", "ftp://x", "http://", "://x", "http://h/?q=1"} {
@@ -151,7 +152,7 @@ func TestAuthErrors(t *testing.T) {
 func TestBothAuthHeaders(t *testing.T) {
 	var mu sync.Mutex
 	var seen []http.Header
-	s := newTestServer(t, withWrap(func(h http.Handler) http.Handler {
+	s := newTestServer(t, topupdtest.WithWrap(func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			mu.Lock()
 			seen = append(seen, r.Header.Clone())
@@ -166,7 +167,7 @@ func TestBothAuthHeaders(t *testing.T) {
 		if bearer {
 			opts = append(opts, client.WithBearer())
 		}
-		if bal, err := newClient(t, s, a.key, opts...).Balance(ctx); err != nil || bal != money(t, "1") {
+		if bal, err := newClient(t, s, a.Key, opts...).Balance(ctx); err != nil || bal != money(t, "1") {
 			t.Errorf("bearer %v: %v, %v", bearer, bal, err)
 		}
 	}
@@ -177,7 +178,7 @@ func TestBothAuthHeaders(t *testing.T) {
 	for _, h := range seen {
 		got = append(got, auth{h.Get("X-API-Key"), h.Get("Authorization"), h.Get("User-Agent")})
 	}
-	want := []auth{{a.key, "", "shop-bot/2"}, {"", "Bearer " + a.key, "shop-bot/2"}}
+	want := []auth{{a.Key, "", "shop-bot/2"}, {"", "Bearer " + a.Key, "shop-bot/2"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("headers (-want +got):\n%s", diff)
 	}
@@ -188,8 +189,8 @@ func TestMaintenanceNotRetriedWhenDisabled(t *testing.T) {
 	a := mustAccount(t, s, "10")
 	mustSettings(t, s, map[string]any{"maintenance": true})
 	var n atomic64
-	c := newClient(t, s, a.key, client.WithRetries(0), client.WithHTTPClient(n.client()))
-	_, err := c.PlaceOrder(context.Background(), client.OrderRequest{PID: pidPubg, TrxID: s.trx(), UserID: "5123456789"})
+	c := newClient(t, s, a.Key, client.WithRetries(0), client.WithHTTPClient(n.client()))
+	_, err := c.PlaceOrder(context.Background(), client.OrderRequest{PID: topupdtest.PIDPubg, TrxID: s.Trx(), UserID: "5123456789"})
 	e := wantError(t, err, http.StatusServiceUnavailable, client.CodeMaintenance, "MAINTENANCE")
 	if !e.Temporary() || n.Load() != 1 {
 		t.Errorf("Temporary %v, %d attempts", e.Temporary(), n.Load())
@@ -205,7 +206,7 @@ func TestPlaceOrderNeedsTrxID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.PlaceOrder(context.Background(), client.OrderRequest{PID: pidPubg}); !errors.Is(err, client.ErrNoTrxID) {
+	if _, err := c.PlaceOrder(context.Background(), client.OrderRequest{PID: topupdtest.PIDPubg}); !errors.Is(err, client.ErrNoTrxID) {
 		t.Errorf("got %v, want ErrNoTrxID", err)
 	}
 	if _, err := c.Order(context.Background(), ""); err == nil || !strings.Contains(err.Error(), "order id") {

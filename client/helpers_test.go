@@ -11,41 +11,27 @@ import (
 	"time"
 
 	"github.com/topupd/topupd/client"
+	"github.com/topupd/topupd/internal/topupdtest"
 )
 
-// newTestServer starts a server for one test.
-func newTestServer(t *testing.T, opts ...serverOption) *server {
+// mustAccount creates an account with a key and, unless credit is "", a credit.
+func mustAccount(t *testing.T, s *server, credit string) topupdtest.Account {
 	t.Helper()
-	s, stop, err := startServer(opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(stop)
-	return s
-}
-
-// mustAccount creates an account with a credit.
-func mustAccount(t *testing.T, s *server, credit string) account {
-	t.Helper()
-	a, err := s.newAccount(credit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a
+	return s.NewAccount(credit, nil)
 }
 
 // mustSettings patches the operator settings.
 func mustSettings(t *testing.T, s *server, patch map[string]any) {
 	t.Helper()
-	if err := s.settings(patch); err != nil {
-		t.Fatal(err)
-	}
+	s.Settings(patch)
 }
 
-// newClient returns a client of s's reseller API.
+// newClient returns a client of s's reseller API, with the client's own
+// defaults; unless opts give another http.Client, its calls go through the
+// harness's, which checks every answer against the OpenAPI document.
 func newClient(t *testing.T, s *server, key string, opts ...client.Option) *client.Client {
 	t.Helper()
-	c, err := client.New(s.api.URL, key, opts...)
+	c, err := client.New(s.API.URL, key, append([]client.Option{client.WithHTTPClient(s.HTTP)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +51,7 @@ func ctxT(t *testing.T, d time.Duration) context.Context {
 type sleepLog struct {
 	mu    sync.Mutex
 	waits []time.Duration
-	clock *fakeClock
+	clock *topupdtest.Clock
 }
 
 func (l *sleepLog) sleep(ctx context.Context, d time.Duration) error {

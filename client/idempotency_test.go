@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/topupd/topupd/client"
+	"github.com/topupd/topupd/internal/topupdtest"
 )
 
 // loseFirstPost is a transport whose first POST /orders reaches the server,
@@ -69,9 +70,9 @@ func (l *loseFirstPost) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // chargesOf counts an account's charge entries per order.
-func chargesOf(t *testing.T, s *server, a account) map[string]int {
+func chargesOf(t *testing.T, s *server, a topupdtest.Account) map[string]int {
 	t.Helper()
-	entries, err := s.ledger(a)
+	entries, err := s.AdminClient.Ledger(context.Background(), a.ID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +86,7 @@ func chargesOf(t *testing.T, s *server, a account) map[string]int {
 }
 
 // checkOneOrder checks that the account holds exactly one order, charged once.
-func checkOneOrder(t *testing.T, s *server, a account, c *client.Client, o *client.Order) {
+func checkOneOrder(t *testing.T, s *server, a topupdtest.Account, c *client.Client, o *client.Order) {
 	t.Helper()
 	charges := chargesOf(t, s, a)
 	if len(charges) != 1 || charges[o.OrderID] != 1 {
@@ -95,8 +96,8 @@ func checkOneOrder(t *testing.T, s *server, a account, c *client.Client, o *clie
 	if err != nil || p.Total != 1 || p.Orders[0].OrderID != o.OrderID {
 		t.Errorf("history %+v, %v; want only %s", p, err, o.OrderID)
 	}
-	if bal, err := c.Balance(context.Background()); err != nil || bal != money(t, "10")-money(t, pricePubg) {
-		t.Errorf("balance %v, %v; want 10 - %s", bal, err, pricePubg)
+	if bal, err := c.Balance(context.Background()); err != nil || bal != money(t, "10")-money(t, topupdtest.PricePubg) {
+		t.Errorf("balance %v, %v; want 10 - %s", bal, err, topupdtest.PricePubg)
 	}
 }
 
@@ -104,8 +105,8 @@ func TestLostPostAnswerIsReplayed(t *testing.T) {
 	s := newTestServer(t)
 	a := mustAccount(t, s, "10")
 	lose := &loseFirstPost{}
-	c := newClient(t, s, a.key, client.WithHTTPClient(&http.Client{Transport: lose}), client.WithSleep((&sleepLog{}).sleep))
-	o, err := c.PlaceOrder(ctxT(t, 5*time.Second), client.OrderRequest{PID: pidPubg, TrxID: s.trx(), UserID: "5123456789"})
+	c := newClient(t, s, a.Key, client.WithHTTPClient(&http.Client{Transport: lose}), client.WithSleep((&sleepLog{}).sleep))
+	o, err := c.PlaceOrder(ctxT(t, 5*time.Second), client.OrderRequest{PID: topupdtest.PIDPubg, TrxID: s.Trx(), UserID: "5123456789"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,9 +125,9 @@ func TestLostPostAnswerWhileInFlight(t *testing.T) {
 	mustSettings(t, s, map[string]any{"simCallMs": 500}) // the first POST holds its trxid for 500 ms
 	lose := &loseFirstPost{background: true, delay: 100 * time.Millisecond}
 	t.Cleanup(lose.wg.Wait)
-	c := newClient(t, s, a.key, client.WithHTTPClient(&http.Client{Transport: lose}),
+	c := newClient(t, s, a.Key, client.WithHTTPClient(&http.Client{Transport: lose}),
 		client.WithSleep(shortSleep(50*time.Millisecond)), client.WithRetries(50))
-	o, err := c.PlaceOrder(ctxT(t, 5*time.Second), client.OrderRequest{PID: pidPubg, TrxID: s.trx(), UserID: "5123456789"})
+	o, err := c.PlaceOrder(ctxT(t, 5*time.Second), client.OrderRequest{PID: topupdtest.PIDPubg, TrxID: s.Trx(), UserID: "5123456789"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,11 +152,11 @@ func TestLostPostAnswerWhileInFlight(t *testing.T) {
 
 func TestDeadlineStopsRetryAfterWait(t *testing.T) {
 	var calls atomic.Int64
-	s := newTestServer(t, withWrap(failFirst(1000, http.StatusServiceUnavailable, "MAINTENANCE", "30", &calls)))
+	s := newTestServer(t, topupdtest.WithWrap(failFirst(1000, http.StatusServiceUnavailable, "MAINTENANCE", "30", &calls)))
 	a := mustAccount(t, s, "2")
-	c := newClient(t, s, a.key)
+	c := newClient(t, s, a.Key)
 	start := time.Now()
-	_, err := c.PlaceOrder(ctxT(t, 2*time.Second), client.OrderRequest{PID: pidPubg, TrxID: s.trx(), UserID: "5123456789"})
+	_, err := c.PlaceOrder(ctxT(t, 2*time.Second), client.OrderRequest{PID: topupdtest.PIDPubg, TrxID: s.Trx(), UserID: "5123456789"})
 	if d := time.Since(start); d > 500*time.Millisecond {
 		t.Errorf("took %v; a 30 s Retry-After past the deadline should end the call at once", d)
 	}
@@ -169,9 +170,9 @@ func TestDeadlineStopsRetryAfterWait(t *testing.T) {
 
 func TestDeadlineStopsBackoff(t *testing.T) {
 	var calls atomic.Int64
-	s := newTestServer(t, withWrap(failFirst(1_000_000, http.StatusServiceUnavailable, "MAINTENANCE", "", &calls)))
+	s := newTestServer(t, topupdtest.WithWrap(failFirst(1_000_000, http.StatusServiceUnavailable, "MAINTENANCE", "", &calls)))
 	a := mustAccount(t, s, "2")
-	c := newClient(t, s, a.key, client.WithRetries(1_000_000), client.WithBackoff(20*time.Millisecond, 40*time.Millisecond))
+	c := newClient(t, s, a.Key, client.WithRetries(1_000_000), client.WithBackoff(20*time.Millisecond, 40*time.Millisecond))
 	start := time.Now()
 	_, err := c.Balance(ctxT(t, 300*time.Millisecond))
 	if d := time.Since(start); d > 600*time.Millisecond {
@@ -187,7 +188,7 @@ func TestDeadlineStopsBackoff(t *testing.T) {
 
 func TestDeadlineStopsHangingCall(t *testing.T) {
 	release := make(chan struct{})
-	s := newTestServer(t, withWrap(func(h http.Handler) http.Handler {
+	s := newTestServer(t, topupdtest.WithWrap(func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			select {
 			case <-r.Context().Done():
@@ -217,8 +218,8 @@ func TestClientTimeoutDuringPostIsSafe(t *testing.T) {
 	a := mustAccount(t, s, "10")
 	mustSettings(t, s, map[string]any{"simCallMs": 400}) // a new order takes 400 ms on the server
 	hc := &http.Client{Timeout: 150 * time.Millisecond}  // the client gives up on the first attempt
-	c := newClient(t, s, a.key, client.WithHTTPClient(hc), client.WithRetries(1000), client.WithSleep(shortSleep(20*time.Millisecond)))
-	o, err := c.PlaceOrder(ctxT(t, 10*time.Second), client.OrderRequest{PID: pidPubg, TrxID: s.trx(), UserID: "5123456789"})
+	c := newClient(t, s, a.Key, client.WithHTTPClient(hc), client.WithRetries(1000), client.WithSleep(shortSleep(20*time.Millisecond)))
+	o, err := c.PlaceOrder(ctxT(t, 10*time.Second), client.OrderRequest{PID: topupdtest.PIDPubg, TrxID: s.Trx(), UserID: "5123456789"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +229,7 @@ func TestClientTimeoutDuringPostIsSafe(t *testing.T) {
 	// The first attempt's caller is gone, so its supplier call may still be
 	// running: the replay may be processing. It must end completed, once.
 	if !o.Final() {
-		c2 := newClient(t, s, a.key, client.WithPollInterval(20*time.Millisecond))
+		c2 := newClient(t, s, a.Key, client.WithPollInterval(20*time.Millisecond))
 		if o, err = c2.WaitForOrder(ctxT(t, 10*time.Second), o.OrderID); err != nil {
 			t.Fatal(err)
 		}

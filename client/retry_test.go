@@ -11,14 +11,15 @@ import (
 	"time"
 
 	"github.com/topupd/topupd/client"
+	"github.com/topupd/topupd/internal/topupdtest"
 )
 
 func TestRateLimitHonoursRetryAfter(t *testing.T) {
-	clock := newFakeClock()
-	s := newTestServer(t, withRates(2, 1000, clock.Now))
+	clock := topupdtest.NewClock()
+	s := newTestServer(t, topupdtest.WithRates(2, 1000), topupdtest.WithRateClock(clock))
 	a := mustAccount(t, s, "10")
 	sl := &sleepLog{clock: clock}
-	c := newClient(t, s, a.key, client.WithSleep(sl.sleep))
+	c := newClient(t, s, a.Key, client.WithSleep(sl.sleep))
 	ctx := ctxT(t, 10*time.Second)
 	for i := range 12 {
 		var err error
@@ -46,7 +47,7 @@ func TestRateLimitHonoursRetryAfter(t *testing.T) {
 	}
 
 	// Without retries, the limit is an *Error carrying Retry-After.
-	strict := newClient(t, s, a.key, client.WithRetries(0))
+	strict := newClient(t, s, a.Key, client.WithRetries(0))
 	var err error
 	for range 3 {
 		if _, err = strict.Balance(ctx); err != nil {
@@ -60,11 +61,11 @@ func TestRateLimitHonoursRetryAfter(t *testing.T) {
 }
 
 func TestRateLimitConcurrentBurst(t *testing.T) {
-	clock := newFakeClock()
-	s := newTestServer(t, withRates(2, 1000, clock.Now))
+	clock := topupdtest.NewClock()
+	s := newTestServer(t, topupdtest.WithRates(2, 1000), topupdtest.WithRateClock(clock))
 	a := mustAccount(t, s, "100")
 	sl := &sleepLog{clock: clock}
-	c := newClient(t, s, a.key, client.WithSleep(sl.sleep), client.WithRetries(100))
+	c := newClient(t, s, a.Key, client.WithSleep(sl.sleep), client.WithRetries(100))
 	ctx := ctxT(t, 10*time.Second)
 	var wg sync.WaitGroup
 	errs := make(chan error, 40)
@@ -72,7 +73,7 @@ func TestRateLimitConcurrentBurst(t *testing.T) {
 		wg.Go(func() {
 			for i := range 5 {
 				if i == 0 {
-					_, err := c.PlaceOrder(ctx, client.OrderRequest{PID: pidPubg, TrxID: s.trx(), UserID: "5123456789"})
+					_, err := c.PlaceOrder(ctx, client.OrderRequest{PID: topupdtest.PIDPubg, TrxID: s.Trx(), UserID: "5123456789"})
 					errs <- err
 					continue
 				}
@@ -92,15 +93,15 @@ func TestRateLimitConcurrentBurst(t *testing.T) {
 		t.Error("the limit never tripped")
 	}
 	bal, err := c.Balance(ctx)
-	if want := money(t, "100") - 8*money(t, pricePubg); err != nil || bal != want {
+	if want := money(t, "100") - 8*money(t, topupdtest.PricePubg); err != nil || bal != want {
 		t.Errorf("balance %v, %v; want %v", bal, err, want)
 	}
 }
 
 func TestRateLimitRealClock(t *testing.T) {
-	s := newTestServer(t, withRates(3, 1000, nil))
+	s := newTestServer(t, topupdtest.WithRates(3, 1000))
 	a := mustAccount(t, s, "1")
-	c := newClient(t, s, a.key)
+	c := newClient(t, s, a.Key)
 	ctx := ctxT(t, 5*time.Second)
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -138,11 +139,11 @@ func failFirst(n int64, status int, code, retryAfter string, calls *atomic.Int64
 
 func TestRetries503WithBackoff(t *testing.T) {
 	var calls atomic.Int64
-	s := newTestServer(t, withWrap(failFirst(3, http.StatusServiceUnavailable, "MAINTENANCE", "", &calls)))
+	s := newTestServer(t, topupdtest.WithWrap(failFirst(3, http.StatusServiceUnavailable, "MAINTENANCE", "", &calls)))
 	a := mustAccount(t, s, "2")
 	sl := &sleepLog{}
 	base := 100 * time.Millisecond
-	c := newClient(t, s, a.key, client.WithSleep(sl.sleep), client.WithBackoff(base, 300*time.Millisecond))
+	c := newClient(t, s, a.Key, client.WithSleep(sl.sleep), client.WithBackoff(base, 300*time.Millisecond))
 	bal, err := c.Balance(ctx503(t))
 	if err != nil || bal != money(t, "2") {
 		t.Fatalf("Balance = %v, %v", bal, err)
@@ -165,11 +166,11 @@ func ctx503(t *testing.T) context.Context { return ctxT(t, 5*time.Second) }
 
 func TestRetries503WithRetryAfter(t *testing.T) {
 	var calls atomic.Int64
-	s := newTestServer(t, withWrap(failFirst(2, http.StatusServiceUnavailable, "API_ORDER_DISABLED", "2", &calls)))
+	s := newTestServer(t, topupdtest.WithWrap(failFirst(2, http.StatusServiceUnavailable, "API_ORDER_DISABLED", "2", &calls)))
 	a := mustAccount(t, s, "2")
 	sl := &sleepLog{}
-	c := newClient(t, s, a.key, client.WithSleep(sl.sleep))
-	o, err := c.PlaceOrder(ctx503(t), client.OrderRequest{PID: pidPubg, TrxID: s.trx(), UserID: "5123456789"})
+	c := newClient(t, s, a.Key, client.WithSleep(sl.sleep))
+	o, err := c.PlaceOrder(ctx503(t), client.OrderRequest{PID: topupdtest.PIDPubg, TrxID: s.Trx(), UserID: "5123456789"})
 	if err != nil || o.Status != client.StatusCompleted || o.IdempotentReplay {
 		t.Fatalf("PlaceOrder = %+v, %v", o, err)
 	}
@@ -180,10 +181,10 @@ func TestRetries503WithRetryAfter(t *testing.T) {
 
 func TestRetriesExhausted(t *testing.T) {
 	var calls atomic.Int64
-	s := newTestServer(t, withWrap(failFirst(100, http.StatusServiceUnavailable, "MAINTENANCE", "", &calls)))
+	s := newTestServer(t, topupdtest.WithWrap(failFirst(100, http.StatusServiceUnavailable, "MAINTENANCE", "", &calls)))
 	a := mustAccount(t, s, "2")
 	sl := &sleepLog{}
-	c := newClient(t, s, a.key, client.WithSleep(sl.sleep), client.WithRetries(2))
+	c := newClient(t, s, a.Key, client.WithSleep(sl.sleep), client.WithRetries(2))
 	_, err := c.Balance(ctx503(t))
 	wantError(t, err, http.StatusServiceUnavailable, client.CodeMaintenance, "MAINTENANCE")
 	if calls.Load() != 3 || len(sl.get()) != 2 {
@@ -194,9 +195,9 @@ func TestRetriesExhausted(t *testing.T) {
 func TestOtherStatusesNotRetried(t *testing.T) {
 	for _, status := range []int{http.StatusInternalServerError, http.StatusBadRequest, http.StatusConflict} {
 		var calls atomic.Int64
-		s := newTestServer(t, withWrap(failFirst(1, status, "X", "1", &calls)))
+		s := newTestServer(t, topupdtest.WithWrap(failFirst(1, status, "X", "1", &calls)))
 		a := mustAccount(t, s, "2")
-		c := newClient(t, s, a.key, client.WithSleep((&sleepLog{}).sleep))
+		c := newClient(t, s, a.Key, client.WithSleep((&sleepLog{}).sleep))
 		_, err := c.Balance(context.Background())
 		wantError(t, err, status, "X", "X")
 		if calls.Load() != 1 {
@@ -207,7 +208,7 @@ func TestOtherStatusesNotRetried(t *testing.T) {
 
 func TestNonJSONErrorAnswer(t *testing.T) {
 	var calls atomic.Int64
-	s := newTestServer(t, withWrap(func(h http.Handler) http.Handler {
+	s := newTestServer(t, topupdtest.WithWrap(func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if calls.Add(1) == 1 {
 				http.Error(w, "<html>bad gateway</html>", http.StatusBadGateway)
@@ -217,14 +218,14 @@ func TestNonJSONErrorAnswer(t *testing.T) {
 		})
 	}))
 	a := mustAccount(t, s, "2")
-	c := newClient(t, s, a.key, client.WithRetries(0))
+	c := newClient(t, s, a.Key, client.WithRetries(0))
 	_, err := c.Balance(context.Background())
 	e := wantError(t, err, http.StatusBadGateway, "", "Bad Gateway")
 	if e.Detail != "<html>bad gateway</html>" {
 		t.Errorf("detail %q", e.Detail)
 	}
 	// With retries, a 502 is retried.
-	c = newClient(t, s, a.key, client.WithSleep((&sleepLog{}).sleep))
+	c = newClient(t, s, a.Key, client.WithSleep((&sleepLog{}).sleep))
 	calls.Store(0)
 	if _, err := c.Balance(context.Background()); err != nil {
 		t.Error(err)
@@ -244,12 +245,12 @@ func TestNetworkErrorRetried(t *testing.T) {
 		}
 		return http.DefaultTransport.RoundTrip(r)
 	})}
-	c := newClient(t, s, a.key, client.WithHTTPClient(hc), client.WithSleep((&sleepLog{}).sleep))
+	c := newClient(t, s, a.Key, client.WithHTTPClient(hc), client.WithSleep((&sleepLog{}).sleep))
 	if bal, err := c.Balance(context.Background()); err != nil || bal != money(t, "2") {
 		t.Errorf("Balance = %v, %v", bal, err)
 	}
 	n.Store(-100)
-	c = newClient(t, s, a.key, client.WithHTTPClient(hc), client.WithSleep((&sleepLog{}).sleep), client.WithRetries(3))
+	c = newClient(t, s, a.Key, client.WithHTTPClient(hc), client.WithSleep((&sleepLog{}).sleep), client.WithRetries(3))
 	if _, err := c.Balance(context.Background()); !errors.Is(err, errLost) {
 		t.Errorf("after the retries: %v, want errLost", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/topupd/topupd/client"
+	"github.com/topupd/topupd/internal/topupdtest"
 )
 
 func TestWaitForOrderCompleted(t *testing.T) {
@@ -16,8 +17,8 @@ func TestWaitForOrderCompleted(t *testing.T) {
 	a := mustAccount(t, s, "10")
 	mustSettings(t, s, map[string]any{"simDelayMs": 300})
 	var gets atomic.Int64
-	c := newClient(t, s, a.key, client.WithPollInterval(50*time.Millisecond), client.WithHTTPClient(countingHTTP(&gets)))
-	o := mustOrder(t, c, client.OrderRequest{PID: pidPubg, TrxID: s.trx(), UserID: "5123456789"})
+	c := newClient(t, s, a.Key, client.WithPollInterval(50*time.Millisecond), client.WithHTTPClient(countingHTTP(&gets)))
+	o := mustOrder(t, c, client.OrderRequest{PID: topupdtest.PIDPubg, TrxID: s.Trx(), UserID: "5123456789"})
 	if o.Status != client.StatusProcessing || o.Final() {
 		t.Fatalf("placed order is %s, want processing", o.Status)
 	}
@@ -38,8 +39,8 @@ func TestWaitForOrderCancelledAndRefunded(t *testing.T) {
 	s := newTestServer(t)
 	a := mustAccount(t, s, "10")
 	mustSettings(t, s, map[string]any{"simDelayMs": 200})
-	c := newClient(t, s, a.key, client.WithPollInterval(50*time.Millisecond))
-	o := mustOrder(t, c, client.OrderRequest{PID: pidPubg, TrxID: s.trx(), UserID: "99990001"})
+	c := newClient(t, s, a.Key, client.WithPollInterval(50*time.Millisecond))
+	o := mustOrder(t, c, client.OrderRequest{PID: topupdtest.PIDPubg, TrxID: s.Trx(), UserID: "99990001"})
 	done, err := c.WaitForOrder(ctxT(t, 5*time.Second), o.OrderID)
 	if err != nil {
 		t.Fatal(err)
@@ -55,11 +56,11 @@ func TestWaitForOrderCancelledAndRefunded(t *testing.T) {
 func TestWaitForOrderManualCodes(t *testing.T) {
 	s := newTestServer(t)
 	a := mustAccount(t, s, "10")
-	c := newClient(t, s, a.key, client.WithPollInterval(20*time.Millisecond))
-	o := mustOrder(t, c, client.OrderRequest{PID: pidPubgM, TrxID: s.trx(), UserID: "5123456789"})
+	c := newClient(t, s, a.Key, client.WithPollInterval(20*time.Millisecond))
+	o := mustOrder(t, c, client.OrderRequest{PID: topupdtest.PIDPubgManual, TrxID: s.Trx(), UserID: "5123456789"})
 	go func() {
 		time.Sleep(100 * time.Millisecond)
-		if err := s.adminCall("POST", "/admin/orders/"+o.OrderID+"/complete", map[string]any{"codes": []string{"CODE-1"}}, nil); err != nil {
+		if err := s.AdminClient.Do(context.Background(), "POST", "/admin/orders/"+o.OrderID+"/complete", map[string]any{"codes": []string{"CODE-1"}}, nil); err != nil {
 			t.Error(err)
 		}
 	}()
@@ -73,8 +74,8 @@ func TestWaitForOrderContext(t *testing.T) {
 	s := newTestServer(t)
 	a := mustAccount(t, s, "10")
 	mustSettings(t, s, map[string]any{"simDelayMs": 60_000})
-	c := newClient(t, s, a.key, client.WithPollInterval(50*time.Millisecond))
-	o := mustOrder(t, c, client.OrderRequest{PID: pidPubg, TrxID: s.trx(), UserID: "5123456789"})
+	c := newClient(t, s, a.Key, client.WithPollInterval(50*time.Millisecond))
+	o := mustOrder(t, c, client.OrderRequest{PID: topupdtest.PIDPubg, TrxID: s.Trx(), UserID: "5123456789"})
 
 	start := time.Now()
 	last, err := c.WaitForOrder(ctxT(t, 300*time.Millisecond), o.OrderID)
@@ -95,7 +96,7 @@ func TestWaitForOrderContext(t *testing.T) {
 	}
 
 	// A poll interval past the deadline ends the wait after the first look.
-	slow := newClient(t, s, a.key, client.WithPollInterval(time.Hour))
+	slow := newClient(t, s, a.Key, client.WithPollInterval(time.Hour))
 	start = time.Now()
 	if _, err := slow.WaitForOrder(ctxT(t, 2*time.Second), o.OrderID); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("slow poll: %v", err)
@@ -108,8 +109,8 @@ func TestWaitForOrderContext(t *testing.T) {
 func TestWaitForOrderFakeClock(t *testing.T) {
 	s := newTestServer(t)
 	a := mustAccount(t, s, "10")
-	c0 := newClient(t, s, a.key)
-	o := mustOrder(t, c0, client.OrderRequest{PID: pidPubgM, TrxID: s.trx(), UserID: "5123456789"})
+	c0 := newClient(t, s, a.Key)
+	o := mustOrder(t, c0, client.OrderRequest{PID: topupdtest.PIDPubgManual, TrxID: s.Trx(), UserID: "5123456789"})
 	// The sleep hook finishes the order by hand on the third poll's wait.
 	var polls atomic.Int64
 	sleep := func(ctx context.Context, d time.Duration) error {
@@ -117,11 +118,11 @@ func TestWaitForOrderFakeClock(t *testing.T) {
 			t.Errorf("poll interval %v, want the default %v", d, client.DefaultPollInterval)
 		}
 		if polls.Add(1) == 3 {
-			return s.adminCall("POST", "/admin/orders/"+o.OrderID+"/cancel", map[string]any{"error": "OUT OF SERVICE"}, nil)
+			return s.AdminClient.Do(context.Background(), "POST", "/admin/orders/"+o.OrderID+"/cancel", map[string]any{"error": "OUT OF SERVICE"}, nil)
 		}
 		return nil
 	}
-	c := newClient(t, s, a.key, client.WithSleep(sleep))
+	c := newClient(t, s, a.Key, client.WithSleep(sleep))
 	done, err := c.WaitForOrder(ctxT(t, 5*time.Second), o.OrderID)
 	if err != nil || done.Status != client.StatusCancelled || !done.Refunded || done.Error != "OUT OF SERVICE" {
 		t.Errorf("WaitForOrder = %+v, %v", done, err)

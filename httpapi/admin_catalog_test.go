@@ -9,17 +9,18 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/internal/topupdtest"
 )
 
 // TestPatchPack: PATCH changes only the fields it sends: a price edit keeps
 // the pack's supplier; a PUT replaces the whole pack.
 func TestPatchPack(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.loadCatalog()
+	h := topupdtest.New(t)
+	h.LoadCatalog()
 	manual := func() map[string]any {
-		for _, p := range h.adminOK(http.StatusOK, "GET", "/admin/products", nil).body["products"].([]any) {
-			if p := p.(map[string]any); p["pid"] == pidPubgManual {
+		for _, p := range h.AdminOK(http.StatusOK, "GET", "/admin/products", nil).Body["products"].([]any) {
+			if p := p.(map[string]any); p["pid"] == topupdtest.PIDPubgManual {
 				return p
 			}
 		}
@@ -27,15 +28,15 @@ func TestPatchPack(t *testing.T) {
 		return nil
 	}
 	want := manual()
-	r := h.adminOK(http.StatusOK, "PATCH", "/admin/products/"+pidPubgManual, map[string]any{"priceUsd": usd("2.5")})
-	if r.str("provider") != "manual" || r.num("priceUsd") != "2.5" {
+	r := h.AdminOK(http.StatusOK, "PATCH", "/admin/products/"+topupdtest.PIDPubgManual, map[string]any{"priceUsd": topupdtest.USD("2.5")})
+	if r.Str("provider") != "manual" || r.Num("priceUsd") != "2.5" {
 		t.Errorf("PATCH of the price: %v", r)
 	}
-	want["priceUsd"] = usd("2.5")
+	want["priceUsd"] = topupdtest.USD("2.5")
 	if diff := cmp.Diff(want, manual()); diff != "" {
 		t.Errorf("pack after a price PATCH (-want +got):\n%s", diff)
 	}
-	h.adminOK(http.StatusOK, "PATCH", "/admin/products/"+pidPubgManual, map[string]any{"status": "disabled", "name": "Manual UC (paused)"})
+	h.AdminOK(http.StatusOK, "PATCH", "/admin/products/"+topupdtest.PIDPubgManual, map[string]any{"status": "disabled", "name": "Manual UC (paused)"})
 	want["status"], want["name"] = "disabled", "Manual UC (paused)"
 	if diff := cmp.Diff(want, manual()); diff != "" {
 		t.Errorf("pack after a status and name PATCH (-want +got):\n%s", diff)
@@ -44,22 +45,22 @@ func TestPatchPack(t *testing.T) {
 		body map[string]any
 		code string
 	}{
-		{map[string]any{"priceUsd": usd("0")}, "INVALID_BODY"},
+		{map[string]any{"priceUsd": topupdtest.USD("0")}, "INVALID_BODY"},
 		{map[string]any{"provider": "nobody"}, "INVALID_BODY"},
 		{map[string]any{"slug": "nosuchline"}, "INVALID_BODY"},
 		{map[string]any{"provider": "upstream", "upstream": "nowhere", "upstreamPid": "x"}, "INVALID_BODY"},
 		{map[string]any{"pid": "another"}, "INVALID_BODY"},
 		{map[string]any{"colour": "red"}, "INVALID_BODY"},
 	} {
-		r := h.adminDo("PATCH", "/admin/products/"+pidPubgManual, bad.body)
-		if r.status != http.StatusBadRequest || r.str("code") != bad.code {
+		r := h.AdminDo("PATCH", "/admin/products/"+topupdtest.PIDPubgManual, bad.body)
+		if r.Status != http.StatusBadRequest || r.Str("code") != bad.code {
 			t.Errorf("PATCH %v: %v, want 400 %s", bad.body, r, bad.code)
 		}
 	}
 	if diff := cmp.Diff(want, manual()); diff != "" {
 		t.Errorf("refused PATCHes changed the pack (-want +got):\n%s", diff)
 	}
-	if r := h.adminDo("PATCH", "/admin/products/nosuchpack", map[string]any{"priceUsd": usd("1")}); r.status != http.StatusNotFound {
+	if r := h.AdminDo("PATCH", "/admin/products/nosuchpack", map[string]any{"priceUsd": topupdtest.USD("1")}); r.Status != http.StatusNotFound {
 		t.Errorf("PATCH of an unknown pack: %v", r)
 	}
 
@@ -68,14 +69,14 @@ func TestPatchPack(t *testing.T) {
 	for i := range 10 {
 		wg.Go(func() {
 			if i == 5 {
-				h.adminOK(http.StatusOK, "PATCH", "/admin/products/"+pidPubgManual, map[string]any{"provider": "sim"})
+				h.AdminOK(http.StatusOK, "PATCH", "/admin/products/"+topupdtest.PIDPubgManual, map[string]any{"provider": "sim"})
 				return
 			}
-			h.adminOK(http.StatusOK, "PATCH", "/admin/products/"+pidPubgManual, map[string]any{"priceUsd": usd("3")})
+			h.AdminOK(http.StatusOK, "PATCH", "/admin/products/"+topupdtest.PIDPubgManual, map[string]any{"priceUsd": topupdtest.USD("3")})
 		})
 	}
 	wg.Wait()
-	if got := manual(); got["provider"] != "sim" || got["priceUsd"] != usd("3") {
+	if got := manual(); got["provider"] != "sim" || got["priceUsd"] != topupdtest.USD("3") {
 		t.Errorf("after racing PATCHes: %v", got)
 	}
 }
@@ -83,10 +84,10 @@ func TestPatchPack(t *testing.T) {
 // TestPatchLine: PATCH of a line changes only what it sends.
 func TestPatchLine(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.loadCatalog()
+	h := topupdtest.New(t)
+	h.LoadCatalog()
 	line := func() map[string]any {
-		for _, l := range h.adminOK(http.StatusOK, "GET", "/admin/services", nil).body["services"].([]any) {
+		for _, l := range h.AdminOK(http.StatusOK, "GET", "/admin/services", nil).Body["services"].([]any) {
 			if l := l.(map[string]any); l["slug"] == "wutheringwaves" {
 				return l
 			}
@@ -95,15 +96,15 @@ func TestPatchLine(t *testing.T) {
 		return nil
 	}
 	want := line()
-	h.adminOK(http.StatusOK, "PATCH", "/admin/services/wutheringwaves", map[string]any{"status": "disabled"})
+	h.AdminOK(http.StatusOK, "PATCH", "/admin/services/wutheringwaves", map[string]any{"status": "disabled"})
 	want["status"] = "disabled"
 	if diff := cmp.Diff(want, line()); diff != "" {
 		t.Errorf("line after a status PATCH (-want +got):\n%s", diff)
 	}
-	if r := h.adminDo("PATCH", "/admin/services/wutheringwaves", map[string]any{"kind": "nonsense"}); r.status != http.StatusBadRequest {
+	if r := h.AdminDo("PATCH", "/admin/services/wutheringwaves", map[string]any{"kind": "nonsense"}); r.Status != http.StatusBadRequest {
 		t.Errorf("PATCH with a bad kind: %v", r)
 	}
-	if r := h.adminDo("PATCH", "/admin/services/nosuchline", map[string]any{"status": "active"}); r.status != http.StatusNotFound {
+	if r := h.AdminDo("PATCH", "/admin/services/nosuchline", map[string]any{"status": "active"}); r.Status != http.StatusNotFound {
 		t.Errorf("PATCH of an unknown line: %v", r)
 	}
 	if diff := cmp.Diff(want, line()); diff != "" {
@@ -116,33 +117,33 @@ func TestPatchLine(t *testing.T) {
 // stored earlier is PRODUCT_DISABLED to order and absent from the catalog.
 func TestSimOff(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, withSimOff())
-	h.putLine("pubg", map[string]any{"productName": "PUBG UC", "gameName": "PUBG Mobile", "game": "pubg", "kind": "topup",
+	h := topupdtest.New(t, topupdtest.WithSimOff())
+	h.PutLine("pubg", map[string]any{"productName": "PUBG UC", "gameName": "PUBG Mobile", "game": "pubg", "kind": "topup",
 		"status": "active", "required": []map[string]any{{"field": "userId", "label": "Player ID"}}})
 	for _, body := range []map[string]any{
-		{"slug": "pubg", "name": "60 UC", "priceUsd": usd("1"), "status": "active"},
-		{"slug": "pubg", "name": "60 UC", "priceUsd": usd("1"), "status": "active", "provider": "sim"},
+		{"slug": "pubg", "name": "60 UC", "priceUsd": topupdtest.USD("1"), "status": "active"},
+		{"slug": "pubg", "name": "60 UC", "priceUsd": topupdtest.USD("1"), "status": "active", "provider": "sim"},
 	} {
-		r := h.adminDo("PUT", "/admin/products/uc60", body)
+		r := h.AdminDo("PUT", "/admin/products/uc60", body)
 		wantFailure(t, r, http.StatusBadRequest, "SIM_DISABLED", "SIM_DISABLED")
 	}
-	h.adminOK(http.StatusOK, "PUT", "/admin/products/uc60", map[string]any{"slug": "pubg", "name": "60 UC", "priceUsd": usd("1"),
+	h.AdminOK(http.StatusOK, "PUT", "/admin/products/uc60", map[string]any{"slug": "pubg", "name": "60 UC", "priceUsd": topupdtest.USD("1"),
 		"status": "active", "provider": "manual"})
-	r := h.adminDo("PATCH", "/admin/products/uc60", map[string]any{"provider": "sim"})
+	r := h.AdminDo("PATCH", "/admin/products/uc60", map[string]any{"provider": "sim"})
 	wantFailure(t, r, http.StatusBadRequest, "SIM_DISABLED", "SIM_DISABLED")
 
 	// A sim pack stored before sim was turned off.
-	if err := h.store.PutPack(t.Context(), simPack("uc325")); err != nil {
+	if err := h.Store.PutPack(t.Context(), simPack("uc325")); err != nil {
 		t.Fatal(err)
 	}
-	a := h.newAccount("10", nil)
-	before := h.snapshot(a)
-	r = h.do("POST", "/orders", a.key, order{"pid": "uc325", "trxid": h.trx(), "userId": "5123"})
+	a := h.NewAccount("10", nil)
+	before := h.Snapshot(a)
+	r = h.Do("POST", "/orders", a.Key, order{"pid": "uc325", "trxid": h.Trx(), "userId": "5123"})
 	wantFailure(t, r, http.StatusBadRequest, "PRODUCT_DISABLED", "PRODUCT DISABLED")
-	if diff := cmp.Diff(before, h.snapshot(a)); diff != "" {
+	if diff := cmp.Diff(before, h.Snapshot(a)); diff != "" {
 		t.Errorf("a refused sim order moved something (-before +after):\n%s", diff)
 	}
-	if p := h.products(a); p["uc325"] != nil || p["uc60"] == nil {
+	if p := h.Products(a); p["uc325"] != nil || p["uc60"] == nil {
 		t.Errorf("catalog with sim off: %v", p)
 	}
 }
@@ -157,24 +158,24 @@ func simPack(pid string) topupd.Pack {
 // needs quantity, matched against the line's pattern.
 func TestLineRequiresQuantity(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.loadCatalog()
-	h.putLine("gamekey", map[string]any{"productName": "Game keys", "gameName": "Game keys", "game": "gamekey", "kind": "gamekey",
+	h := topupdtest.New(t)
+	h.LoadCatalog()
+	h.PutLine("gamekey", map[string]any{"productName": "Game keys", "gameName": "Game keys", "game": "gamekey", "kind": "gamekey",
 		"status": "active", "required": []map[string]any{{"field": "quantity", "label": "Quantity", "pattern": "^[1-9][0-9]{0,2}$"}}})
-	services := h.do("GET", "/services", h.newAccount("1", nil).key, nil)
-	if !strings.Contains(string(services.raw), `{"field":"quantity","label":"Quantity"`) {
-		t.Errorf("GET /services does not show the required quantity: %s", services.raw)
+	services := h.Do("GET", "/services", h.NewAccount("1", nil).Key, nil)
+	if !strings.Contains(string(services.Raw), `{"field":"quantity","label":"Quantity"`) {
+		t.Errorf("GET /services does not show the required quantity: %s", services.Raw)
 	}
-	a := h.newAccount("10", nil)
-	before := h.snapshot(a)
-	r := h.do("POST", "/orders", a.key, order{"pid": pidKey, "trxid": h.trx()})
-	if r.status != http.StatusBadRequest || r.str("error") != "INVALID REQUEST" {
+	a := h.NewAccount("10", nil)
+	before := h.Snapshot(a)
+	r := h.Do("POST", "/orders", a.Key, order{"pid": topupdtest.PIDKey, "trxid": h.Trx()})
+	if r.Status != http.StatusBadRequest || r.Str("error") != "INVALID REQUEST" {
 		t.Errorf("an order without the required quantity: %v, want 400 INVALID REQUEST", r)
 	}
-	if diff := cmp.Diff(before, h.snapshot(a)); diff != "" {
+	if diff := cmp.Diff(before, h.Snapshot(a)); diff != "" {
 		t.Errorf("the refused order moved something (-want +got):\n%s", diff)
 	}
-	if r := h.place(a, order{"pid": pidKey, "trxid": h.trx(), "quantity": 2}); r.str("status") != "completed" || len(stringsOf(r.body["codes"])) != 2 {
+	if r := h.Place(a, order{"pid": topupdtest.PIDKey, "trxid": h.Trx(), "quantity": 2}); r.Str("status") != "completed" || len(stringsOf(r.Body["codes"])) != 2 {
 		t.Errorf("an order with the required quantity: %v", r)
 	}
 }

@@ -5,19 +5,21 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/topupd/topupd/internal/topupdtest"
 )
 
 // TestDebugProfiles: the runtime profiles answer on the admin API with the
 // admin token and not without it.
 func TestDebugProfiles(t *testing.T) {
-	h := newHarness(t)
+	h := topupdtest.New(t)
 	get := func(path, token string) (int, string) {
 		t.Helper()
-		req, _ := http.NewRequest("GET", h.admin.URL+path, nil)
+		req, _ := http.NewRequest("GET", h.Admin.URL+path, nil)
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
 		}
-		resp, err := h.client.Do(req)
+		resp, err := h.HTTP.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -33,13 +35,13 @@ func TestDebugProfiles(t *testing.T) {
 			t.Errorf("%s with a wrong token: %d", path, status)
 		}
 	}
-	if status, body := get("/admin/debug/pprof/", h.token); status != http.StatusOK || !strings.Contains(body, "goroutine") {
+	if status, body := get("/admin/debug/pprof/", h.Token); status != http.StatusOK || !strings.Contains(body, "goroutine") {
 		t.Errorf("index: %d %.200s", status, body)
 	}
-	if status, body := get("/admin/debug/pprof/goroutine?debug=1", h.token); status != http.StatusOK || !strings.Contains(body, "goroutine profile") {
+	if status, body := get("/admin/debug/pprof/goroutine?debug=1", h.Token); status != http.StatusOK || !strings.Contains(body, "goroutine profile") {
 		t.Errorf("goroutine profile: %d %.200s", status, body)
 	}
-	if status, body := get("/admin/debug/pprof/profile?seconds=1", h.token); status != http.StatusOK || len(body) == 0 {
+	if status, body := get("/admin/debug/pprof/profile?seconds=1", h.Token); status != http.StatusOK || len(body) == 0 {
 		t.Errorf("CPU profile: %d, %d bytes", status, len(body))
 	}
 }

@@ -7,12 +7,13 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/topupd/topupd/internal/topupdtest"
 )
 
 // orderIDs lists the orderId of each order of a list answer.
-func orderIDs(r reply) []string {
+func orderIDs(r topupdtest.Reply) []string {
 	var out []string
-	items, _ := r.body["orders"].([]any)
+	items, _ := r.Body["orders"].([]any)
 	for _, it := range items {
 		out = append(out, it.(map[string]any)["orderId"].(string))
 	}
@@ -23,21 +24,21 @@ func orderIDs(r reply) []string {
 // the contract, pages with a cursor, and refuses what it cannot read.
 func TestAdminOrdersFilters(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.loadCatalog()
-	a := h.newAccount("100", nil)
-	b := h.newAccount("100", nil)
+	h := topupdtest.New(t)
+	h.LoadCatalog()
+	a := h.NewAccount("100", nil)
+	b := h.NewAccount("100", nil)
 	var ids []string // newest last
-	place := func(acc account, body order) string {
-		id := h.place(acc, body).str("orderId")
+	place := func(acc topupdtest.Account, body order) string {
+		id := h.Place(acc, body).Str("orderId")
 		ids = append(ids, id)
 		return id
 	}
-	trxA := h.trx()
-	place(a, order{"pid": pidPubg, "trxid": trxA, "userId": "5123"})
-	place(b, order{"pid": pidKey, "trxid": h.trx(), "quantity": 1})
-	manual := place(b, order{"pid": pidPubgManual, "trxid": h.trx(), "userId": "5124"})
-	place(a, order{"pid": pidPubg, "trxid": h.trx(), "userId": "99990001"}) // cancelled by sim
+	trxA := h.Trx()
+	place(a, order{"pid": topupdtest.PIDPubg, "trxid": trxA, "userId": "5123"})
+	place(b, order{"pid": topupdtest.PIDKey, "trxid": h.Trx(), "quantity": 1})
+	manual := place(b, order{"pid": topupdtest.PIDPubgManual, "trxid": h.Trx(), "userId": "5124"})
+	place(a, order{"pid": topupdtest.PIDPubg, "trxid": h.Trx(), "userId": "99990001"}) // cancelled by sim
 	rev := func(s ...string) []string {
 		out := make([]string, len(s))
 		for i, v := range s {
@@ -50,22 +51,22 @@ func TestAdminOrdersFilters(t *testing.T) {
 		want  []string
 	}{
 		{"", rev(ids...)},
-		{"accountId=" + b.id, rev(ids[1], ids[2])},
+		{"accountId=" + b.ID, rev(ids[1], ids[2])},
 		{"trxid=" + url.QueryEscape(trxA), []string{ids[0]}},
-		{"pid=" + pidPubg, rev(ids[0], ids[3])},
+		{"pid=" + topupdtest.PIDPubg, rev(ids[0], ids[3])},
 		{"slug=pubg", rev(ids[0], ids[2], ids[3])},
 		{"provider=manual", []string{manual}},
 		{"status=processing", []string{manual}},
-		{"status=cancelled&accountId=" + a.id, []string{ids[3]}},
+		{"status=cancelled&accountId=" + a.ID, []string{ids[3]}},
 		{"from=2000-01-01T00:00:00Z&to=2999-01-01T00:00:00Z", rev(ids...)},
 		{"to=2000-01-01T00:00:00Z", nil},
 	}
 	for _, c := range cases {
-		r := h.adminOK(http.StatusOK, "GET", "/admin/orders?"+c.query, nil)
+		r := h.AdminOK(http.StatusOK, "GET", "/admin/orders?"+c.query, nil)
 		if diff := cmp.Diff(c.want, orderIDs(r)); diff != "" {
 			t.Errorf("?%s (-want +got):\n%s", c.query, diff)
 		}
-		for _, it := range r.body["orders"].([]any) {
+		for _, it := range r.Body["orders"].([]any) {
 			if _, ok := it.(map[string]any)["success"]; ok {
 				t.Errorf("?%s: a listed order carries success: %v", c.query, it)
 			}
@@ -80,10 +81,10 @@ func TestAdminOrdersFilters(t *testing.T) {
 		if cursor != "" {
 			q += "&cursor=" + cursor
 		}
-		r := h.adminOK(http.StatusOK, "GET", "/admin/orders?"+q, nil)
+		r := h.AdminOK(http.StatusOK, "GET", "/admin/orders?"+q, nil)
 		got = append(got, orderIDs(r)...)
-		next, _ := r.body["nextCursor"].(string)
-		if r.body["nextCursor"] != nil && next == "" || !r.has("nextCursor") {
+		next, _ := r.Body["nextCursor"].(string)
+		if r.Body["nextCursor"] != nil && next == "" || !r.Has("nextCursor") {
 			t.Fatalf("nextCursor: %v", r)
 		}
 		if next == "" {
@@ -97,12 +98,12 @@ func TestAdminOrdersFilters(t *testing.T) {
 
 	for _, q := range []string{"overdue=true", "nosuch=1", "limit=0", "limit=501", "limit=x", "cursor=abc", "status=done",
 		"from=yesterday", "status=processing&status=completed"} {
-		r := h.adminDo("GET", "/admin/orders?"+q, nil)
-		if r.status != http.StatusBadRequest || r.str("code") != "INVALID_REQUEST" {
+		r := h.AdminDo("GET", "/admin/orders?"+q, nil)
+		if r.Status != http.StatusBadRequest || r.Str("code") != "INVALID_REQUEST" {
 			t.Errorf("?%s: %v, want 400 INVALID_REQUEST", q, r)
 		}
 	}
-	if r := h.adminOK(http.StatusOK, "GET", "/admin/orders?limit=500", nil); len(orderIDs(r)) != len(ids) {
+	if r := h.AdminOK(http.StatusOK, "GET", "/admin/orders?limit=500", nil); len(orderIDs(r)) != len(ids) {
 		t.Errorf("limit=500: %v", r)
 	}
 }
@@ -113,46 +114,46 @@ func TestAdminOrdersFilters(t *testing.T) {
 // changes nothing. The audit stays green.
 func TestCodesUniqueEverywhere(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.loadCatalog()
-	a := h.newAccount("100", nil)
-	keys := h.addStock(pidKey, 2)
+	h := topupdtest.New(t)
+	h.LoadCatalog()
+	a := h.NewAccount("100", nil)
+	keys := h.AddStock(topupdtest.PIDKey, 2)
 	// The same codes in another pack are duplicates.
-	r := h.adminOK(http.StatusOK, "POST", "/admin/products/"+pidGift+"/stock", map[string]any{"codes": []string{keys[0], "FRESH-GIFT-1"}})
-	if r.num("added") != "1" || r.num("duplicates") != "1" {
+	r := h.AdminOK(http.StatusOK, "POST", "/admin/products/"+topupdtest.PIDGift+"/stock", map[string]any{"codes": []string{keys[0], "FRESH-GIFT-1"}})
+	if r.Num("added") != "1" || r.Num("duplicates") != "1" {
 		t.Errorf("upload with a code of another pack: %v", r)
 	}
-	sold := h.place(a, order{"pid": pidKey, "trxid": h.trx(), "quantity": 1})
-	code := stringsOf(sold.body["codes"])[0]
-	r = h.adminOK(http.StatusOK, "POST", "/admin/products/"+pidGift+"/stock", map[string]any{"codes": []string{code}})
-	if r.num("added") != "0" || r.num("duplicates") != "1" {
+	sold := h.Place(a, order{"pid": topupdtest.PIDKey, "trxid": h.Trx(), "quantity": 1})
+	code := stringsOf(sold.Body["codes"])[0]
+	r = h.AdminOK(http.StatusOK, "POST", "/admin/products/"+topupdtest.PIDGift+"/stock", map[string]any{"codes": []string{code}})
+	if r.Num("added") != "0" || r.Num("duplicates") != "1" {
 		t.Errorf("upload of a delivered code to another pack: %v", r)
 	}
 
-	manual := h.place(a, order{"pid": pidPubgManual, "trxid": h.trx(), "userId": "5123"}).str("orderId")
-	before := h.snapshot(a)
+	manual := h.Place(a, order{"pid": topupdtest.PIDPubgManual, "trxid": h.Trx(), "userId": "5123"}).Str("orderId")
+	before := h.Snapshot(a)
 	for _, used := range []string{code, "FRESH-GIFT-1", keys[1]} {
-		r := h.adminDo("POST", "/admin/orders/"+manual+"/complete", map[string]any{"codes": []string{"NEW-ONE-" + used, used}})
-		if r.status != http.StatusConflict || r.str("code") != "CODE_ALREADY_USED" {
+		r := h.AdminDo("POST", "/admin/orders/"+manual+"/complete", map[string]any{"codes": []string{"NEW-ONE-" + used, used}})
+		if r.Status != http.StatusConflict || r.Str("code") != "CODE_ALREADY_USED" {
 			t.Errorf("completing with %s: %v, want 409 CODE_ALREADY_USED", used, r)
 		}
 	}
-	if diff := cmp.Diff(before, h.snapshot(a)); diff != "" {
+	if diff := cmp.Diff(before, h.Snapshot(a)); diff != "" {
 		t.Errorf("refused completions changed the books (-before +after):\n%s", diff)
 	}
-	if got := h.adminOK(http.StatusOK, "GET", "/admin/orders/"+manual, nil); got.str("status") != "processing" {
+	if got := h.AdminOK(http.StatusOK, "GET", "/admin/orders/"+manual, nil); got.Str("status") != "processing" {
 		t.Errorf("the order after refused completions: %v", got)
 	}
-	done := h.adminOK(http.StatusOK, "POST", "/admin/orders/"+manual+"/complete", map[string]any{"codes": []string{"HAND-DELIVERED-1"}})
-	if done.str("status") != "completed" {
+	done := h.AdminOK(http.StatusOK, "POST", "/admin/orders/"+manual+"/complete", map[string]any{"codes": []string{"HAND-DELIVERED-1"}})
+	if done.Str("status") != "completed" {
 		t.Fatalf("completing with a fresh code: %v", done)
 	}
-	r = h.adminOK(http.StatusOK, "POST", "/admin/products/"+pidKey+"/stock", map[string]any{"codes": []string{"HAND-DELIVERED-1"}})
-	if r.num("duplicates") != "1" {
+	r = h.AdminOK(http.StatusOK, "POST", "/admin/products/"+topupdtest.PIDKey+"/stock", map[string]any{"codes": []string{"HAND-DELIVERED-1"}})
+	if r.Num("duplicates") != "1" {
 		t.Errorf("upload of a code delivered by hand: %v", r)
 	}
-	audit := h.adminOK(http.StatusOK, "GET", "/admin/audit", nil)
-	for _, c := range audit.body["checks"].([]any) {
+	audit := h.AdminOK(http.StatusOK, "GET", "/admin/audit", nil)
+	for _, c := range audit.Body["checks"].([]any) {
 		c := c.(map[string]any)
 		if c["name"] != "orders-final" && fmt.Sprint(c["violations"]) != "0" {
 			t.Errorf("audit %v", c)

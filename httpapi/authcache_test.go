@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/internal/topupdtest"
 )
 
 // countingStore counts the reseller API's key lookups and settings reads.
@@ -30,15 +31,15 @@ func (s countingStore) Settings(ctx context.Context) (topupd.Settings, error) {
 // change clears it at once (a ban, a revoked key, maintenance), and it
 // reloads after the TTL.
 func TestAuthCache(t *testing.T) {
-	clock := newFakeClock()
+	clock := topupdtest.NewClock()
 	var keys, settings atomic.Int32
-	h := newHarness(t, withClock(clock), withAuthCache(), withStore(func(s topupd.Store) topupd.Store {
+	h := topupdtest.New(t, topupdtest.WithClock(clock), topupdtest.WithAuthCache(), topupdtest.WithStore(func(s topupd.Store) topupd.Store {
 		return countingStore{Store: s, keys: &keys, settings: &settings}
 	}))
-	h.loadCatalog()
-	a := h.newAccount("10", nil)
+	h.LoadCatalog()
+	a := h.NewAccount("10", nil)
 	for range 5 {
-		if r := h.do("GET", "/balance", a.key, nil); r.status != http.StatusOK {
+		if r := h.Do("GET", "/balance", a.Key, nil); r.Status != http.StatusOK {
 			t.Fatalf("balance: %v", r)
 		}
 	}
@@ -46,23 +47,23 @@ func TestAuthCache(t *testing.T) {
 		t.Errorf("5 calls made %d key lookups and %d settings reads; want 1 and 1", keys.Load(), settings.Load())
 	}
 	clock.Advance(1500 * time.Millisecond)
-	h.do("GET", "/balance", a.key, nil)
+	h.Do("GET", "/balance", a.Key, nil)
 	if keys.Load() != 2 || settings.Load() != 2 {
 		t.Errorf("after the TTL: %d key lookups, %d settings reads; want 2 and 2", keys.Load(), settings.Load())
 	}
 
-	h.patchAccount(a, map[string]any{"banned": true})
-	if r := h.do("GET", "/balance", a.key, nil); r.status != http.StatusForbidden || r.str("code") != "ACCOUNT_BANNED" {
+	h.PatchAccount(a, map[string]any{"banned": true})
+	if r := h.Do("GET", "/balance", a.Key, nil); r.Status != http.StatusForbidden || r.Str("code") != "ACCOUNT_BANNED" {
 		t.Errorf("right after a ban: %v", r)
 	}
-	h.patchAccount(a, map[string]any{"banned": false})
-	h.settings(map[string]any{"maintenance": true})
-	if r := h.do("POST", "/orders", a.key, map[string]any{"pid": pidPubg, "trxid": "cache-1", "userId": "5123456"}); r.str("code") != "MAINTENANCE" {
+	h.PatchAccount(a, map[string]any{"banned": false})
+	h.Settings(map[string]any{"maintenance": true})
+	if r := h.Do("POST", "/orders", a.Key, map[string]any{"pid": topupdtest.PIDPubg, "trxid": "cache-1", "userId": "5123456"}); r.Str("code") != "MAINTENANCE" {
 		t.Errorf("right after maintenance was set: %v", r)
 	}
-	h.settings(map[string]any{"maintenance": false})
-	h.adminOK(http.StatusOK, "DELETE", "/admin/keys/"+a.keyID, nil)
-	if r := h.do("GET", "/balance", a.key, nil); r.status != http.StatusUnauthorized || r.str("code") != "INVALID_API_KEY" {
+	h.Settings(map[string]any{"maintenance": false})
+	h.AdminOK(http.StatusOK, "DELETE", "/admin/keys/"+a.KeyID, nil)
+	if r := h.Do("GET", "/balance", a.Key, nil); r.Status != http.StatusUnauthorized || r.Str("code") != "INVALID_API_KEY" {
 		t.Errorf("right after revoking the key: %v", r)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/topupd/topupd/internal/topupdtest"
 )
 
 // TestCatalog: /products and /catalog are one payload; disabled lines and
@@ -15,29 +16,29 @@ import (
 // and quantityMax is min(stock, 500).
 func TestCatalog(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.loadCatalog()
-	a := h.newAccount("100", nil)
+	h := topupdtest.New(t)
+	h.LoadCatalog()
+	a := h.NewAccount("100", nil)
 
-	products := h.do("GET", "/products", a.key, nil)
-	catalog := h.do("GET", "/catalog", a.key, nil)
-	if products.status != 200 || catalog.status != 200 {
+	products := h.Do("GET", "/products", a.Key, nil)
+	catalog := h.Do("GET", "/catalog", a.Key, nil)
+	if products.Status != 200 || catalog.Status != 200 {
 		t.Fatalf("GET /products: %v; GET /catalog: %v", products, catalog)
 	}
-	if diff := cmp.Diff(products.body, catalog.body); diff != "" {
+	if diff := cmp.Diff(products.Body, catalog.Body); diff != "" {
 		t.Errorf("/products and /catalog differ (-products +catalog):\n%s", diff)
 	}
-	if products.body["success"] != true {
-		t.Errorf("success = %v", products.body["success"])
+	if products.Body["success"] != true {
+		t.Errorf("success = %v", products.Body["success"])
 	}
 
-	rows := h.products(a)
+	rows := h.Products(a)
 	var ids []string
 	for id := range rows {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
-	wantIDs := sorted([]string{pidPubg, pidPubgBig, pidPubgManual, pidPubgCodes, pidFF, pidMLBB, pidWW, pidOH, pidValorant, pidKey, pidGift, pidHuge})
+	wantIDs := sorted([]string{topupdtest.PIDPubg, topupdtest.PIDPubgBig, topupdtest.PIDPubgManual, topupdtest.PIDPubgCodes, topupdtest.PIDFF, topupdtest.PIDMLBB, topupdtest.PIDWW, topupdtest.PIDOH, topupdtest.PIDValorant, topupdtest.PIDKey, topupdtest.PIDGift, topupdtest.PIDHuge})
 	if diff := cmp.Diff(wantIDs, ids); diff != "" {
 		t.Errorf("catalog ids (-want +got):\n%s", diff)
 	}
@@ -46,13 +47,13 @@ func TestCatalog(t *testing.T) {
 	type row = catalogRow
 	view := viewRow
 	wantRows := map[string]row{
-		pidPubg:       {pidPubg, "pubg", "PUBG Mobile", "60 UC", "Cat pubg", "0.89", "active", "", "", "", nil},
-		pidPubgManual: {pidPubgManual, "pubg", "PUBG Mobile", "Manual UC pack", "Cat pubg", "2", "active", "", "", "", nil},
-		pidPubgCodes:  {pidPubgCodes, "pubg", "PUBG Mobile", "UC redeem code", "Cat pubg", "0.9", "active", "3", "1", "3", true},
-		pidMLBB:       {pidMLBB, "mobilelegends", "Mobile Legends", "86 Diamonds", "Cat mobilelegends", "1.45", "active", "", "", "", nil},
-		pidKey:        {pidKey, "gamekey", "Game keys", "Steam random key", "Cat gamekey", "1.2", "active", "10", "1", "10", true},
-		pidGift:       {pidGift, "giftcard", "Gift cards", "Steam Wallet 10 USD", "Cat giftcard", "10.2", "active", "5", "1", "5", true},
-		pidHuge:       {pidHuge, "gamekey", "Game keys", "Priceless key", "Cat gamekey", "100000000000", "active", "0", "1", "0", false},
+		topupdtest.PIDPubg:       {topupdtest.PIDPubg, "pubg", "PUBG Mobile", "60 UC", "Cat pubg", "0.89", "active", "", "", "", nil},
+		topupdtest.PIDPubgManual: {topupdtest.PIDPubgManual, "pubg", "PUBG Mobile", "Manual UC pack", "Cat pubg", "2", "active", "", "", "", nil},
+		topupdtest.PIDPubgCodes:  {topupdtest.PIDPubgCodes, "pubg", "PUBG Mobile", "UC redeem code", "Cat pubg", "0.9", "active", "3", "1", "3", true},
+		topupdtest.PIDMLBB:       {topupdtest.PIDMLBB, "mobilelegends", "Mobile Legends", "86 Diamonds", "Cat mobilelegends", "1.45", "active", "", "", "", nil},
+		topupdtest.PIDKey:        {topupdtest.PIDKey, "gamekey", "Game keys", "Steam random key", "Cat gamekey", "1.2", "active", "10", "1", "10", true},
+		topupdtest.PIDGift:       {topupdtest.PIDGift, "giftcard", "Gift cards", "Steam Wallet 10 USD", "Cat giftcard", "10.2", "active", "5", "1", "5", true},
+		topupdtest.PIDHuge:       {topupdtest.PIDHuge, "gamekey", "Game keys", "Priceless key", "Cat gamekey", "100000000000", "active", "0", "1", "0", false},
 	}
 	for id, want := range wantRows {
 		if diff := cmp.Diff(want, view(rows[id])); diff != "" {
@@ -60,7 +61,7 @@ func TestCatalog(t *testing.T) {
 		}
 	}
 	// Rows without stock carry none of the stock fields at all.
-	for _, id := range []string{pidPubg, pidPubgBig, pidPubgManual, pidFF, pidMLBB, pidWW, pidOH, pidValorant} {
+	for _, id := range []string{topupdtest.PIDPubg, topupdtest.PIDPubgBig, topupdtest.PIDPubgManual, topupdtest.PIDFF, topupdtest.PIDMLBB, topupdtest.PIDWW, topupdtest.PIDOH, topupdtest.PIDValorant} {
 		for _, f := range []string{"quantity", "inStock", "quantityMin", "quantityMax"} {
 			if _, ok := rows[id][f]; ok {
 				t.Errorf("row %s carries %s: %v", id, f, rows[id])
@@ -69,44 +70,44 @@ func TestCatalog(t *testing.T) {
 	}
 
 	// Live: an order of 3 keys and 1 stock-based top-up lower the numbers.
-	h.place(a, order{"pid": pidKey, "trxid": h.trx(), "quantity": 3})
-	h.place(a, order{"pid": pidPubgCodes, "trxid": h.trx(), "userId": "5123"})
-	h.place(a, order{"pid": pidPubgCodes, "trxid": h.trx(), "userId": "5123", "quantity": 2})
-	rows = h.products(a)
-	if diff := cmp.Diff(row{pidKey, "gamekey", "Game keys", "Steam random key", "Cat gamekey", "1.2", "active", "7", "1", "7", true}, view(rows[pidKey])); diff != "" {
+	h.Place(a, order{"pid": topupdtest.PIDKey, "trxid": h.Trx(), "quantity": 3})
+	h.Place(a, order{"pid": topupdtest.PIDPubgCodes, "trxid": h.Trx(), "userId": "5123"})
+	h.Place(a, order{"pid": topupdtest.PIDPubgCodes, "trxid": h.Trx(), "userId": "5123", "quantity": 2})
+	rows = h.Products(a)
+	if diff := cmp.Diff(row{topupdtest.PIDKey, "gamekey", "Game keys", "Steam random key", "Cat gamekey", "1.2", "active", "7", "1", "7", true}, view(rows[topupdtest.PIDKey])); diff != "" {
 		t.Errorf("keys after an order of 3 (-want +got):\n%s", diff)
 	}
-	got := view(rows[pidPubgCodes])
-	if diff := cmp.Diff(row{pidPubgCodes, "pubg", "PUBG Mobile", "UC redeem code", "Cat pubg", "0.9", "active", "0", "1", "0", false}, got); diff != "" {
+	got := view(rows[topupdtest.PIDPubgCodes])
+	if diff := cmp.Diff(row{topupdtest.PIDPubgCodes, "pubg", "PUBG Mobile", "UC redeem code", "Cat pubg", "0.9", "active", "0", "1", "0", false}, got); diff != "" {
 		t.Errorf("stock-based top-up sold out (-want +got):\n%s", diff)
 	}
 
 	// quantityMax is capped at 500 per order.
-	h.putPack("gamekey-bulk", map[string]any{"slug": "gamekey", "name": "Bulk key", "priceUsd": usd("0.01"), "status": "active"})
-	h.addStock("gamekey-bulk", 600)
-	bulk := view(h.products(a)["gamekey-bulk"])
+	h.PutPack("gamekey-bulk", map[string]any{"slug": "gamekey", "name": "Bulk key", "priceUsd": topupdtest.USD("0.01"), "status": "active"})
+	h.AddStock("gamekey-bulk", 600)
+	bulk := view(h.Products(a)["gamekey-bulk"])
 	if got := [3]string{bulk.Quantity, bulk.QuantityMin, bulk.QuantityMax}; got != [3]string{"600", "1", "500"} {
 		t.Errorf("bulk quantity/min/max = %v, want [600 1 500]", got)
 	}
-	h.place(a, order{"pid": "gamekey-bulk", "trxid": h.trx(), "quantity": 500})
-	bulk = view(h.products(a)["gamekey-bulk"])
+	h.Place(a, order{"pid": "gamekey-bulk", "trxid": h.Trx(), "quantity": 500})
+	bulk = view(h.Products(a)["gamekey-bulk"])
 	if got := [3]string{bulk.Quantity, bulk.QuantityMin, bulk.QuantityMax}; got != [3]string{"100", "1", "100"} {
 		t.Errorf("bulk after 500 = %v, want [100 1 100]", got)
 	}
 
 	// Disabling a pack or a line hides it at once; enabling shows it again.
-	h.putPack(pidPubgBig, map[string]any{"slug": "pubg", "name": "325 UC", "priceUsd": usd("4.45"), "status": "disabled"})
-	if _, ok := h.products(a)[pidPubgBig]; ok {
-		t.Errorf("disabled pack %s still listed", pidPubgBig)
+	h.PutPack(topupdtest.PIDPubgBig, map[string]any{"slug": "pubg", "name": "325 UC", "priceUsd": topupdtest.USD("4.45"), "status": "disabled"})
+	if _, ok := h.Products(a)[topupdtest.PIDPubgBig]; ok {
+		t.Errorf("disabled pack %s still listed", topupdtest.PIDPubgBig)
 	}
-	h.putLine("valorant", map[string]any{"productName": "Valorant Points", "gameName": "Valorant", "game": "valorant", "kind": "topup",
+	h.PutLine("valorant", map[string]any{"productName": "Valorant Points", "gameName": "Valorant", "game": "valorant", "kind": "topup",
 		"status": "disabled", "required": []map[string]any{{"field": "userId", "label": "Riot ID"}}})
-	if _, ok := h.products(a)[pidValorant]; ok {
-		t.Errorf("pack %s of a disabled line still listed", pidValorant)
+	if _, ok := h.Products(a)[topupdtest.PIDValorant]; ok {
+		t.Errorf("pack %s of a disabled line still listed", topupdtest.PIDValorant)
 	}
-	h.putPack(pidPubgBig, map[string]any{"slug": "pubg", "name": "325 UC", "priceUsd": usd("4.45"), "status": "active"})
-	if _, ok := h.products(a)[pidPubgBig]; !ok {
-		t.Errorf("re-enabled pack %s not listed", pidPubgBig)
+	h.PutPack(topupdtest.PIDPubgBig, map[string]any{"slug": "pubg", "name": "325 UC", "priceUsd": topupdtest.USD("4.45"), "status": "active"})
+	if _, ok := h.Products(a)[topupdtest.PIDPubgBig]; !ok {
+		t.Errorf("re-enabled pack %s not listed", topupdtest.PIDPubgBig)
 	}
 }
 
@@ -128,11 +129,11 @@ func viewRow(m map[string]any) catalogRow {
 // orders require, and options only where a server or region is required.
 func TestServices(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.loadCatalog()
-	a := h.newAccount("", nil)
-	r := h.do("GET", "/services", a.key, nil)
-	if r.status != http.StatusOK || r.body["success"] != true {
+	h := topupdtest.New(t)
+	h.LoadCatalog()
+	a := h.NewAccount("", nil)
+	r := h.Do("GET", "/services", a.Key, nil)
+	if r.Status != http.StatusOK || r.Body["success"] != true {
 		t.Fatalf("GET /services: %v", r)
 	}
 	type field struct{ Field, Label string }
@@ -143,7 +144,7 @@ func TestServices(t *testing.T) {
 		HasServerOpts, HasRegionOpts  bool
 	}
 	got := map[string]line{}
-	for _, s := range r.body["services"].([]any) {
+	for _, s := range r.Body["services"].([]any) {
 		m := s.(map[string]any)
 		l := line{ProductName: m["productName"].(string), GameName: m["gameName"].(string), Status: m["status"].(string)}
 		for _, f := range m["required"].([]any) {
@@ -178,8 +179,8 @@ func TestServices(t *testing.T) {
 		t.Errorf("services (-want +got):\n%s", diff)
 	}
 	// The operator still sees the disabled line.
-	all := h.adminOK(200, "GET", "/admin/services", nil)
-	if n := len(all.body["services"].([]any)); n != len(want)+1 {
+	all := h.AdminOK(200, "GET", "/admin/services", nil)
+	if n := len(all.Body["services"].([]any)); n != len(want)+1 {
 		t.Errorf("admin sees %d lines, want %d", n, len(want)+1)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/topupd/topupd/httpapi"
+	"github.com/topupd/topupd/internal/topupdtest"
 )
 
 func TestClientIP(t *testing.T) {
@@ -107,12 +108,12 @@ func TestParseTrustedProxies(t *testing.T) {
 // allow-list, CIDR entries too; without trusted proxies the header is ignored.
 func TestMyIPAndAllowlistBehindProxy(t *testing.T) {
 	t.Parallel()
-	behind := newHarness(t, withTrustedProxies("127.0.0.1/32"))
-	direct := newHarness(t)
+	behind := topupdtest.New(t, topupdtest.WithTrustedProxies("127.0.0.1/32"))
+	direct := topupdtest.New(t)
 
 	type row struct {
 		name     string
-		h        *harness
+		h        *topupdtest.T
 		xff      string
 		allow    []string
 		wantIP   string
@@ -138,12 +139,12 @@ func TestMyIPAndAllowlistBehindProxy(t *testing.T) {
 			if tc.allow != nil {
 				flags["ipAllowlist"] = tc.allow
 			}
-			a := tc.h.newAccount("", flags)
-			hdr := headers{"X-API-Key": a.key}
+			a := tc.h.NewAccount("", flags)
+			hdr := topupdtest.Headers{"X-API-Key": a.Key}
 			if tc.xff != "" {
 				hdr["X-Forwarded-For"] = tc.xff
 			}
-			r := tc.h.doH("GET", "/my-ip", hdr, nil)
+			r := tc.h.DoH("GET", "/my-ip", hdr, nil)
 			if tc.wantCode != "" {
 				wantFailure(t, r, 403, tc.wantCode, tc.wantCode)
 				return
@@ -152,7 +153,7 @@ func TestMyIPAndAllowlistBehindProxy(t *testing.T) {
 				Status  int
 				Success any
 				IP      string
-			}{r.status, r.body["success"], r.str("ip")}
+			}{r.Status, r.Body["success"], r.Str("ip")}
 			want := struct {
 				Status  int
 				Success any

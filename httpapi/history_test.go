@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/topupd/topupd/internal/topupdtest"
 )
 
 // historyTrx returns the trxids of a history answer, in answer order.
-func historyTrx(r reply) []string {
+func historyTrx(r topupdtest.Reply) []string {
 	var out []string
-	arr, _ := r.body["orders"].([]any)
+	arr, _ := r.Body["orders"].([]any)
 	for _, o := range arr {
 		m := o.(map[string]any)
 		s, _ := m["trxid"].(string)
@@ -25,29 +26,29 @@ func historyTrx(r reply) []string {
 // newest first, only the caller's orders.
 func TestHistory(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.loadCatalog()
-	a := h.newAccount("1000", nil)
-	other := h.newAccount("10", nil)
-	h.place(other, order{"pid": pidPubg, "trxid": h.trx(), "userId": "1"})
+	h := topupdtest.New(t)
+	h.LoadCatalog()
+	a := h.NewAccount("1000", nil)
+	other := h.NewAccount("10", nil)
+	h.Place(other, order{"pid": topupdtest.PIDPubg, "trxid": h.Trx(), "userId": "1"})
 
-	if r := h.do("GET", "/history", a.key, nil); r.status != 200 || r.num("count") != "0" || len(historyTrx(r)) != 0 {
+	if r := h.Do("GET", "/history", a.Key, nil); r.Status != 200 || r.Num("count") != "0" || len(historyTrx(r)) != 0 {
 		t.Fatalf("empty history: %v", r)
 	}
 
 	// 35 orders one after another: newest first is the reverse.
 	var placed []string
 	for i := 0; i < 35; i++ {
-		trx := fmt.Sprintf("hist-%02d-%s", i, h.trx())
-		pid := pidPubg
+		trx := fmt.Sprintf("hist-%02d-%s", i, h.Trx())
+		pid := topupdtest.PIDPubg
 		if i%5 == 4 {
-			pid = pidKey // a mix of kinds
+			pid = topupdtest.PIDKey // a mix of kinds
 		}
 		body := order{"pid": pid, "trxid": trx}
-		if pid == pidPubg {
+		if pid == topupdtest.PIDPubg {
 			body["userId"] = "5123"
 		}
-		h.place(a, body)
+		h.Place(a, body)
 		placed = append(placed, trx)
 	}
 	newest := make([]string, len(placed))
@@ -69,25 +70,25 @@ func TestHistory(t *testing.T) {
 		{"?limit=100000", newest},
 	}
 	for _, tc := range simple {
-		r := h.do("GET", "/history"+tc.query, a.key, nil)
-		if r.status != 200 || r.body["success"] != true {
+		r := h.Do("GET", "/history"+tc.query, a.Key, nil)
+		if r.Status != 200 || r.Body["success"] != true {
 			t.Errorf("GET /history%s: %v", tc.query, r)
 			continue
 		}
 		if diff := cmp.Diff(tc.want, historyTrx(r)); diff != "" {
 			t.Errorf("GET /history%s (-want +got):\n%s", tc.query, diff)
 		}
-		if r.num("count") != fmt.Sprint(len(tc.want)) {
-			t.Errorf("GET /history%s: count %s, want %d", tc.query, r.num("count"), len(tc.want))
+		if r.Num("count") != fmt.Sprint(len(tc.want)) {
+			t.Errorf("GET /history%s: count %s, want %d", tc.query, r.Num("count"), len(tc.want))
 		}
-		if r.has("total") || r.has("hasMore") {
-			t.Errorf("GET /history%s: simple mode carries paging fields: %s", tc.query, r.raw)
+		if r.Has("total") || r.Has("hasMore") {
+			t.Errorf("GET /history%s: simple mode carries paging fields: %s", tc.query, r.Raw)
 		}
 	}
 
 	// Each entry is an order of the caller, in the order shape.
-	r := h.do("GET", "/history?limit=1", a.key, nil)
-	first := r.body["orders"].([]any)[0].(map[string]any)
+	r := h.Do("GET", "/history?limit=1", a.Key, nil)
+	first := r.Body["orders"].([]any)[0].(map[string]any)
 	for _, f := range []string{"orderCreated", "orderId", "status", "game", "packName", "amountUsd", "durationSec"} {
 		if _, ok := first[f]; !ok {
 			t.Errorf("history entry lacks %s: %v", f, first)
@@ -120,12 +121,12 @@ func TestHistory(t *testing.T) {
 		{"?page=2&limit=3", page{newest[20:], "35", "15", false, "2", "20"}},
 	}
 	for _, tc := range paged {
-		r := h.do("GET", "/history"+tc.query, a.key, nil)
-		if r.status != 200 {
+		r := h.Do("GET", "/history"+tc.query, a.Key, nil)
+		if r.Status != 200 {
 			t.Errorf("GET /history%s: %v", tc.query, r)
 			continue
 		}
-		got := page{historyTrx(r), r.num("total"), r.num("count"), r.body["hasMore"], r.num("page"), r.num("pageSize")}
+		got := page{historyTrx(r), r.Num("total"), r.Num("count"), r.Body["hasMore"], r.Num("page"), r.Num("pageSize")}
 		if diff := cmp.Diff(tc.want, got); diff != "" {
 			t.Errorf("GET /history%s (-want +got):\n%s", tc.query, diff)
 		}
@@ -134,9 +135,9 @@ func TestHistory(t *testing.T) {
 	// Walking every page gives the whole history once, newest first.
 	var walked []string
 	for p := 1; ; p++ {
-		r := h.do("GET", fmt.Sprintf("/history?page=%d&pageSize=8", p), a.key, nil)
+		r := h.Do("GET", fmt.Sprintf("/history?page=%d&pageSize=8", p), a.Key, nil)
 		walked = append(walked, historyTrx(r)...)
-		if r.body["hasMore"] != true {
+		if r.Body["hasMore"] != true {
 			break
 		}
 	}
@@ -145,12 +146,12 @@ func TestHistory(t *testing.T) {
 	}
 
 	for _, q := range []string{"?limit=abc", "?page=0", "?page=-1", "?page=x", "?page=1&pageSize=x"} {
-		wantFailure(t, h.do("GET", "/history"+q, a.key, nil), 400, "INVALID_REQUEST", "INVALID REQUEST")
+		wantFailure(t, h.Do("GET", "/history"+q, a.Key, nil), 400, "INVALID_REQUEST", "INVALID REQUEST")
 	}
 
 	// The other account sees only its own order.
-	if r := h.do("GET", "/history", other.key, nil); r.num("count") != "1" {
-		t.Errorf("other account's history: %s", r.raw)
+	if r := h.Do("GET", "/history", other.Key, nil); r.Num("count") != "1" {
+		t.Errorf("other account's history: %s", r.Raw)
 	}
 
 	// Over 200 orders: the limit is clamped to 200.
@@ -158,8 +159,8 @@ func TestHistory(t *testing.T) {
 	errs := make(chan error, 170)
 	for i := 0; i < 170; i++ {
 		wg.Go(func() {
-			r, err := h.call(h.api.URL, "POST", "/orders", headers{"X-API-Key": a.key}, order{"pid": pidPubg, "trxid": h.trx(), "userId": "5123"})
-			if err == nil && r.status != 200 {
+			r, err := h.Call(h.API.URL, "POST", "/orders", topupdtest.Headers{"X-API-Key": a.Key}, order{"pid": topupdtest.PIDPubg, "trxid": h.Trx(), "userId": "5123"})
+			if err == nil && r.Status != 200 {
 				err = fmt.Errorf("POST /orders: %v", r)
 			}
 			if err != nil {
@@ -173,19 +174,19 @@ func TestHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range []string{"?limit=200", "?limit=201", "?limit=5000"} {
-		r := h.do("GET", "/history"+q, a.key, nil)
-		if r.num("count") != "200" || len(historyTrx(r)) != 200 {
-			t.Errorf("GET /history%s: count %s, %d orders; want 200", q, r.num("count"), len(historyTrx(r)))
+		r := h.Do("GET", "/history"+q, a.Key, nil)
+		if r.Num("count") != "200" || len(historyTrx(r)) != 200 {
+			t.Errorf("GET /history%s: count %s, %d orders; want 200", q, r.Num("count"), len(historyTrx(r)))
 		}
 		// The oldest 5 of the first 35 fall off the end.
 		if got := historyTrx(r)[199]; got != placed[5] {
 			t.Errorf("GET /history%s: last entry %s, want %s", q, got, placed[5])
 		}
 	}
-	if r := h.do("GET", "/history?page=1&pageSize=50", a.key, nil); r.num("total") != "205" || r.body["hasMore"] != true {
-		t.Errorf("paged total: %s", r.raw)
+	if r := h.Do("GET", "/history?page=1&pageSize=50", a.Key, nil); r.Num("total") != "205" || r.Body["hasMore"] != true {
+		t.Errorf("paged total: %s", r.Raw)
 	}
-	if r := h.do("GET", "/history?page=5&pageSize=50", a.key, nil); r.num("count") != "5" || r.body["hasMore"] != false {
-		t.Errorf("last page: count %s hasMore %v", r.num("count"), r.body["hasMore"])
+	if r := h.Do("GET", "/history?page=5&pageSize=50", a.Key, nil); r.Num("count") != "5" || r.Body["hasMore"] != false {
+		t.Errorf("last page: count %s hasMore %v", r.Num("count"), r.Body["hasMore"])
 	}
 }

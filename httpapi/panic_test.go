@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/internal/topupdtest"
 )
 
 // faultyStore is the real store with a fault injected into Balance and
@@ -47,8 +48,8 @@ func (s *faultyStore) ResellerOrder(ctx context.Context, accountID, id string) (
 func TestPanicsAndInternalErrors(t *testing.T) {
 	t.Parallel()
 	fs := &faultyStore{}
-	h := newHarness(t, withStore(func(s topupd.Store) topupd.Store { fs.Store = s; return fs }))
-	a := h.newAccount("10", nil)
+	h := topupdtest.New(t, topupdtest.WithStore(func(s topupd.Store) topupd.Store { fs.Store = s; return fs }))
+	a := h.NewAccount("10", nil)
 	internal := errorBody{500, "INTERNAL", "INTERNAL ERROR"}
 
 	tests := []struct {
@@ -70,13 +71,13 @@ func TestPanicsAndInternalErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			fs.fault.Store(tc.fault)
-			r := h.do("GET", tc.path, a.key, nil)
+			r := h.Do("GET", tc.path, a.Key, nil)
 			wantFailure(t, r, internal.Status, internal.Code, internal.Error)
-			if strings.Contains(string(r.raw), "secret-detail") {
-				t.Errorf("the answer leaks the cause: %s", r.raw)
+			if strings.Contains(string(r.Raw), "secret-detail") {
+				t.Errorf("the answer leaks the cause: %s", r.Raw)
 			}
 			fs.fault.Store(func() error { return nil })
-			if got := h.balance(a); got != "10" {
+			if got := h.Balance(a); got != "10" {
 				t.Errorf("after the fault: balance %s", got)
 			}
 		})
@@ -84,12 +85,12 @@ func TestPanicsAndInternalErrors(t *testing.T) {
 
 	t.Run("ErrAbortHandler aborts", func(t *testing.T) {
 		fs.fault.Store(func() error { panic(http.ErrAbortHandler) })
-		_, err := h.call(h.api.URL, "GET", "/balance", headers{"X-API-Key": a.key}, nil)
+		_, err := h.Call(h.API.URL, "GET", "/balance", topupdtest.Headers{"X-API-Key": a.Key}, nil)
 		if err == nil {
 			t.Errorf("an aborted handler answered")
 		}
 		fs.fault.Store(func() error { return nil })
-		if got := h.balance(a); got != "10" {
+		if got := h.Balance(a); got != "10" {
 			t.Errorf("after the abort: balance %s", got)
 		}
 	})
@@ -100,7 +101,7 @@ func TestPanicsAndInternalErrors(t *testing.T) {
 func TestLimiterUnavailable(t *testing.T) {
 	t.Parallel()
 	var mode atomic.Int32 // 0 allow, 1 fail, 2 panic
-	h := newHarness(t, withLimiter(topupd.RateLimiterFunc(func(ctx context.Context, key string) (topupd.RateDecision, error) {
+	h := topupdtest.New(t, topupdtest.WithLimiter(topupd.RateLimiterFunc(func(ctx context.Context, key string) (topupd.RateDecision, error) {
 		switch mode.Load() {
 		case 1:
 			return topupd.RateDecision{}, errors.New("redis down")
@@ -109,17 +110,17 @@ func TestLimiterUnavailable(t *testing.T) {
 		}
 		return topupd.RateDecision{Allowed: true}, nil
 	})))
-	h.loadCatalog()
-	a := h.newAccount("10", nil)
+	h.LoadCatalog()
+	a := h.NewAccount("10", nil)
 	mode.Store(1)
-	body := order{"pid": pidPubg, "trxid": h.trx(), "userId": "5123"}
-	wantFailure(t, h.do("POST", "/orders", a.key, body), 503, "RATE_LIMIT_UNAVAILABLE", "RATE LIMIT UNAVAILABLE")
-	wantFailure(t, h.do("GET", "/balance", a.key, nil), 503, "RATE_LIMIT_UNAVAILABLE", "RATE LIMIT UNAVAILABLE")
+	body := order{"pid": topupdtest.PIDPubg, "trxid": h.Trx(), "userId": "5123"}
+	wantFailure(t, h.Do("POST", "/orders", a.Key, body), 503, "RATE_LIMIT_UNAVAILABLE", "RATE LIMIT UNAVAILABLE")
+	wantFailure(t, h.Do("GET", "/balance", a.Key, nil), 503, "RATE_LIMIT_UNAVAILABLE", "RATE LIMIT UNAVAILABLE")
 	mode.Store(2)
-	wantFailure(t, h.do("POST", "/orders", a.key, body), 500, "INTERNAL", "INTERNAL ERROR")
+	wantFailure(t, h.Do("POST", "/orders", a.Key, body), 500, "INTERNAL", "INTERNAL ERROR")
 	mode.Store(0)
-	if diff := cmp.Diff(snapshot{Balance: "10", Orders: 0, Stock: h.stock(a), Ledger: 1}, h.snapshot(a)); diff != "" {
+	if diff := cmp.Diff(topupdtest.Snapshot{Balance: "10", Orders: 0, Stock: h.Stock(a), Ledger: 1}, h.Snapshot(a)); diff != "" {
 		t.Errorf("refused calls moved something (-want +got):\n%s", diff)
 	}
-	h.place(a, body)
+	h.Place(a, body)
 }

@@ -6,11 +6,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/topupd/topupd/internal/topupdtest"
 )
 
 // race runs fn(i) for i in [0, n) in n goroutines released at once.
-func race(n int, fn func(i int) (reply, error)) ([]reply, []error) {
-	replies := make([]reply, n)
+func race(n int, fn func(i int) (topupdtest.Reply, error)) ([]topupdtest.Reply, []error) {
+	replies := make([]topupdtest.Reply, n)
 	errs := make([]error, n)
 	start := make(chan struct{})
 	var wg sync.WaitGroup
@@ -26,8 +27,8 @@ func race(n int, fn func(i int) (reply, error)) ([]reply, []error) {
 }
 
 // post is a POST /orders safe to call from any goroutine.
-func (h *harness) post(a account, body order) (reply, error) {
-	return h.call(h.api.URL, "POST", "/orders", headers{"X-API-Key": a.key}, body)
+func post(h *topupdtest.T, a topupdtest.Account, body order) (topupdtest.Reply, error) {
+	return h.Call(h.API.URL, "POST", "/orders", topupdtest.Headers{"X-API-Key": a.Key}, body)
 }
 
 // failOnErrors fails the test on any transport error.
@@ -43,11 +44,11 @@ func failOnErrors(t *testing.T, errs []error) {
 // TestRaceOverdraft: 200 concurrent orders against a balance for exactly
 // 100 leave exactly 100 orders, a zero balance, and a ledger adding up.
 func TestRaceOverdraft(t *testing.T) {
-	h := newHarness(t)
-	h.loadCatalog()
-	a := h.newAccount("89", nil) // 100 × 0.89
-	replies, errs := race(200, func(i int) (reply, error) {
-		return h.post(a, order{"pid": pidPubg, "trxid": fmt.Sprintf("over-%03d", i), "userId": "5123"})
+	h := topupdtest.New(t)
+	h.LoadCatalog()
+	a := h.NewAccount("89", nil) // 100 × 0.89
+	replies, errs := race(200, func(i int) (topupdtest.Reply, error) {
+		return post(h, a, order{"pid": topupdtest.PIDPubg, "trxid": fmt.Sprintf("over-%03d", i), "userId": "5123"})
 	})
 	failOnErrors(t, errs)
 
@@ -59,10 +60,10 @@ func TestRaceOverdraft(t *testing.T) {
 	tally := map[outcome]int{}
 	ids := map[string]bool{}
 	for _, r := range replies {
-		o := outcome{r.status, r.body["orderCreated"], r.str("error")}
+		o := outcome{r.Status, r.Body["orderCreated"], r.Str("error")}
 		tally[o]++
-		if r.status == 200 {
-			ids[r.str("orderId")] = true
+		if r.Status == 200 {
+			ids[r.Str("orderId")] = true
 		}
 	}
 	want := map[outcome]int{
@@ -75,10 +76,10 @@ func TestRaceOverdraft(t *testing.T) {
 	if len(ids) != 100 {
 		t.Errorf("%d distinct order ids, want 100", len(ids))
 	}
-	if got := h.balance(a); got != "0" {
+	if got := h.Balance(a); got != "0" {
 		t.Errorf("balance = %s, want 0", got)
 	}
-	entries := h.ledger(a)
+	entries := h.Ledger(a)
 	if sum := ledgerSum(t, entries); sum != 0 {
 		t.Errorf("ledger sums to %v, want the balance 0", sum)
 	}
@@ -94,17 +95,17 @@ func TestRaceOverdraft(t *testing.T) {
 	if charges != 100 || len(entries) != 101 {
 		t.Errorf("%d charges in %d entries, want 100 in 101", charges, len(entries))
 	}
-	if n := h.historyCount(a); n != 100 {
+	if n := h.HistoryCount(a); n != 100 {
 		t.Errorf("history holds %d orders, want 100", n)
 	}
 	for id := range ids {
-		if r := h.waitOrder(a, id); r.str("status") != "completed" {
-			t.Errorf("order %s ended %s", id, r.raw)
+		if r := h.WaitOrder(a, id); r.Str("status") != "completed" {
+			t.Errorf("order %s ended %s", id, r.Raw)
 		}
 	}
 	for _, r := range replies {
-		if r.status == 400 && (r.str("status") != "cancelled" || r.str("game") != "pubg") {
-			t.Errorf("rejected submit: %s", r.raw)
+		if r.Status == 400 && (r.Str("status") != "cancelled" || r.Str("game") != "pubg") {
+			t.Errorf("rejected submit: %s", r.Raw)
 		}
 	}
 }
@@ -112,17 +113,17 @@ func TestRaceOverdraft(t *testing.T) {
 // TestRaceStock: 50 concurrent orders of 3 keys against 100 keys: 33 are
 // served with 99 distinct codes, 1 key is left, and the ledger charged 33.
 func TestRaceStock(t *testing.T) {
-	h := newHarness(t)
-	h.loadCatalog()
+	h := topupdtest.New(t)
+	h.LoadCatalog()
 	const pid = "gamekey-race"
-	h.putPack(pid, map[string]any{"slug": "gamekey", "name": "Race key", "priceUsd": usd(priceKey), "status": "active"})
+	h.PutPack(pid, map[string]any{"slug": "gamekey", "name": "Race key", "priceUsd": topupdtest.USD(topupdtest.PriceKey), "status": "active"})
 	stocked := map[string]bool{}
-	for _, c := range h.addStock(pid, 100) {
+	for _, c := range h.AddStock(pid, 100) {
 		stocked[c] = true
 	}
-	a := h.newAccount("1000", nil)
-	replies, errs := race(50, func(i int) (reply, error) {
-		return h.post(a, order{"pid": pid, "trxid": fmt.Sprintf("stock-%02d", i), "quantity": 3})
+	a := h.NewAccount("1000", nil)
+	replies, errs := race(50, func(i int) (topupdtest.Reply, error) {
+		return post(h, a, order{"pid": pid, "trxid": fmt.Sprintf("stock-%02d", i), "quantity": 3})
 	})
 	failOnErrors(t, errs)
 
@@ -130,11 +131,11 @@ func TestRaceStock(t *testing.T) {
 	codes := map[string]bool{}
 	for _, r := range replies {
 		switch {
-		case r.status == 200 && r.str("status") == "completed":
+		case r.Status == 200 && r.Str("status") == "completed":
 			served++
-			got := stringsOf(r.body["codes"])
+			got := stringsOf(r.Body["codes"])
 			if len(got) != 3 {
-				t.Errorf("served order with %d codes: %s", len(got), r.raw)
+				t.Errorf("served order with %d codes: %s", len(got), r.Raw)
 			}
 			for _, c := range got {
 				if codes[c] {
@@ -145,7 +146,7 @@ func TestRaceStock(t *testing.T) {
 				}
 				codes[c] = true
 			}
-		case r.status == 400 && r.body["orderCreated"] == false && r.str("error") == "INSUFFICIENT STOCK":
+		case r.Status == 400 && r.Body["orderCreated"] == false && r.Str("error") == "INSUFFICIENT STOCK":
 			refused++
 		default:
 			t.Errorf("unexpected answer: %v", r)
@@ -155,7 +156,7 @@ func TestRaceStock(t *testing.T) {
 		t.Errorf("served %d, refused %d, %d distinct codes; want 33, 17, 99", served, refused, len(codes))
 	}
 	var charged int
-	for _, e := range h.ledger(a) {
+	for _, e := range h.Ledger(a) {
 		if e.Kind == "charge" {
 			charged++
 			if e.AmountUsd != "-3.6" {
@@ -166,13 +167,13 @@ func TestRaceStock(t *testing.T) {
 	if charged != 33 {
 		t.Errorf("%d charges, want 33", charged)
 	}
-	if sum := ledgerSum(t, h.ledger(a)); sum != money(t, "1000")-33*money(t, "3.6") {
-		t.Errorf("ledger sum %v, want %v", sum, money(t, "1000")-33*money(t, "3.6"))
+	if sum := ledgerSum(t, h.Ledger(a)); sum != topupdtest.ParseUSD(t, "1000")-33*topupdtest.ParseUSD(t, "3.6") {
+		t.Errorf("ledger sum %v, want %v", sum, topupdtest.ParseUSD(t, "1000")-33*topupdtest.ParseUSD(t, "3.6"))
 	}
-	if got, want := h.balance(a), (money(t, "1000") - 33*money(t, "3.6")).String(); got != want {
+	if got, want := h.Balance(a), (topupdtest.ParseUSD(t, "1000") - 33*topupdtest.ParseUSD(t, "3.6")).String(); got != want {
 		t.Errorf("balance %s, want %s", got, want)
 	}
-	row := viewRow(h.products(a)[pid])
+	row := viewRow(h.Products(a)[pid])
 	if got := [4]any{row.Quantity, row.QuantityMin, row.QuantityMax, row.InStock}; got != [4]any{"1", "1", "1", true} {
 		t.Errorf("catalog quantity/min/max/inStock = %v, want [1 1 1 true]", got)
 	}
@@ -187,35 +188,35 @@ func TestRaceIdempotencyStorm(t *testing.T) {
 		settings map[string]any
 		body     order
 	}{
-		{"instant key order", nil, order{"pid": pidKey, "trxid": "storm-1", "quantity": 2}},
-		{"slow sim top-up", map[string]any{"simCallMs": 150}, order{"pid": pidPubg, "trxid": "storm-2", "userId": "5123"}},
-		{"with idempotencyKey", nil, order{"pid": pidPubg, "trxid": "storm-3", "idempotencyKey": "storm-key", "userId": "5123"}},
+		{"instant key order", nil, order{"pid": topupdtest.PIDKey, "trxid": "storm-1", "quantity": 2}},
+		{"slow sim top-up", map[string]any{"simCallMs": 150}, order{"pid": topupdtest.PIDPubg, "trxid": "storm-2", "userId": "5123"}},
+		{"with idempotencyKey", nil, order{"pid": topupdtest.PIDPubg, "trxid": "storm-3", "idempotencyKey": "storm-key", "userId": "5123"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t)
-			h.loadCatalog()
+			h := topupdtest.New(t)
+			h.LoadCatalog()
 			if tc.settings != nil {
-				h.settings(tc.settings)
+				h.Settings(tc.settings)
 			}
-			a := h.newAccount("100", nil)
-			replies, errs := race(50, func(int) (reply, error) { return h.post(a, tc.body) })
+			a := h.NewAccount("100", nil)
+			replies, errs := race(50, func(int) (topupdtest.Reply, error) { return post(h, a, tc.body) })
 			failOnErrors(t, errs)
 
 			fresh, replays, inFlight := 0, 0, 0
 			orderIDs := map[string]bool{}
 			for _, r := range replies {
 				switch {
-				case r.status == 200 && r.body["idempotentReplay"] == false:
+				case r.Status == 200 && r.Body["idempotentReplay"] == false:
 					fresh++
-					orderIDs[r.str("orderId")] = true
-				case r.status == 200 && r.body["idempotentReplay"] == true:
+					orderIDs[r.Str("orderId")] = true
+				case r.Status == 200 && r.Body["idempotentReplay"] == true:
 					replays++
-					orderIDs[r.str("orderId")] = true
-				case r.status == 429:
+					orderIDs[r.Str("orderId")] = true
+				case r.Status == 429:
 					inFlight++
 					wantFailure(t, r, 429, "DUPLICATE_IN_FLIGHT", "DUPLICATE_IN_FLIGHT")
-					if ra := r.header.Get("Retry-After"); ra == "" || ra == "0" {
+					if ra := r.Header.Get("Retry-After"); ra == "" || ra == "0" {
 						t.Errorf("429 Retry-After = %q", ra)
 					}
 				default:
@@ -226,11 +227,11 @@ func TestRaceIdempotencyStorm(t *testing.T) {
 			if fresh != 1 || len(orderIDs) != 1 || fresh+replays+inFlight != 50 {
 				t.Errorf("fresh %d, replays %d, in flight %d, order ids %v; want one order", fresh, replays, inFlight, orderIDs)
 			}
-			if n := h.historyCount(a); n != 1 {
+			if n := h.HistoryCount(a); n != 1 {
 				t.Errorf("%d orders, want 1", n)
 			}
 			charges := 0
-			for _, e := range h.ledger(a) {
+			for _, e := range h.Ledger(a) {
 				if e.Kind == "charge" {
 					charges++
 				}
@@ -239,8 +240,8 @@ func TestRaceIdempotencyStorm(t *testing.T) {
 				t.Errorf("%d charges, want 1", charges)
 			}
 			// Once the storm is over, a repeat is a plain replay.
-			r := h.do("POST", "/orders", a.key, tc.body)
-			if r.status != 200 || r.body["idempotentReplay"] != true || !orderIDs[r.str("orderId")] {
+			r := h.Do("POST", "/orders", a.Key, tc.body)
+			if r.Status != 200 || r.Body["idempotentReplay"] != true || !orderIDs[r.Str("orderId")] {
 				t.Errorf("replay after the storm: %v", r)
 			}
 		})

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/api"
 )
 
 // services lists the active lines.
@@ -165,4 +166,16 @@ func clampParam(s, name string, def, lo, hi int) (int, error) {
 		return 0, topupd.Errorf(topupd.EInvalidRequest, "%s: a whole number", name)
 	}
 	return min(max(n, lo), hi), nil
+}
+
+// openapi answers the reseller API's OpenAPI document (api/reseller.yaml),
+// as JSON.
+func (a *reseller) openapi(w http.ResponseWriter, r *http.Request) error {
+	doc, err := api.ResellerJSON()
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, err = w.Write(doc)
+	return err
 }

@@ -97,4 +97,5 @@ func (a *reseller) routes(mux *http.ServeMux) {
 	mux.Handle("POST /orders", a.auth(a.placeOrder))
 	mux.Handle("GET /history", a.auth(a.history))
 	mux.Handle("GET /orders/{orderId}", a.auth(a.order))
+	mux.Handle("GET /openapi.json", a.auth(a.openapi))
 }

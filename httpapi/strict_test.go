@@ -19,12 +19,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/topupd/topupd/httpapi"
+	"github.com/topupd/topupd/internal/topupdtest"
 )
 
 // orderBody is a POST /orders body for pidPubg with a fresh trxid; extra is
 // raw JSON members appended after the usual ones.
-func (h *harness) orderBody(extra string) rawBody {
-	return rawBody(fmt.Sprintf(`{"pid":%q,"trxid":%q,"userId":"5123"%s}`, pidPubg, h.trx(), extra))
+func orderBody(h *topupdtest.T, extra string) topupdtest.RawBody {
+	return topupdtest.RawBody(fmt.Sprintf(`{"pid":%q,"trxid":%q,"userId":"5123"%s}`, topupdtest.PIDPubg, h.Trx(), extra))
 }
 
 // TestResellerRefusesAmbiguousBodies: a duplicate member (top level, nested,
@@ -32,42 +33,42 @@ func (h *harness) orderBody(extra string) rawBody {
 // BODY on POST /orders, and no order is placed.
 func TestResellerRefusesAmbiguousBodies(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.loadCatalog()
-	a := h.newAccount("100", nil)
+	h := topupdtest.New(t)
+	h.LoadCatalog()
+	a := h.NewAccount("100", nil)
 	tests := []struct {
 		name string
-		body rawBody
+		body topupdtest.RawBody
 	}{
-		{"pid twice", h.orderBody(fmt.Sprintf(`,"pid":%q`, pidPubgBig))},
-		{"trxid twice", rawBody(fmt.Sprintf(`{"pid":%q,"trxid":"dup-a","trxid":"dup-b","userId":"5123"}`, pidPubg))},
-		{"userId twice", h.orderBody(`,"userId":"6000"`)},
-		{"quantity twice", rawBody(fmt.Sprintf(`{"pid":%q,"trxid":%q,"quantity":1,"quantity":3}`, pidKey, h.trx()))},
-		{"userId twice, once escaped", h.orderBody(`,"user\u0049d":"6000"`)},
-		{"an unknown member twice", h.orderBody(`,"note":"a","note":"b"`)},
-		{"nested object", h.orderBody(`,"meta":{"a":1,"b":{"c":true,"c":false}}`)},
-		{"object in an array", h.orderBody(`,"meta":[{"a":1},{"a":1,"a":2}]`)},
-		{"invalid UTF-8 in userId", rawBody(fmt.Sprintf(`{"pid":%q,"trxid":%q,"userId":"51`+"\xff"+`23"}`, pidPubg, h.trx()))},
-		{"invalid UTF-8 in an unknown member", h.orderBody(`,"note":"caf` + "\xe9" + `"`)},
-		{"invalid UTF-8 in a member name", h.orderBody(`,"` + "\xc3" + `":1`)},
-		{"UTF-8 of a surrogate", h.orderBody(`,"note":"` + "\xed\xa0\x80" + `"`)},
-		{"lone surrogate escape in userId", rawBody(fmt.Sprintf(`{"pid":%q,"trxid":%q,"userId":"5123\ud800"}`, pidPubg, h.trx()))},
-		{"lone low surrogate escape", h.orderBody(`,"note":"\udc00\ud800"`)},
+		{"pid twice", orderBody(h, fmt.Sprintf(`,"pid":%q`, topupdtest.PIDPubgBig))},
+		{"trxid twice", topupdtest.RawBody(fmt.Sprintf(`{"pid":%q,"trxid":"dup-a","trxid":"dup-b","userId":"5123"}`, topupdtest.PIDPubg))},
+		{"userId twice", orderBody(h, `,"userId":"6000"`)},
+		{"quantity twice", topupdtest.RawBody(fmt.Sprintf(`{"pid":%q,"trxid":%q,"quantity":1,"quantity":3}`, topupdtest.PIDKey, h.Trx()))},
+		{"userId twice, once escaped", orderBody(h, `,"user\u0049d":"6000"`)},
+		{"an unknown member twice", orderBody(h, `,"note":"a","note":"b"`)},
+		{"nested object", orderBody(h, `,"meta":{"a":1,"b":{"c":true,"c":false}}`)},
+		{"object in an array", orderBody(h, `,"meta":[{"a":1},{"a":1,"a":2}]`)},
+		{"invalid UTF-8 in userId", topupdtest.RawBody(fmt.Sprintf(`{"pid":%q,"trxid":%q,"userId":"51`+"\xff"+`23"}`, topupdtest.PIDPubg, h.Trx()))},
+		{"invalid UTF-8 in an unknown member", orderBody(h, `,"note":"caf`+"\xe9"+`"`)},
+		{"invalid UTF-8 in a member name", orderBody(h, `,"`+"\xc3"+`":1`)},
+		{"UTF-8 of a surrogate", orderBody(h, `,"note":"`+"\xed\xa0\x80"+`"`)},
+		{"lone surrogate escape in userId", topupdtest.RawBody(fmt.Sprintf(`{"pid":%q,"trxid":%q,"userId":"5123\ud800"}`, topupdtest.PIDPubg, h.Trx()))},
+		{"lone low surrogate escape", orderBody(h, `,"note":"\udc00\ud800"`)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			before := h.snapshot(a)
-			r := h.do("POST", "/orders", a.key, tc.body)
+			before := h.Snapshot(a)
+			r := h.Do("POST", "/orders", a.Key, tc.body)
 			wantFailure(t, r, http.StatusBadRequest, "INVALID_BODY", "INVALID BODY")
-			if diff := cmp.Diff(before, h.snapshot(a)); diff != "" {
+			if diff := cmp.Diff(before, h.Snapshot(a)); diff != "" {
 				t.Errorf("body %s moved (-before +after):\n%s", tc.body, diff)
 			}
 		})
 	}
 	// The same bodies without the defect are orders.
-	h.place(a, order{"pid": pidPubg, "trxid": h.trx(), "userId": "5123", "meta": map[string]any{"a": 1, "b": map[string]any{"c": true}}})
-	r := h.do("POST", "/orders", a.key, h.orderBody(`,"note":"café \ud83d\ude00 \u00e9"`))
-	if r.status != http.StatusOK {
+	h.Place(a, order{"pid": topupdtest.PIDPubg, "trxid": h.Trx(), "userId": "5123", "meta": map[string]any{"a": 1, "b": map[string]any{"c": true}}})
+	r := h.Do("POST", "/orders", a.Key, orderBody(h, `,"note":"café \ud83d\ude00 \u00e9"`))
+	if r.Status != http.StatusOK {
 		t.Fatalf("a body with a surrogate pair and UTF-8 text: %v", r)
 	}
 }
@@ -77,19 +78,19 @@ func TestResellerRefusesAmbiguousBodies(t *testing.T) {
 // and the balance does not move; so are nested duplicates and invalid UTF-8.
 func TestAdminRefusesAmbiguousBodies(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
+	h := topupdtest.New(t)
 	// Enough money that the old decoder's debit of 5,000,000 went through.
-	a := h.newAccount("6000000", nil)
-	credits := "/admin/accounts/" + a.id + "/credits"
+	a := h.NewAccount("6000000", nil)
+	credits := "/admin/accounts/" + a.ID + "/credits"
 	tests := []struct {
 		name, method, path string
-		body               rawBody
+		body               topupdtest.RawBody
 	}{
 		{"amountUsd twice", "POST", credits, `{"amountUsd":5,"amountUsd":-5000000,"reference":"x"}`},
 		{"amountUsd twice, the debit first", "POST", credits, `{"amountUsd":-5000000,"amountUsd":5,"reference":"y"}`},
 		{"amountUsd twice, once escaped", "POST", credits, `{"amountUsd":5,"amount\u0055sd":-5000000,"reference":"z"}`},
 		{"reference twice", "POST", credits, `{"amountUsd":5,"reference":"r1","reference":"r2"}`},
-		{"invalid UTF-8 in reference", "POST", credits, rawBody(`{"amountUsd":5,"reference":"r` + "\xff" + `"}`)},
+		{"invalid UTF-8 in reference", "POST", credits, topupdtest.RawBody(`{"amountUsd":5,"reference":"r` + "\xff" + `"}`)},
 		{"lone surrogate in reference", "POST", credits, `{"amountUsd":5,"reference":"r\ud800"}`},
 		{"nested: a required field's name twice", "PUT", "/admin/services/dupline",
 			`{"productName":"P","gameName":"G","game":"g","kind":"topup","required":[{"field":"userId","label":"A","field":"zoneId"}]}`},
@@ -100,32 +101,32 @@ func TestAdminRefusesAmbiguousBodies(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			bal, entries := h.balance(a), len(h.ledger(a))
-			r := h.adminDo(tc.method, tc.path, tc.body)
+			bal, entries := h.Balance(a), len(h.Ledger(a))
+			r := h.AdminDo(tc.method, tc.path, tc.body)
 			wantFailure(t, r, http.StatusBadRequest, "INVALID_BODY", "INVALID BODY")
-			if got := h.balance(a); got != bal {
+			if got := h.Balance(a); got != bal {
 				t.Errorf("balance %s, want %s unchanged", got, bal)
 			}
-			if got := len(h.ledger(a)); got != entries {
+			if got := len(h.Ledger(a)); got != entries {
 				t.Errorf("%d ledger entries, want %d", got, entries)
 			}
 		})
 	}
-	if h.balance(a) != "6000000" {
-		t.Errorf("balance %s, want 6000000", h.balance(a))
+	if h.Balance(a) != "6000000" {
+		t.Errorf("balance %s, want 6000000", h.Balance(a))
 	}
-	for _, s := range h.adminOK(http.StatusOK, "GET", "/admin/services", nil).body["services"].([]any) {
+	for _, s := range h.AdminOK(http.StatusOK, "GET", "/admin/services", nil).Body["services"].([]any) {
 		if s.(map[string]any)["slug"] == "dupline" {
 			t.Errorf("a refused PUT created the line: %v", s)
 		}
 	}
-	if r := h.adminOK(http.StatusOK, "GET", "/admin/settings", nil); r.body["maintenance"] == true {
+	if r := h.AdminOK(http.StatusOK, "GET", "/admin/settings", nil); r.Body["maintenance"] == true {
 		t.Errorf("a refused PATCH turned maintenance on: %v", r)
 	}
 	// Without the duplicate the same credit goes through.
-	h.adminOK(http.StatusOK, "POST", credits, rawBody(`{"amountUsd":5,"reference":"x"}`))
-	if h.balance(a) != "6000005" {
-		t.Errorf("balance %s after a credit of 5, want 6000005", h.balance(a))
+	h.AdminOK(http.StatusOK, "POST", credits, topupdtest.RawBody(`{"amountUsd":5,"reference":"x"}`))
+	if h.Balance(a) != "6000005" {
+		t.Errorf("balance %s after a credit of 5, want 6000005", h.Balance(a))
 	}
 }
 
@@ -134,35 +135,35 @@ func TestAdminRefusesAmbiguousBodies(t *testing.T) {
 // is placed.
 func TestControlCharactersRefused(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.loadCatalog()
-	a := h.newAccount("100", nil)
+	h := topupdtest.New(t)
+	h.LoadCatalog()
+	a := h.NewAccount("100", nil)
 	// Each base order names the field under test; fresh fills in a new trxid
 	// and a new idempotency key where it has one.
 	bases := map[string]order{
-		"trxid":          {"pid": pidPubg, "userId": "5123"},
-		"idempotencyKey": {"pid": pidPubg, "userId": "5123", "idempotencyKey": ""},
-		"idempotency":    {"pid": pidPubg, "userId": "5123", "idempotency": ""},
-		"userId":         {"pid": pidPubg, "userId": "5123"},
-		"userID":         {"pid": pidPubg, "userID": "5123"},
-		"zoneId":         {"pid": pidMLBB, "userId": "5123", "zoneId": "4567"},
-		"serverId":       {"pid": pidWW, "userId": "5123", "serverId": "america"},
-		"region":         {"pid": pidOH, "userId": "5123", "region": "eu", "moreId": "s1"},
-		"moreId":         {"pid": pidOH, "userId": "5123", "region": "eu", "moreId": "s1"},
+		"trxid":          {"pid": topupdtest.PIDPubg, "userId": "5123"},
+		"idempotencyKey": {"pid": topupdtest.PIDPubg, "userId": "5123", "idempotencyKey": ""},
+		"idempotency":    {"pid": topupdtest.PIDPubg, "userId": "5123", "idempotency": ""},
+		"userId":         {"pid": topupdtest.PIDPubg, "userId": "5123"},
+		"userID":         {"pid": topupdtest.PIDPubg, "userID": "5123"},
+		"zoneId":         {"pid": topupdtest.PIDMLBB, "userId": "5123", "zoneId": "4567"},
+		"serverId":       {"pid": topupdtest.PIDWW, "userId": "5123", "serverId": "america"},
+		"region":         {"pid": topupdtest.PIDOH, "userId": "5123", "region": "eu", "moreId": "s1"},
+		"moreId":         {"pid": topupdtest.PIDOH, "userId": "5123", "region": "eu", "moreId": "s1"},
 	}
 	fresh := func(base order) order {
-		o := order{"trxid": h.trx()}
+		o := order{"trxid": h.Trx()}
 		for k, v := range base {
 			o[k] = v
 			if v == "" {
-				o[k] = h.trx()
+				o[k] = h.Trx()
 			}
 		}
 		return o
 	}
 	// Each base order is valid as it stands.
 	for field, base := range bases {
-		if r := h.do("POST", "/orders", a.key, fresh(base)); r.status != http.StatusOK {
+		if r := h.Do("POST", "/orders", a.Key, fresh(base)); r.Status != http.StatusOK {
 			t.Fatalf("base order for %s: %v", field, r)
 		}
 	}
@@ -172,10 +173,10 @@ func TestControlCharactersRefused(t *testing.T) {
 			t.Run(fmt.Sprintf("%s with %q", field, c), func(t *testing.T) {
 				body := fresh(base)
 				body[field] = body[field].(string) + c
-				before := h.snapshot(a)
-				r := h.do("POST", "/orders", a.key, body)
+				before := h.Snapshot(a)
+				r := h.Do("POST", "/orders", a.Key, body)
 				wantFailure(t, r, http.StatusBadRequest, "INVALID_BODY", "INVALID BODY")
-				if diff := cmp.Diff(before, h.snapshot(a)); diff != "" {
+				if diff := cmp.Diff(before, h.Snapshot(a)); diff != "" {
 					t.Errorf("moved (-before +after):\n%s", diff)
 				}
 			})
@@ -184,8 +185,8 @@ func TestControlCharactersRefused(t *testing.T) {
 }
 
 // padHeaders returns headers of about size bytes in n fields.
-func padHeaders(size, n int) headers {
-	hdr := headers{}
+func padHeaders(size, n int) topupdtest.Headers {
+	hdr := topupdtest.Headers{}
 	for i := range n {
 		hdr[fmt.Sprintf("X-Pad-%d", i)] = strings.Repeat("p", size/n)
 	}
@@ -197,9 +198,9 @@ func padHeaders(size, n int) headers {
 // Headers just under the limit are served.
 func TestHeaderTooLarge(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.loadCatalog()
-	a := h.newAccount("10", nil)
+	h := topupdtest.New(t)
+	h.LoadCatalog()
+	a := h.NewAccount("10", nil)
 	over := httpapi.MaxHeaderBytes + 1024
 	under := httpapi.MaxHeaderBytes - 4096
 	apis := []struct {
@@ -208,30 +209,30 @@ func TestHeaderTooLarge(t *testing.T) {
 		path, auth   string
 		body         any
 	}{
-		{"reseller GET", h.api.URL, "GET", "/balance", "X-API-Key", nil},
-		{"reseller POST /orders", h.api.URL, "POST", "/orders", "X-API-Key", order{"pid": pidPubg, "trxid": "hdr-1", "userId": "5123"}},
-		{"reseller without a key", h.api.URL, "GET", "/balance", "", nil},
-		{"admin GET", h.admin.URL, "GET", "/admin/settings", "Authorization", nil},
-		{"admin POST credit", h.admin.URL, "POST", "/admin/accounts/" + a.id + "/credits", "Authorization",
-			map[string]any{"amountUsd": usd("5"), "reference": "hdr-1"}},
+		{"reseller GET", h.API.URL, "GET", "/balance", "X-API-Key", nil},
+		{"reseller POST /orders", h.API.URL, "POST", "/orders", "X-API-Key", order{"pid": topupdtest.PIDPubg, "trxid": "hdr-1", "userId": "5123"}},
+		{"reseller without a key", h.API.URL, "GET", "/balance", "", nil},
+		{"admin GET", h.Admin.URL, "GET", "/admin/settings", "Authorization", nil},
+		{"admin POST credit", h.Admin.URL, "POST", "/admin/accounts/" + a.ID + "/credits", "Authorization",
+			map[string]any{"amountUsd": topupdtest.USD("5"), "reference": "hdr-1"}},
 	}
 	for _, api := range apis {
 		for _, n := range []int{1, 100} {
 			t.Run(fmt.Sprintf("%s in %d fields", api.name, n), func(t *testing.T) {
-				before := h.snapshot(a)
+				before := h.Snapshot(a)
 				hdr := padHeaders(over, n)
 				switch api.auth {
 				case "X-API-Key":
-					hdr["X-API-Key"] = a.key
+					hdr["X-API-Key"] = a.Key
 				case "Authorization":
-					hdr["Authorization"] = "Bearer " + h.token
+					hdr["Authorization"] = "Bearer " + h.Token
 				}
-				r, err := h.call(api.base, api.method, api.path, hdr, api.body)
+				r, err := h.Call(api.base, api.method, api.path, hdr, api.body)
 				if err != nil {
 					t.Fatal(err)
 				}
 				wantFailure(t, r, http.StatusRequestHeaderFieldsTooLarge, "HEADER_TOO_LARGE", "HEADER TOO LARGE")
-				if diff := cmp.Diff(before, h.snapshot(a)); diff != "" {
+				if diff := cmp.Diff(before, h.Snapshot(a)); diff != "" {
 					t.Errorf("moved (-before +after):\n%s", diff)
 				}
 			})
@@ -239,14 +240,14 @@ func TestHeaderTooLarge(t *testing.T) {
 	}
 	t.Run("just under the limit", func(t *testing.T) {
 		hdr := padHeaders(under, 10)
-		hdr["X-API-Key"] = a.key
-		r, err := h.call(h.api.URL, "GET", "/balance", hdr, nil)
-		if err != nil || r.status != http.StatusOK {
+		hdr["X-API-Key"] = a.Key
+		r, err := h.Call(h.API.URL, "GET", "/balance", hdr, nil)
+		if err != nil || r.Status != http.StatusOK {
 			t.Errorf("GET /balance with %d bytes of headers: %v %v", under, r, err)
 		}
-		hdr["Authorization"] = "Bearer " + h.token
-		r, err = h.call(h.admin.URL, "GET", "/admin/settings", hdr, nil)
-		if err != nil || r.status != http.StatusOK {
+		hdr["Authorization"] = "Bearer " + h.Token
+		r, err = h.Call(h.Admin.URL, "GET", "/admin/settings", hdr, nil)
+		if err != nil || r.Status != http.StatusOK {
 			t.Errorf("GET /admin/settings with %d bytes of headers: %v %v", under, r, err)
 		}
 	})
@@ -258,16 +259,16 @@ func TestHeaderTooLarge(t *testing.T) {
 // server's own limit gets net/http's plain-text 431.
 func TestHeaderLimitBehindServerLimit(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	a := h.newAccount("10", nil)
+	h := topupdtest.New(t)
+	a := h.NewAccount("10", nil)
 	for _, api := range []struct {
 		name string
 		h    http.Handler
-		auth headers
+		auth topupdtest.Headers
 		path string
 	}{
-		{"reseller", h.api.Config.Handler, headers{"X-API-Key": a.key}, "/balance"},
-		{"admin", h.admin.Config.Handler, headers{"Authorization": "Bearer " + h.token}, "/admin/settings"},
+		{"reseller", h.API.Config.Handler, topupdtest.Headers{"X-API-Key": a.Key}, "/balance"},
+		{"admin", h.Admin.Config.Handler, topupdtest.Headers{"Authorization": "Bearer " + h.Token}, "/admin/settings"},
 	} {
 		t.Run(api.name, func(t *testing.T) {
 			srv := httptest.NewUnstartedServer(api.h)
@@ -278,7 +279,7 @@ func TestHeaderLimitBehindServerLimit(t *testing.T) {
 			for k, v := range api.auth {
 				hdr[k] = v
 			}
-			r, err := h.call(srv.URL, "GET", api.path, hdr, nil)
+			r, err := h.Call(srv.URL, "GET", api.path, hdr, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -286,8 +287,8 @@ func TestHeaderLimitBehindServerLimit(t *testing.T) {
 
 			// Past the server's own limit net/http answers before any handler.
 			hdr = padHeaders(httpapi.ServerMaxHeaderBytes+64<<10, 1)
-			r, err = h.call(srv.URL, "GET", api.path, hdr, nil)
-			if r.status != http.StatusRequestHeaderFieldsTooLarge || err == nil {
+			r, err = h.Call(srv.URL, "GET", api.path, hdr, nil)
+			if r.Status != http.StatusRequestHeaderFieldsTooLarge || err == nil {
 				t.Errorf("headers of %d bytes: %v (%v), want net/http's plain-text 431", httpapi.ServerMaxHeaderBytes+64<<10, r, err)
 			}
 		})
@@ -299,20 +300,20 @@ func TestHeaderLimitBehindServerLimit(t *testing.T) {
 // the credit it carries is not made.
 func TestAdminBodyTooLarge(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	a := h.newAccount("10", nil)
+	h := topupdtest.New(t)
+	a := h.NewAccount("10", nil)
 	const limit = 16 << 20
-	path := "/admin/accounts/" + a.id + "/credits"
+	path := "/admin/accounts/" + a.ID + "/credits"
 
 	t.Run("Content-Length over the limit", func(t *testing.T) {
-		conn, err := net.Dial("tcp", h.admin.Listener.Addr().String())
+		conn, err := net.Dial("tcp", h.Admin.Listener.Addr().String())
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer conn.Close()
 		// The answer comes before the body, which is never sent.
 		fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: admin\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n",
-			path, h.token, limit+1)
+			path, h.Token, limit+1)
 		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -331,13 +332,13 @@ func TestAdminBodyTooLarge(t *testing.T) {
 	t.Run("chunked over the limit", func(t *testing.T) {
 		payload := `{"amountUsd":5,"reference":"big","pad":"` + strings.Repeat("x", limit) + `"}`
 		// io.MultiReader hides the length, so the client sends it chunked.
-		req, err := http.NewRequest("POST", h.admin.URL+path, io.MultiReader(strings.NewReader(payload)))
+		req, err := http.NewRequest("POST", h.Admin.URL+path, io.MultiReader(strings.NewReader(payload)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		req.Header.Set("Authorization", "Bearer "+h.token)
+		req.Header.Set("Authorization", "Bearer "+h.Token)
 		req.Header.Set("Content-Type", "application/json")
-		resp, err := h.client.Do(req)
+		resp, err := h.HTTP.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -347,10 +348,10 @@ func TestAdminBodyTooLarge(t *testing.T) {
 			t.Errorf("got %d %s, want 413 BODY_TOO_LARGE", resp.StatusCode, raw)
 		}
 	})
-	if got := h.balance(a); got != "10" {
+	if got := h.Balance(a); got != "10" {
 		t.Errorf("balance %s, want 10", got)
 	}
-	if n := len(h.ledger(a)); n != 1 {
+	if n := len(h.Ledger(a)); n != 1 {
 		t.Errorf("%d ledger entries, want the first credit alone", n)
 	}
 }

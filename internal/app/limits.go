@@ -26,7 +26,7 @@ func newLimits(cfg Config) (*limits, error) {
 		{Limit: cfg.RatePerMinute, Period: time.Minute},
 	}
 	if cfg.Redis == "" {
-		return &limits{limiter: ratelimit.NewMemory(windows, nil), inFlight: ratelimit.NewMemoryInFlight(nil), close: func() {}}, nil
+		return &limits{limiter: ratelimit.NewMemory(windows, cfg.Now), inFlight: ratelimit.NewMemoryInFlight(cfg.Now), close: func() {}}, nil
 	}
 	if cfg.RedisTimeout <= 0 {
 		return nil, fmt.Errorf("--redis-timeout must be above 0")

@@ -17,8 +17,8 @@ import (
 
 func TestLowBalanceNeedsTheOperator(t *testing.T) {
 	f := newFixture(t)
-	poor := f.b.newAccount("0.5")
-	f.src.set("b", f.b.api.URL, poor.key)
+	poor := f.b.NewAccount("0.5", nil)
+	f.src.set("b", f.b.API.URL, poor.Key)
 	o := topupOrder("5123456789")
 	_, err := f.p.Submit(ctx(t), o)
 	if !errors.Is(err, topupd.ErrNeedsOperator) || !client.IsCode(err, client.CodeInsufficientBalance) {
@@ -36,7 +36,7 @@ func TestLowBalanceNeedsTheOperator(t *testing.T) {
 		t.Errorf("B has %d orders, want none", n)
 	}
 	// Once the operator tops up, the same order goes through.
-	f.b.adminCall("POST", "/admin/accounts/"+poor.id+"/credits", map[string]any{"amountUsd": 5, "reference": "topup-1"}, nil)
+	f.b.AdminCall("POST", "/admin/accounts/"+poor.ID+"/credits", map[string]any{"amountUsd": 5, "reference": "topup-1"}, nil)
 	if out, err := f.p.Submit(ctx(t), o); err != nil || out.State != topupd.OutcomeCompleted {
 		t.Fatalf("Submit after the top-up = %+v, %v", out, err)
 	}
@@ -50,7 +50,7 @@ func TestRefusedKeyNeedsTheOperator(t *testing.T) {
 		t.Fatal(err)
 	}
 	done.SupplierRef = out.SupplierRef
-	f.b.adminCall("DELETE", "/admin/keys/"+f.acct.keyID, nil, nil)
+	f.b.AdminCall("DELETE", "/admin/keys/"+f.acct.KeyID, nil, nil)
 	if _, err := f.p.Submit(ctx(t), topupOrder("5123456789")); !errors.Is(err, topupd.ErrNeedsOperator) || client.StatusCode(err) != 401 {
 		t.Errorf("Submit with a revoked key = %v, want 401 needing the operator", err)
 	}
@@ -61,8 +61,8 @@ func TestRefusedKeyNeedsTheOperator(t *testing.T) {
 	var k struct {
 		APIKey string `json:"apiKey"`
 	}
-	f.b.adminCall("POST", "/admin/accounts/"+f.acct.id+"/keys", nil, &k)
-	f.src.set("b", f.b.api.URL, k.APIKey)
+	f.b.AdminCall("POST", "/admin/accounts/"+f.acct.ID+"/keys", nil, &k)
+	f.src.set("b", f.b.API.URL, k.APIKey)
 	if st, err := f.p.Status(ctx(t), done); err != nil || st.State != topupd.OutcomeCompleted {
 		t.Errorf("Status with the new key = %+v, %v", st, err)
 	}
@@ -80,7 +80,7 @@ func TestRefusedAccountNeedsTheOperator(t *testing.T) {
 	} {
 		t.Run(tc.code, func(t *testing.T) {
 			f := newFixture(t)
-			f.b.adminCall("PATCH", "/admin/accounts/"+f.acct.id, tc.flags, nil)
+			f.b.AdminCall("PATCH", "/admin/accounts/"+f.acct.ID, tc.flags, nil)
 			_, err := f.p.Submit(ctx(t), topupOrder("5123456789"))
 			if !errors.Is(err, topupd.ErrNeedsOperator) || !client.IsCode(err, tc.code) {
 				t.Errorf("Submit = %v, want %s needing the operator", err, tc.code)
@@ -91,10 +91,10 @@ func TestRefusedAccountNeedsTheOperator(t *testing.T) {
 
 func TestRefusedForGood(t *testing.T) {
 	f := newFixture(t)
-	other := f.b.newAccount("10")
+	other := f.b.NewAccount("10", nil)
 	taken := topupOrder("5123456789")
 	// Another account at B already used this order's trxid.
-	if _, err := f.b.client(other).PlaceOrder(ctx(t), client.OrderRequest{PID: pidTopup,
+	if _, err := f.b.Client(other.Key).PlaceOrder(ctx(t), client.OrderRequest{PID: pidTopup,
 		TrxID: topupd.UpstreamTrxID(taken), UserID: "1"}); err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestUnavailableIsTransient(t *testing.T) {
 		t.Fatalf("Submit after recovery = %+v, %v", out, err)
 	}
 	// B's own maintenance switch is as transient.
-	f.b.settings(map[string]any{"maintenance": true})
+	f.b.Settings(map[string]any{"maintenance": true})
 	_, err = f.p.Submit(ctx(t), topupOrder("5123456789"))
 	if !client.IsCode(err, client.CodeMaintenance) || errors.Is(err, topupd.ErrNeedsOperator) {
 		t.Errorf("Submit in maintenance = %v, want a plain MAINTENANCE error", err)

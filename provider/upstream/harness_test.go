@@ -9,15 +9,10 @@ package upstream_test
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -25,31 +20,22 @@ import (
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/client"
-	"github.com/topupd/topupd/fulfil"
-	"github.com/topupd/topupd/httpapi"
-	"github.com/topupd/topupd/provider/manual"
-	"github.com/topupd/topupd/provider/sim"
+	"github.com/topupd/topupd/internal/topupdtest"
 	"github.com/topupd/topupd/provider/upstream"
-	"github.com/topupd/topupd/ratelimit"
-	"github.com/topupd/topupd/sqlite"
 )
 
-// B's catalog.
+// B's catalog: the shared test catalog's top-up and keys.
 const (
-	pidTopup = "pubg-60"       // pubg top-up (userId), 0.89, sim
-	pidKey   = "gamekey-steam" // gamekey, 1.2, stock keyStock
-	keyStock = 10
+	pidTopup = topupdtest.PIDPubg // pubg top-up (userId), 0.89, sim
+	pidKey   = topupdtest.PIDKey  // gamekey, 1.2, stock keyStock
+	keyStock = topupdtest.KeyStock
 )
 
-// server is B.
+// server is B: a real topupd in-process (internal/topupdtest) with the
+// test catalog loaded, whose reseller API can be told to answer 503 and
+// records the POST /orders bodies it receives.
 type server struct {
-	t      *testing.T
-	api    *httptest.Server
-	admin  *httptest.Server
-	token  string
-	hc     *http.Client
-	seq    atomic.Int64
-	codes  []string     // B's key stock
+	*topupdtest.T
 	fail   atomic.Int64 // the next n reseller API calls are answered 503
 	mu     sync.Mutex
 	bodies []map[string]any // every POST /orders body B received
@@ -58,65 +44,9 @@ type server struct {
 // startB starts B with its catalog loaded.
 func startB(t *testing.T) *server {
 	t.Helper()
-	secret := make([]byte, topupd.SecretKeySize)
-	rand.Read(secret)
-	vault, err := topupd.NewVault(secret)
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "b.db"), vault)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	var logOut io.Writer = io.Discard
-	if os.Getenv("TOPUPD_TEST_LOG") != "" {
-		logOut = os.Stderr
-	}
-	logger := slog.New(slog.NewTextHandler(logOut, nil))
-	engine, err := fulfil.New(fulfil.Config{
-		Store: store,
-		Providers: map[string]topupd.Provider{
-			topupd.ProviderSim:    sim.New(store, time.Now),
-			topupd.ProviderManual: manual.New(),
-		},
-		Logger: logger,
-		Owner:  topupd.NewID("b_"),
-		Poll:   50 * time.Millisecond,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	engineCtx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { engine.Run(engineCtx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-
-	limiter := ratelimit.NewMemory([]ratelimit.Window{
-		{Limit: 100_000, Period: time.Second},
-		{Limit: 1_000_000, Period: time.Minute},
-	}, nil)
-	api, err := httpapi.NewReseller(httpapi.Deps{
-		Store:     store,
-		Limiter:   limiter,
-		InFlight:  ratelimit.NewMemoryInFlight(nil),
-		Fulfiller: engine,
-		Logger:    logger,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &server{t: t, token: "admin-" + topupd.NewID("tok_"), hc: &http.Client{Timeout: 30 * time.Second}}
-	adminAPI, err := httpapi.NewAdmin(httpapi.AdminDeps{Store: store, Logger: logger, Token: s.token, Wake: engine.Wake})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.api = httptest.NewServer(s.wrap(api))
-	t.Cleanup(s.api.Close)
-	s.admin = httptest.NewServer(adminAPI)
-	t.Cleanup(s.admin.Close)
-	t.Cleanup(s.hc.CloseIdleConnections)
-	s.loadCatalog()
+	s := &server{}
+	s.T = topupdtest.New(t, topupdtest.WithWrap(s.wrap))
+	s.LoadCatalog()
 	return s
 }
 
@@ -150,103 +80,15 @@ func (s *server) posted() []map[string]any {
 	return append([]map[string]any(nil), s.bodies...)
 }
 
-// adminCall calls B's admin API, fails the test unless it answers 2xx, and
-// decodes the answer into out.
-func (s *server) adminCall(method, path string, body, out any) {
-	s.t.Helper()
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			s.t.Fatal(err)
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequest(method, s.admin.URL+path, rd)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+s.token)
-	resp, err := s.hc.Do(req)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	if resp.StatusCode/100 != 2 {
-		s.t.Fatalf("B admin %s %s: %d %s", method, path, resp.StatusCode, bytes.TrimSpace(raw))
-	}
-	if out != nil {
-		if err := json.Unmarshal(raw, out); err != nil {
-			s.t.Fatalf("B admin %s %s: %v", method, path, err)
-		}
-	}
-}
-
-// loadCatalog puts a top-up line and pack, and a gamekey line and pack with stock.
-func (s *server) loadCatalog() {
-	s.t.Helper()
-	s.adminCall("PUT", "/admin/services/pubg", map[string]any{"productName": "PUBG Mobile UC", "gameName": "PUBG Mobile",
-		"game": "pubg", "kind": "topup", "status": "active", "required": []any{map[string]any{"field": "userId", "label": "Player ID"}}}, nil)
-	s.adminCall("PUT", "/admin/services/gamekey", map[string]any{"productName": "Game keys", "gameName": "Game keys",
-		"game": "gamekey", "kind": "gamekey", "status": "active", "required": []any{}}, nil)
-	s.adminCall("PUT", "/admin/products/"+pidTopup, map[string]any{"slug": "pubg", "name": "60 UC", "category": "UC",
-		"priceUsd": json.Number("0.89"), "status": "active"}, nil)
-	s.adminCall("PUT", "/admin/products/"+pidKey, map[string]any{"slug": "gamekey", "name": "Steam random key", "category": "Keys",
-		"priceUsd": json.Number("1.2"), "status": "active"}, nil)
-	s.codes = make([]string, keyStock)
-	for i := range s.codes {
-		s.codes[i] = fmt.Sprintf("KEY-%04d-%s", i, topupd.NewID(""))
-	}
-	s.adminCall("POST", "/admin/products/"+pidKey+"/stock", map[string]any{"codes": s.codes}, nil)
-}
-
-// account is our account at B.
-type account struct{ id, key, keyID string }
-
-// newAccount creates an account at B with a key and, unless credit is "", a credit.
-func (s *server) newAccount(credit string) account {
-	s.t.Helper()
-	var a struct {
-		ID string `json:"id"`
-	}
-	s.adminCall("POST", "/admin/accounts", map[string]any{"name": fmt.Sprintf("shop A %d", s.seq.Add(1))}, &a)
-	var k struct {
-		APIKey string `json:"apiKey"`
-		KeyID  string `json:"keyId"`
-	}
-	s.adminCall("POST", "/admin/accounts/"+a.ID+"/keys", nil, &k)
-	if credit != "" {
-		s.adminCall("POST", "/admin/accounts/"+a.ID+"/credits", map[string]any{"amountUsd": json.Number(credit),
-			"reference": fmt.Sprintf("ref-%d", s.seq.Add(1))}, nil)
-	}
-	return account{id: a.ID, key: k.APIKey, keyID: k.KeyID}
-}
-
-// settings patches B's settings (simDelayMs, maintenance…).
-func (s *server) settings(patch map[string]any) {
-	s.t.Helper()
-	s.adminCall("PATCH", "/admin/settings", patch, nil)
-}
-
-// ledgerEntry is one entry of an account's ledger at B.
-type ledgerEntry struct {
-	Kind    string `json:"kind"`
-	OrderID string `json:"orderId"`
-}
-
 // charges returns the charge entries of an account at B.
-func (s *server) charges(a account) []ledgerEntry {
-	s.t.Helper()
-	var out struct {
-		Entries []ledgerEntry `json:"entries"`
+func (s *server) charges(a topupdtest.Account) []client.LedgerEntry {
+	s.TB.Helper()
+	entries, err := s.AdminClient.Ledger(context.Background(), a.ID, 0)
+	if err != nil {
+		s.TB.Fatal(err)
 	}
-	s.adminCall("GET", "/admin/accounts/"+a.id+"/ledger", nil, &out)
-	var ch []ledgerEntry
-	for _, e := range out.Entries {
+	var ch []client.LedgerEntry
+	for _, e := range entries {
 		if e.Kind == string(topupd.EntryCharge) {
 			ch = append(ch, e)
 		}
@@ -254,32 +96,22 @@ func (s *server) charges(a account) []ledgerEntry {
 	return ch
 }
 
-// client is a reseller API client of B for the account, for checks on B's side.
-func (s *server) client(a account) *client.Client {
-	s.t.Helper()
-	c, err := client.New(s.api.URL, a.key, client.WithRetries(0))
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	return c
-}
-
 // orders returns the account's orders at B, newest first.
-func (s *server) orders(a account) []client.Order {
-	s.t.Helper()
-	orders, err := s.client(a).History(context.Background(), client.HistoryQuery{Limit: 200})
+func (s *server) orders(a topupdtest.Account) []client.Order {
+	s.TB.Helper()
+	orders, err := s.Client(a.Key).History(context.Background(), client.HistoryQuery{Limit: 200})
 	if err != nil {
-		s.t.Fatal(err)
+		s.TB.Fatal(err)
 	}
 	return orders
 }
 
 // order returns one of the account's orders at B.
-func (s *server) order(a account, id string) *client.Order {
-	s.t.Helper()
-	o, err := s.client(a).Order(context.Background(), id)
+func (s *server) order(a topupdtest.Account, id string) *client.Order {
+	s.TB.Helper()
+	o, err := s.Client(a.Key).Order(context.Background(), id)
 	if err != nil {
-		s.t.Fatalf("B GET /orders/%s: %v", id, err)
+		s.TB.Fatalf("B GET /orders/%s: %v", id, err)
 	}
 	return o
 }
@@ -310,7 +142,7 @@ func (s *sources) set(name, baseURL, apiKey string) {
 // fixture is B, our account there, the sources naming it "b", and a provider.
 type fixture struct {
 	b    *server
-	acct account
+	acct topupdtest.Account
 	src  *sources
 	p    *upstream.Provider
 }
@@ -320,9 +152,9 @@ type fixture struct {
 func newFixture(t *testing.T, opts ...upstream.Option) *fixture {
 	t.Helper()
 	b := startB(t)
-	acct := b.newAccount("100")
+	acct := b.NewAccount("100", nil)
 	src := &sources{m: map[string]topupd.Upstream{}}
-	src.set("b", b.api.URL, acct.key)
+	src.set("b", b.API.URL, acct.Key)
 	return &fixture{b: b, acct: acct, src: src, p: upstream.New(src, opts...)}
 }
 

@@ -85,7 +85,7 @@ func TestKeysDeliverTheUpstreamCodes(t *testing.T) {
 		t.Errorf("codes %v, B delivered %v", out.Codes, bo.Codes)
 	}
 	for _, c := range out.Codes {
-		if !slices.Contains(f.b.codes, c) {
+		if !slices.Contains(f.b.Codes[pidKey], c) {
 			t.Errorf("code %q is not of B's stock", c)
 		}
 	}
@@ -108,7 +108,7 @@ func TestInvalidPlayerFails(t *testing.T) {
 func TestPendingThenCompleted(t *testing.T) {
 	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	f := newFixture(t, upstream.WithPollInterval(2*time.Second), upstream.WithNow(func() time.Time { return now }))
-	f.b.settings(map[string]any{"simDelayMs": 300})
+	f.b.Settings(map[string]any{"simDelayMs": 300})
 	o := topupOrder("5123456789")
 	out, err := f.p.Submit(ctx(t), o)
 	if err != nil {
@@ -167,7 +167,7 @@ func TestLostAnswerIsTheSameOrder(t *testing.T) {
 
 func TestLostAnswerWhilePending(t *testing.T) {
 	f := newFixture(t)
-	f.b.settings(map[string]any{"simDelayMs": 60_000})
+	f.b.Settings(map[string]any{"simDelayMs": 60_000})
 	o := topupOrder("5123456789")
 	first, err := f.p.Submit(ctx(t), o)
 	if err != nil || first.State != topupd.OutcomePending {
@@ -239,7 +239,7 @@ func TestStatusPastTheDeadlineNeverPlaces(t *testing.T) {
 // "not found", which would let the order be refunded.
 func TestStatusPastTheDeadlineBeyondTheHistory(t *testing.T) {
 	f := newFixture(t)
-	f.b.adminCall("POST", "/admin/accounts/"+f.acct.id+"/credits", map[string]any{"amountUsd": 1000, "reference": "more"}, nil)
+	f.b.AdminCall("POST", "/admin/accounts/"+f.acct.ID+"/credits", map[string]any{"amountUsd": 1000, "reference": "more"}, nil)
 	for range 200 {
 		if _, err := f.p.Submit(ctx(t), topupOrder("5123456789")); err != nil {
 			t.Fatal(err)

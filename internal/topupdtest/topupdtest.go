@@ -1,0 +1,214 @@
+// Package topupdtest starts a real topupd in-process for tests: the app as
+// topupd serve wires it (internal/app), on a SQLite file of its own, behind
+// two httptest servers, and talks to both over real HTTP. Every answer the
+// app gives, to any client, is checked against the OpenAPI documents in
+// api/, so that the APIs cannot drift from them unnoticed: a test whose
+// server gave one that does not match fails.
+//
+// New(t, options…) returns a T whose helpers fail the test on error;
+// StartExample does the same for examples, which have no *testing.T.
+package topupdtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/client"
+	"github.com/topupd/topupd/httpapi"
+	"github.com/topupd/topupd/internal/app"
+	"github.com/topupd/topupd/ratelimit"
+)
+
+// config shapes one server.
+type config struct {
+	clock          *Clock
+	perSecond      int
+	perMinute      int
+	trustedProxies []netip.Prefix
+	maxBody        int64
+	wrapStore      func(topupd.Store) topupd.Store
+	limiter        topupd.RateLimiter
+	deadline       time.Duration
+	authCache      bool
+	simOff         bool
+	wrap           func(http.Handler) http.Handler
+	rateClock      *Clock
+}
+
+// Option shapes a server.
+type Option func(*config)
+
+// WithClock drives every part of the server from a fake clock.
+func WithClock(c *Clock) Option { return func(cfg *config) { cfg.clock = c } }
+
+// WithRates sets the per-second and per-minute limits (by default so high
+// they never trip).
+func WithRates(perSecond, perMinute int) Option {
+	return func(cfg *config) { cfg.perSecond, cfg.perMinute = perSecond, perMinute }
+}
+
+// WithRateClock measures the rate limits on c, while the rest of the
+// server keeps its own clock.
+func WithRateClock(c *Clock) Option { return func(cfg *config) { cfg.rateClock = c } }
+
+// WithLimiter replaces the rate limiter.
+func WithLimiter(l topupd.RateLimiter) Option { return func(cfg *config) { cfg.limiter = l } }
+
+// WithTrustedProxies sets the proxies whose X-Forwarded-For is believed.
+func WithTrustedProxies(cidrs string) Option {
+	return func(cfg *config) {
+		p, err := httpapi.ParseTrustedProxies(cidrs)
+		if err != nil {
+			panic(err)
+		}
+		cfg.trustedProxies = p
+	}
+}
+
+// WithMaxBody bounds the reseller API's request bodies.
+func WithMaxBody(n int64) Option { return func(cfg *config) { cfg.maxBody = n } }
+
+// WithStore gives the reseller API a wrapped store; the admin API and the
+// engine keep the real one.
+func WithStore(wrap func(topupd.Store) topupd.Store) Option {
+	return func(cfg *config) { cfg.wrapStore = wrap }
+}
+
+// WithDeadline sets how long an order may stay processing.
+func WithDeadline(d time.Duration) Option { return func(cfg *config) { cfg.deadline = d } }
+
+// WithAuthCache gives both APIs one auth cache with a one-second TTL, as
+// topupd serve does.
+func WithAuthCache() Option { return func(cfg *config) { cfg.authCache = true } }
+
+// WithSimOff turns the sim supplier off, as --sim off does.
+func WithSimOff() Option { return func(cfg *config) { cfg.simOff = true } }
+
+// WithWrap wraps the reseller API's handler, to inject failures or watch requests.
+func WithWrap(w func(http.Handler) http.Handler) Option { return func(cfg *config) { cfg.wrap = w } }
+
+// T is one running server bound to a test: its helpers fail the test on error.
+type T struct {
+	// TB is the test the server belongs to.
+	TB testing.TB
+	// App is the running app; App.Store is its database.
+	App *app.App
+	// Store is App.Store.
+	Store topupd.Store
+	// API and Admin serve the reseller and admin APIs.
+	API, Admin *httptest.Server
+	// Token is the admin API's bearer token.
+	Token string
+	// Now is the server's clock.
+	Now func() time.Time
+	// HTTP is the client the helpers call through.
+	HTTP *http.Client
+	// AdminClient calls the admin API through HTTP.
+	AdminClient *client.Admin
+	// Calls records every supplier call.
+	Calls *SupplierLog
+	// Codes holds the codes AddStock stocked, by PID.
+	Codes map[string][]string
+
+	seq   atomic.Int64
+	check *checker
+}
+
+// New starts a server for tb and stops it when tb ends. By default the clock
+// is real and the rate limits are so high they never trip.
+func New(tb testing.TB, opts ...Option) *T {
+	tb.Helper()
+	cfg := config{perSecond: 100_000, perMinute: 1_000_000}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	now := time.Now
+	if cfg.clock != nil {
+		now = cfg.clock.Now
+	}
+	h := &T{TB: tb, Now: now, Calls: newSupplierLog(), Codes: map[string][]string{}, Token: "admin-" + topupd.NewID("tok_")}
+	limiter := cfg.limiter
+	if limiter == nil {
+		rateNow := now
+		if cfg.rateClock != nil {
+			rateNow = cfg.rateClock.Now
+		}
+		limiter = ratelimit.NewMemory([]ratelimit.Window{
+			{Limit: cfg.perSecond, Period: time.Second}, {Limit: cfg.perMinute, Period: time.Minute},
+		}, rateNow)
+	}
+	secret := make([]byte, topupd.SecretKeySize)
+	rand.Read(secret)
+	ac := app.Config{
+		DB: filepath.Join(tb.TempDir(), "topupd.db"), SecretKey: base64.StdEncoding.EncodeToString(secret), AdminToken: h.Token,
+		TrustedProxies: cfg.trustedProxies, Deadline: cfg.deadline, NodeID: topupd.NewID("test_"), SimOff: cfg.simOff,
+		Logger: testLogger(), Now: cfg.clockNow(), Poll: 50 * time.Millisecond, MaxBody: cfg.maxBody, Limiter: limiter,
+		WrapStore: cfg.wrapStore, WrapProvider: h.Calls.watch,
+	}
+	if cfg.authCache {
+		ac.AuthCacheTTL = time.Second
+	}
+	a, err := app.New(context.Background(), ac)
+	if err != nil {
+		tb.Fatalf("topupdtest: %v", err)
+	}
+	tb.Cleanup(func() { a.Close() })
+	h.App, h.Store = a, a.Store
+	h.check = newChecker(tb)
+	tb.Cleanup(h.check.report)
+	reseller := h.check.reseller(a.Reseller)
+	if cfg.wrap != nil {
+		reseller = cfg.wrap(reseller)
+	}
+	h.API = httptest.NewServer(reseller)
+	tb.Cleanup(h.API.Close)
+	h.Admin = httptest.NewServer(h.check.admin(a.Admin))
+	tb.Cleanup(h.Admin.Close)
+	h.HTTP = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 256, MaxConnsPerHost: 256}}
+	tb.Cleanup(h.HTTP.CloseIdleConnections)
+	h.AdminClient, err = client.NewAdmin(h.Admin.URL, h.Token, client.WithHTTPClient(h.HTTP), client.WithRetries(0))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return h
+}
+
+// clockNow is the fake clock's Now, or nil for the real one.
+func (cfg *config) clockNow() func() time.Time {
+	if cfg.clock == nil {
+		return nil
+	}
+	return cfg.clock.Now
+}
+
+// testLogger discards the server's log lines, unless TOPUPD_TEST_LOG is set.
+func testLogger() *slog.Logger {
+	var w io.Writer = io.Discard
+	if os.Getenv("TOPUPD_TEST_LOG") != "" {
+		w = os.Stderr
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
+}
+
+// Client returns a reseller API client for an API key, through HTTP; it
+// retries nothing unless opts say so.
+func (h *T) Client(key string, opts ...client.Option) *client.Client {
+	h.TB.Helper()
+	c, err := client.New(h.API.URL, key, append([]client.Option{client.WithHTTPClient(h.HTTP), client.WithRetries(0)}, opts...)...)
+	if err != nil {
+		h.TB.Fatal(err)
+	}
+	return c
+}
