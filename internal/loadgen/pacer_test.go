@@ -3,19 +3,11 @@ package loadgen
 import (
 	"context"
 	"errors"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/topupd/topupd/internal/fakeclock"
 )
-
-// fakeClock is a clock the test moves by hand.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *fakeClock) set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 
 // maxInWindow is the most slots in any (t-period, t] of sorted slots, as the
 // server counts them.
@@ -32,7 +24,7 @@ func maxInWindow(slots []time.Time, period time.Duration) int {
 
 // reserveAll books n slots, moving the fake clock to each slot as a caller
 // sleeping until it would.
-func reserveAll(t *testing.T, p *Pacer, clk *fakeClock, n int) []time.Time {
+func reserveAll(t *testing.T, p *Pacer, clk *fakeclock.Clock, n int) []time.Time {
 	t.Helper()
 	var slots []time.Time
 	for range n {
@@ -44,15 +36,15 @@ func reserveAll(t *testing.T, p *Pacer, clk *fakeClock, n int) []time.Time {
 			t.Fatalf("slot %v before the previous %v", s, slots[len(slots)-1])
 		}
 		slots = append(slots, s)
-		clk.set(s)
+		clk.SetTime(s)
 	}
 	return slots
 }
 
 func TestPacerBurstStaysInBothWindows(t *testing.T) {
 	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	clk := &fakeClock{t: start}
-	p := NewPacer(ServerWindows(40, 200), 0, clk.now)
+	clk := fakeclock.New(start)
+	p := NewPacer(ServerWindows(40, 200), 0, clk.Now)
 	slots := reserveAll(t, p, clk, 650)
 	if got := maxInWindow(slots, time.Second); got > 40 {
 		t.Errorf("%d calls in one second, limit 40", got)
@@ -76,12 +68,12 @@ func TestPacerBurstStaysInBothWindows(t *testing.T) {
 
 func TestPacerSmoothSpreadsCalls(t *testing.T) {
 	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	clk := &fakeClock{t: start}
+	clk := fakeclock.New(start)
 	spacing := SmoothSpacing(40, 200)
 	if spacing < 300*time.Millisecond || spacing > 310*time.Millisecond {
 		t.Fatalf("spacing %v, want just over 300ms", spacing)
 	}
-	p := NewPacer(ServerWindows(40, 200), spacing, clk.now)
+	p := NewPacer(ServerWindows(40, 200), spacing, clk.Now)
 	slots := reserveAll(t, p, clk, 450)
 	for i := 1; i < len(slots); i++ {
 		if d := slots[i].Sub(slots[i-1]); d < spacing {
@@ -99,8 +91,8 @@ func TestPacerSmoothSpreadsCalls(t *testing.T) {
 
 func TestPacerRefusesSlotsAfterTheEnd(t *testing.T) {
 	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	clk := &fakeClock{t: start}
-	p := NewPacer(ServerWindows(2, 100), 0, clk.now)
+	clk := fakeclock.New(start)
+	p := NewPacer(ServerWindows(2, 100), 0, clk.Now)
 	end := start.Add(500 * time.Millisecond)
 	for i := range 2 {
 		if _, ok := p.Reserve(end); !ok {
@@ -139,10 +131,10 @@ func TestPacerWaitSleepsAndHonoursCancel(t *testing.T) {
 
 func TestPacerForgetsOldSlots(t *testing.T) {
 	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	clk := &fakeClock{t: start}
-	p := NewPacer(ServerWindows(1_000_000, 100_000_000), 0, clk.now)
+	clk := fakeclock.New(start)
+	p := NewPacer(ServerWindows(1_000_000, 100_000_000), 0, clk.Now)
 	for i := range 20_000 {
-		clk.set(start.Add(time.Duration(i) * 10 * time.Millisecond))
+		clk.SetTime(start.Add(time.Duration(i) * 10 * time.Millisecond))
 		p.Reserve(time.Time{})
 	}
 	if n := len(p.log); n > 2*6100 {
