@@ -36,49 +36,25 @@ func (s *Store) PlaceOrder(ctx context.Context, p topupd.PlaceOrder) (topupd.Ord
 	return o, replay, nil
 }
 
+// placeOrder is PlaceOrder's transaction: the account's lock, then a
+// repeat answered as it is, or else the order checked, charged, stored and,
+// for keys, given its codes.
 func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder) (topupd.Order, bool, error) {
-	req := &p.Request
-	fingerprint := req.Fingerprint()
 	// An unknown account fails below, where its order count is taken.
 	if _, err := s.lockAccount(ctx, tx, p.AccountID); err != nil {
 		return topupd.Order{}, false, err
 	}
-	// Idempotency first, whatever the catalog says now: the account's
-	// idempotency key (idempotencyKey, or else the trxid) names the request,
-	// whatever trxid it carries; a trxid already held names an order too.
-	for _, by := range []struct {
-		query string
-		args  []any
-	}{{s.q.orderByKey, []any{p.AccountID, req.Key()}}, {s.q.orderByTrxID, []any{req.TrxID}}} {
-		prev, err := scanOrder(tx.QueryRowContext(ctx, by.query, by.args...))
-		if isNoRows(err) {
-			continue
-		} else if err != nil {
-			return prev, false, err
-		}
-		replay, err := topupd.DecideRepeat(req, p.AccountID, &prev)
-		if err != nil {
-			return topupd.Order{}, false, err
-		}
-		return prev, replay, s.loadCodes(ctx, tx, &prev)
+	if prev, replay, found, err := s.repeatOf(ctx, tx, p); found || err != nil {
+		return prev, replay, err
 	}
-
-	pack, err := scanPack(tx.QueryRowContext(ctx, `SELECT `+packColumns+` FROM packs WHERE pid = $1`, req.PID))
-	if isNoRows(err) {
-		return topupd.Order{}, false, topupd.Fail(topupd.EUnknownPID)
-	} else if err != nil {
-		return topupd.Order{}, false, err
-	}
-	line, err := scanLine(tx.QueryRowContext(ctx, `SELECT `+lineColumns+` FROM lines WHERE slug = $1`, pack.Slug))
-	if isNoRows(err) {
-		return topupd.Order{}, false, topupd.Errorf(topupd.EInvalidPack, "pack %s has no service line", pack.PID)
-	} else if err != nil {
+	pack, line, err := s.packAndLine(ctx, tx, p.Request.PID)
+	if err != nil {
 		return topupd.Order{}, false, err
 	}
 	if p.SimOff && pack.Provider == topupd.ProviderSim {
 		return topupd.Order{}, false, topupd.Errorf(topupd.EProductDisabled, "the sim supplier is off")
 	}
-	draft, err := topupd.Prepare(req, &line, &pack)
+	draft, err := topupd.Prepare(&p.Request, &line, &pack)
 	if err != nil {
 		return topupd.Order{}, false, err
 	}
@@ -91,53 +67,12 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 		return topupd.Order{}, false, reject(topupd.EInsufficientBalance)
 	}
 	if draft.DrawsStock {
-		// The stock level's row lock makes the draws of one pack take turns,
-		// so the count here is the count at the draw.
-		var avail int
-		if err := tx.QueryRowContext(ctx, s.q.lockStock, pack.PID).Scan(&avail); err != nil && !isNoRows(err) {
-			return topupd.Order{}, false, err
-		}
-		if avail < draft.Quantity {
-			return topupd.Order{}, false, reject(topupd.EInsufficientStock)
+		if ok, err := s.stockCovers(ctx, tx, pack.PID, draft.Quantity); err != nil || !ok {
+			return topupd.Order{}, false, cmp.Or(err, reject(topupd.EInsufficientStock))
 		}
 	}
-
-	var accountSeq int64
-	if err := tx.QueryRowContext(ctx, `UPDATE accounts SET order_count = order_count + 1 WHERE id = $1 RETURNING order_count`, p.AccountID).Scan(&accountSeq); err != nil {
-		return topupd.Order{}, false, fmt.Errorf("account %s: %w", p.AccountID, err)
-	}
-	// The order as stored, times at the stored precision, exactly as a
-	// lookup reads it back (storetest checks the two agree, field by field).
-	o := topupd.Order{
-		ID: topupd.NewOrderID(p.Now), AccountID: p.AccountID, TrxID: req.TrxID, IdempotencyKey: req.Key(), Fingerprint: fingerprint,
-		PID: pack.PID, Slug: line.Slug, Game: line.Game, Kind: line.Kind, PackName: pack.Name, Provider: pack.Provider,
-		Quantity: draft.Quantity, Amount: draft.Amount, Fields: draft.Fields, Status: topupd.StatusProcessing,
-		CreatedAt: fromMS(ms(p.Now)), DeadlineAt: fromMS(ms(p.Now.Add(p.Deadline))), Supplier: topupd.SupplierNew,
-	}
-	if pack.Provider == topupd.ProviderUpstream {
-		o.Upstream, o.UpstreamPID = pack.Upstream, pack.UpstreamPID
-	}
-	var nextAttempt, leaseOwner, leaseUntil any = ms(p.Now), nil, nil
-	switch {
-	case draft.DrawsStock:
-		o.Status, o.FinishedAt, nextAttempt = topupd.StatusCompleted, o.CreatedAt, nil
-	case p.LeaseOwner != "":
-		// The caller submits at once: record now that the outcome of a submit
-		// may become unknown, so that nobody submits again without asking.
-		leaseOwner, leaseUntil, o.Supplier = p.LeaseOwner, ms(p.LeaseUntil), topupd.SupplierSubmitting
-	}
-	if draft.DrawsStock {
-		o.CodeCount = draft.Quantity
-	}
-	err = tx.QueryRowContext(ctx, `INSERT INTO orders (id, account_id, account_seq, trxid, idem_key, fingerprint, pid, slug, game, kind, pack_name, provider,
-			quantity, amount, user_id, zone_id, server_id, region, more_id, status, created_at, finished_at, deadline_at, next_attempt_at, lease_owner, lease_until, supplier,
-			upstream, upstream_pid, code_count)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30) RETURNING seq`,
-		o.ID, o.AccountID, accountSeq, o.TrxID, o.IdempotencyKey, o.Fingerprint, o.PID, o.Slug, o.Game, string(o.Kind), o.PackName, o.Provider,
-		o.Quantity, int64(o.Amount), o.Fields.UserID, o.Fields.ZoneID, o.Fields.ServerID, o.Fields.Region, o.Fields.MoreID, string(o.Status),
-		ms(o.CreatedAt), msOrNull(o.FinishedAt), ms(o.DeadlineAt), nextAttempt, leaseOwner, leaseUntil, string(o.Supplier),
-		o.Upstream, o.UpstreamPID, o.CodeCount).Scan(&o.Seq)
-	if err != nil {
+	o := newOrder(&p, &pack, &line, &draft)
+	if err := s.insertOrder(ctx, tx, &o, p); err != nil {
 		return topupd.Order{}, false, err
 	}
 	charge := topupd.LedgerEntry{AccountID: p.AccountID, Kind: topupd.EntryCharge, Amount: -o.Amount, CreatedAt: p.Now}
@@ -156,6 +91,108 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 		}
 	}
 	return o, false, nil
+}
+
+// repeatOf finds an earlier order the request repeats, whatever the
+// catalog says now: the account's idempotency key (idempotencyKey, or else
+// the trxid) names the request, whatever trxid it carries, and a trxid
+// already held names an order too. The domain decides what the repeat is
+// (topupd.DecideRepeat): a replay, FORBIDDEN or IDEMPOTENCY_KEY_REUSED.
+func (s *Store) repeatOf(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder) (prev topupd.Order, replay, found bool, err error) {
+	req := &p.Request
+	for _, by := range []struct {
+		query string
+		args  []any
+	}{{s.q.orderByKey, []any{p.AccountID, req.Key()}}, {s.q.orderByTrxID, []any{req.TrxID}}} {
+		prev, err := scanOrder(tx.QueryRowContext(ctx, by.query, by.args...))
+		if isNoRows(err) {
+			continue
+		} else if err != nil {
+			return prev, false, true, err
+		}
+		replay, err := topupd.DecideRepeat(req, p.AccountID, &prev)
+		if err != nil {
+			return topupd.Order{}, false, true, err
+		}
+		return prev, replay, true, s.loadCodes(ctx, tx, &prev)
+	}
+	return topupd.Order{}, false, false, nil
+}
+
+// packAndLine reads the pack a PID names and its line.
+func (s *Store) packAndLine(ctx context.Context, tx *sql.Tx, pid string) (topupd.Pack, topupd.Line, error) {
+	pack, err := scanPack(tx.QueryRowContext(ctx, `SELECT `+packColumns+` FROM packs WHERE pid = $1`, pid))
+	if isNoRows(err) {
+		return pack, topupd.Line{}, topupd.Fail(topupd.EUnknownPID)
+	} else if err != nil {
+		return pack, topupd.Line{}, err
+	}
+	line, err := scanLine(tx.QueryRowContext(ctx, `SELECT `+lineColumns+` FROM lines WHERE slug = $1`, pack.Slug))
+	if isNoRows(err) {
+		return pack, line, topupd.Errorf(topupd.EInvalidPack, "pack %s has no service line", pack.PID)
+	}
+	return pack, line, err
+}
+
+// stockCovers reports whether a pack has quantity codes available. The
+// stock level's row lock makes the draws of one pack take turns, so the
+// count here is the count at the draw.
+func (s *Store) stockCovers(ctx context.Context, tx *sql.Tx, pid string, quantity int) (bool, error) {
+	var avail int
+	if err := tx.QueryRowContext(ctx, s.q.lockStock, pid).Scan(&avail); err != nil && !isNoRows(err) {
+		return false, err
+	}
+	return avail >= quantity, nil
+}
+
+// newOrder is the order a placement creates, times at the stored
+// precision, exactly as a lookup reads it back (storetest checks that the
+// two agree, field by field). A key order completes at once; a top-up
+// whose caller submits at once is recorded as submitting, so that nobody
+// submits again without asking the supplier first.
+func newOrder(p *topupd.PlaceOrder, pack *topupd.Pack, line *topupd.Line, draft *topupd.Draft) topupd.Order {
+	req := &p.Request
+	o := topupd.Order{
+		ID: topupd.NewOrderID(p.Now), AccountID: p.AccountID, TrxID: req.TrxID, IdempotencyKey: req.Key(), Fingerprint: req.Fingerprint(),
+		PID: pack.PID, Slug: line.Slug, Game: line.Game, Kind: line.Kind, PackName: pack.Name, Provider: pack.Provider,
+		Quantity: draft.Quantity, Amount: draft.Amount, Fields: draft.Fields, Status: topupd.StatusProcessing,
+		CreatedAt: fromMS(ms(p.Now)), DeadlineAt: fromMS(ms(p.Now.Add(p.Deadline))), Supplier: topupd.SupplierNew,
+	}
+	if pack.Provider == topupd.ProviderUpstream {
+		o.Upstream, o.UpstreamPID = pack.Upstream, pack.UpstreamPID
+	}
+	switch {
+	case draft.DrawsStock:
+		o.Status, o.FinishedAt, o.CodeCount = topupd.StatusCompleted, o.CreatedAt, draft.Quantity
+	case p.LeaseOwner != "":
+		o.Supplier = topupd.SupplierSubmitting
+	}
+	return o
+}
+
+// insertOrder stores a new order and sets its Seq: the next of its
+// account's orders, due for the engine now unless it is final or its
+// caller holds its lease.
+func (s *Store) insertOrder(ctx context.Context, tx *sql.Tx, o *topupd.Order, p topupd.PlaceOrder) error {
+	var accountSeq int64
+	if err := tx.QueryRowContext(ctx, `UPDATE accounts SET order_count = order_count + 1 WHERE id = $1 RETURNING order_count`, p.AccountID).Scan(&accountSeq); err != nil {
+		return fmt.Errorf("account %s: %w", p.AccountID, err)
+	}
+	var nextAttempt, leaseOwner, leaseUntil any = ms(p.Now), nil, nil
+	switch {
+	case o.Status.Final():
+		nextAttempt = nil
+	case o.Supplier == topupd.SupplierSubmitting:
+		leaseOwner, leaseUntil = p.LeaseOwner, ms(p.LeaseUntil)
+	}
+	return tx.QueryRowContext(ctx, `INSERT INTO orders (id, account_id, account_seq, trxid, idem_key, fingerprint, pid, slug, game, kind, pack_name, provider,
+			quantity, amount, user_id, zone_id, server_id, region, more_id, status, created_at, finished_at, deadline_at, next_attempt_at, lease_owner, lease_until, supplier,
+			upstream, upstream_pid, code_count)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30) RETURNING seq`,
+		o.ID, o.AccountID, accountSeq, o.TrxID, o.IdempotencyKey, o.Fingerprint, o.PID, o.Slug, o.Game, string(o.Kind), o.PackName, o.Provider,
+		o.Quantity, int64(o.Amount), o.Fields.UserID, o.Fields.ZoneID, o.Fields.ServerID, o.Fields.Region, o.Fields.MoreID, string(o.Status),
+		ms(o.CreatedAt), msOrNull(o.FinishedAt), ms(o.DeadlineAt), nextAttempt, leaseOwner, leaseUntil, string(o.Supplier),
+		o.Upstream, o.UpstreamPID, o.CodeCount).Scan(&o.Seq)
 }
 
 // drawCodes gives the oldest available codes of the order's pack to it and
