@@ -41,13 +41,19 @@ func (a *admin) writeAccount(w http.ResponseWriter, r *http.Request, status int,
 	return nil
 }
 
-func (a *admin) createAccount(w http.ResponseWriter, r *http.Request) error {
+// readAccountPatch reads a body of account fields.
+func readAccountPatch(r *http.Request) (topupd.AccountPatch, error) {
 	obj, err := readAdminObject(r)
 	if err != nil {
-		return err
+		return topupd.AccountPatch{}, err
 	}
 	p := obj.accountPatch()
-	if err := obj.done(); err != nil {
+	return p, obj.done()
+}
+
+func (a *admin) createAccount(w http.ResponseWriter, r *http.Request) error {
+	p, err := readAccountPatch(r)
+	if err != nil {
 		return err
 	}
 	if p.Name == nil {
@@ -73,12 +79,8 @@ func (a *admin) getAccount(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *admin) patchAccount(w http.ResponseWriter, r *http.Request) error {
-	obj, err := readAdminObject(r)
+	p, err := readAccountPatch(r)
 	if err != nil {
-		return err
-	}
-	p := obj.accountPatch()
-	if err := obj.done(); err != nil {
 		return err
 	}
 	acct, err := a.Store.UpdateAccount(r.Context(), r.PathValue("id"), p)

@@ -246,17 +246,24 @@ func (a *admin) listProducts(w http.ResponseWriter, r *http.Request) error {
 // maxStockBatch bounds the codes added in one call.
 const maxStockBatch = 10_000
 
-func (a *admin) addStock(w http.ResponseWriter, r *http.Request) error {
+// readCodes reads a body of only { "codes": [...] } with at least least
+// and at most maxStockBatch codes.
+func readCodes(r *http.Request, least int) ([]string, error) {
 	obj, err := readAdminObject(r)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var codes []string
 	obj.take("codes", &codes)
 	if err := obj.done(); err != nil {
-		return err
+		return nil, err
 	}
-	if err := checkCodes(codes, 1, maxStockBatch); err != nil {
+	return codes, checkCodes(codes, least, maxStockBatch)
+}
+
+func (a *admin) addStock(w http.ResponseWriter, r *http.Request) error {
+	codes, err := readCodes(r, 1)
+	if err != nil {
 		return err
 	}
 	res, err := a.Store.AddStock(r.Context(), r.PathValue("pid"), codes, a.Now())

@@ -83,16 +83,8 @@ func (a *admin) getOrder(w http.ResponseWriter, r *http.Request) error {
 const operatorCancelled = "CANCELLED BY OPERATOR"
 
 func (a *admin) completeOrder(w http.ResponseWriter, r *http.Request) error {
-	obj, err := readAdminObject(r)
+	codes, err := readCodes(r, 0)
 	if err != nil {
-		return err
-	}
-	var codes []string
-	obj.take("codes", &codes)
-	if err := obj.done(); err != nil {
-		return err
-	}
-	if err := checkCodes(codes, 0, maxStockBatch); err != nil {
 		return err
 	}
 	return a.settle(w, r, topupd.Settlement{Status: topupd.StatusCompleted, Codes: codes})
