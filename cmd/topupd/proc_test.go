@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/topupd/topupd/client"
 )
 
 // TestMain lets a test run this very binary as the topupd server: with
@@ -132,12 +134,17 @@ func call(t testing.TB, method, url, auth string, body any) (int, map[string]any
 	return resp.StatusCode, m
 }
 
-// must makes an admin call that has to succeed.
+// must makes an admin call through client.Admin that has to succeed, and
+// returns its answer.
 func (p *proc) must(method, path string, body any) map[string]any {
 	p.t.Helper()
-	status, m := call(p.t, method, p.admin+path, testAdminToken, body)
-	if status/100 != 2 {
-		p.t.Fatalf("%s %s = %d %v", method, path, status, m)
+	adm, err := client.NewAdmin(p.admin, testAdminToken, client.WithRetries(0))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	var m map[string]any
+	if err := adm.Do(context.Background(), method, path, body, &m); err != nil {
+		p.t.Fatalf("%s %s: %v", method, path, err)
 	}
 	return m
 }
