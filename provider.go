@@ -23,6 +23,21 @@ const (
 	OutcomeNotFound
 )
 
+// String names the state as the log and the metrics do.
+func (s OutcomeState) String() string {
+	switch s {
+	case OutcomePending:
+		return "pending"
+	case OutcomeCompleted:
+		return "completed"
+	case OutcomeFailed:
+		return "failed"
+	case OutcomeNotFound:
+		return "not-found"
+	}
+	return "unknown"
+}
+
 // Outcome is a supplier's answer about one order.
 type Outcome struct {
 	State   OutcomeState

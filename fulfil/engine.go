@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/internal/logctx"
 )
 
 // DeadlineExceeded is the error of an order cancelled because its deadline passed.
@@ -82,9 +83,7 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
-	}
+	cfg.Logger = logctx.Logger(cfg.Logger)
 	setDefault(&cfg.CallTimeout, DefaultCallTimeout)
 	setDefault(&cfg.Lease, cfg.CallTimeout+(DefaultLease-DefaultCallTimeout))
 	setDefault(&cfg.Poll, 250*time.Millisecond)
@@ -188,7 +187,7 @@ func (e *Engine) claimOnce(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	for _, o := range orders {
-		if !e.start(o, false, nil) {
+		if !e.start(context.Background(), o, false, nil) {
 			break
 		}
 	}
@@ -197,8 +196,9 @@ func (e *Engine) claimOnce(ctx context.Context) (int, error) {
 
 // start works on one leased order in the background; done, if not nil,
 // receives the order as it stands afterwards. It reports false once the
-// engine is stopping.
-func (e *Engine) start(o topupd.Order, fresh bool, done chan<- topupd.Order) bool {
+// engine is stopping. logCtx is the context of its log lines only (it
+// carries the placing request's id); the work does not end with it.
+func (e *Engine) start(logCtx context.Context, o topupd.Order, fresh bool, done chan<- topupd.Order) bool {
 	e.mu.Lock()
 	if e.stopping {
 		e.mu.Unlock()
@@ -218,7 +218,7 @@ func (e *Engine) start(o topupd.Order, fresh bool, done chan<- topupd.Order) boo
 		if !fresh {
 			defer func() { <-e.sem }()
 		}
-		out := e.process(o, fresh)
+		out := e.process(logCtx, o, fresh)
 		if done != nil {
 			done <- out
 		}
@@ -232,7 +232,7 @@ func (e *Engine) start(o topupd.Order, fresh bool, done chan<- topupd.Order) boo
 // longer goes on in the background.
 func (e *Engine) Attempt(ctx context.Context, o topupd.Order, wait time.Duration) topupd.Order {
 	done := make(chan topupd.Order, 1)
-	if !e.start(o, true, done) {
+	if !e.start(logctx.Detach(ctx), o, true, done) {
 		return o
 	}
 	t := time.NewTimer(wait)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/topupd/topupd"
@@ -12,21 +13,23 @@ import (
 // process makes one round of supplier calls for a leased order and settles
 // the outcome. fresh means the order was just placed by this process and no
 // supplier has seen it. It returns the order as it stands afterwards.
-func (e *Engine) process(o topupd.Order, fresh bool) topupd.Order {
+func (e *Engine) process(ctx context.Context, o topupd.Order, fresh bool) topupd.Order {
 	now := e.cfg.Now()
 	prov, ok := e.cfg.Providers[o.Provider]
 	if !now.Before(o.DeadlineAt) {
-		return e.expire(o, prov)
+		return e.expire(ctx, o, prov)
 	}
 	if !ok {
-		return e.retry(o, fmt.Errorf("no provider %q on this node", o.Provider))
+		return e.retry(ctx, o, fmt.Errorf("no provider %q on this node", o.Provider))
 	}
+	start := time.Now()
 	out, err := e.call(o, prov, fresh)
 	e.health.record(&o, e.cfg.Now(), err)
+	e.logCall(ctx, &o, out, err, start)
 	if err != nil {
-		return e.retry(o, err)
+		return e.retry(ctx, o, err)
 	}
-	return e.settleOutcome(o, out)
+	return e.settleOutcome(ctx, o, out)
 }
 
 // call asks the supplier about the order. A submit whose outcome may be
@@ -56,7 +59,7 @@ func (e *Engine) call(o topupd.Order, prov topupd.Provider, fresh bool) (topupd.
 }
 
 // settleOutcome records a supplier's answer.
-func (e *Engine) settleOutcome(o topupd.Order, out topupd.Outcome) topupd.Order {
+func (e *Engine) settleOutcome(ctx context.Context, o topupd.Order, out topupd.Outcome) topupd.Order {
 	now := e.cfg.Now()
 	st := topupd.Settlement{Now: now, LeaseOwner: e.cfg.Owner, Supplier: topupd.SupplierAccepted, SupplierRef: out.SupplierRef}
 	switch out.State {
@@ -71,23 +74,23 @@ func (e *Engine) settleOutcome(o topupd.Order, out topupd.Outcome) topupd.Order 
 		}
 		st.RetryAt = e.notPast(o, now, st.RetryAt)
 	default:
-		return e.retry(o, fmt.Errorf("supplier answered state %d", out.State))
+		return e.retry(ctx, o, fmt.Errorf("supplier answered state %d", out.State))
 	}
-	return e.settle(o, st)
+	return e.settle(ctx, o, st)
 }
 
 // retry reschedules an order after a transient error, with backoff, never
 // past its deadline.
-func (e *Engine) retry(o topupd.Order, cause error) topupd.Order {
+func (e *Engine) retry(ctx context.Context, o topupd.Order, cause error) topupd.Order {
 	now := e.cfg.Now()
 	if errors.Is(cause, topupd.ErrNeedsOperator) {
-		e.cfg.Logger.Error("fulfil: ALERT: the supplier needs the operator; retrying until the deadline",
+		e.cfg.Logger.ErrorContext(ctx, "fulfil: ALERT: the supplier needs the operator; retrying until the deadline",
 			"order", o.ID, "provider", o.Provider, "upstream", o.Upstream, "deadline", o.DeadlineAt, "err", cause)
 	} else {
-		e.cfg.Logger.Warn("fulfil: transient supplier error", "order", o.ID, "provider", o.Provider, "attempts", o.Attempts, "err", cause)
+		e.cfg.Logger.WarnContext(ctx, "fulfil: transient supplier error; retrying", "order", o.ID, "provider", o.Provider, "attempts", o.Attempts, "err", cause)
 	}
 	at := e.notPast(o, now, now.Add(e.backoff(o.Attempts)))
-	return e.settle(o, topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: at, Now: now, LeaseOwner: e.cfg.Owner})
+	return e.settle(ctx, o, topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: at, Now: now, LeaseOwner: e.cfg.Owner})
 }
 
 // notPast moves a retry planned before the order's deadline to no later
@@ -107,60 +110,62 @@ func (e *Engine) notPast(o topupd.Order, now, at time.Time) time.Time {
 // one; otherwise it stays processing with an alert, and the supplier is
 // asked again (never submitted to) with backoff, until it answers or an
 // operator completes or cancels the order.
-func (e *Engine) expire(o topupd.Order, prov topupd.Provider) topupd.Order {
+func (e *Engine) expire(ctx context.Context, o topupd.Order, prov topupd.Provider) topupd.Order {
 	cancelled := topupd.Settlement{Status: topupd.StatusCancelled, Error: DeadlineExceeded, Refund: true, LeaseOwner: e.cfg.Owner}
 	if o.Supplier == topupd.SupplierNew {
 		cancelled.Now = e.cfg.Now()
-		return e.settle(o, cancelled)
+		return e.settle(ctx, o, cancelled)
 	}
 	if prov == nil {
-		return e.alert(o, topupd.AlertPastDeadline, fmt.Sprintf("no provider %q on this node to ask", o.Provider), "")
+		return e.alert(ctx, o, topupd.AlertPastDeadline, fmt.Sprintf("no provider %q on this node to ask", o.Provider), "")
 	}
-	ctx, cancel := context.WithTimeout(e.base, e.cfg.CallTimeout)
-	out, err := prov.Status(ctx, &o)
+	callCtx, cancel := context.WithTimeout(e.base, e.cfg.CallTimeout)
+	start := time.Now()
+	out, err := prov.Status(callCtx, &o)
 	cancel()
 	e.health.record(&o, e.cfg.Now(), err)
+	e.logCall(ctx, &o, out, err, start)
 	switch {
 	case err == nil && (out.State == topupd.OutcomeCompleted || out.State == topupd.OutcomeFailed):
-		return e.settleOutcome(o, out)
+		return e.settleOutcome(ctx, o, out)
 	case err == nil && out.State == topupd.OutcomeNotFound:
 		cancelled.Now = e.cfg.Now()
-		return e.settle(o, cancelled)
+		return e.settle(ctx, o, cancelled)
 	}
 	why := "the supplier says it is still working on it"
 	if err != nil {
 		why = err.Error()
 	}
-	return e.alert(o, topupd.AlertPastDeadline, why, out.SupplierRef)
+	return e.alert(ctx, o, topupd.AlertPastDeadline, why, out.SupplierRef)
 }
 
 // alert keeps an order processing with an alert that asks for the operator,
 // logged and stored on the order, and asks the supplier again after the
 // backoff.
-func (e *Engine) alert(o topupd.Order, alert, why, supplierRef string) topupd.Order {
+func (e *Engine) alert(ctx context.Context, o topupd.Order, alert, why, supplierRef string) topupd.Order {
 	now := e.cfg.Now()
-	e.cfg.Logger.Error("fulfil: ALERT: "+alert+"; asking the supplier again, never refunding without its answer or an operator",
+	e.cfg.Logger.ErrorContext(ctx, "fulfil: ALERT: "+alert+"; asking the supplier again, never refunding without its answer or an operator",
 		"order", o.ID, "provider", o.Provider, "upstream", o.Upstream, "deadline", o.DeadlineAt, "attempts", o.Attempts, "why", why)
-	return e.settle(o, topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: now.Add(e.backoff(o.Attempts)), Now: now,
+	return e.settle(ctx, o, topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: now.Add(e.backoff(o.Attempts)), Now: now,
 		LeaseOwner: e.cfg.Owner, Alert: alert, SupplierRef: supplierRef})
 }
 
 // settle writes a settlement; a lost lease or an order already final means
 // someone else has settled it, which is logged and left alone.
-func (e *Engine) settle(o topupd.Order, st topupd.Settlement) topupd.Order {
+func (e *Engine) settle(logCtx context.Context, o topupd.Order, st topupd.Settlement) topupd.Order {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	out, err := e.cfg.Store.Settle(ctx, o.Seq, st)
 	if err != nil && topupd.CodeOf(err) == topupd.ECodeAlreadyUsed && st.Status == topupd.StatusCompleted {
 		// Never complete an order with a code sold before or held in stock.
-		return e.alert(o, topupd.AlertCodeUsed, err.Error(), st.SupplierRef)
+		return e.alert(logCtx, o, topupd.AlertCodeUsed, err.Error(), st.SupplierRef)
 	}
 	if err != nil {
 		switch topupd.CodeOf(err) {
 		case topupd.EOrderFinal, topupd.EConflict:
-			e.cfg.Logger.Info("fulfil: order settled elsewhere", "order", o.ID, "err", err)
+			e.cfg.Logger.InfoContext(logCtx, "fulfil: order settled elsewhere", "order", o.ID, "err", err)
 		default:
-			e.cfg.Logger.Error("fulfil: settle", "order", o.ID, "err", err)
+			e.cfg.Logger.ErrorContext(logCtx, "fulfil: settle", "order", o.ID, "err", err)
 		}
 		// Answer with the order as it stands, not as it was before the call.
 		if cur, err := e.cfg.Store.Order(ctx, "", o.ID); err == nil {
@@ -168,5 +173,31 @@ func (e *Engine) settle(o topupd.Order, st topupd.Settlement) topupd.Order {
 		}
 		return o
 	}
+	if out.Status.Final() {
+		e.cfg.Logger.InfoContext(logCtx, "fulfil: order final", "order", out.ID, "account", out.AccountID, "provider", out.Provider,
+			"status", string(out.Status), "error", out.Error, "refunded", out.Refunded, "attempts", out.Attempts)
+	}
 	return out
+}
+
+// logCall writes one line per supplier call: the order, the supplier, what
+// it answered (completed, failed, pending, not-found, or the error), and
+// how long it took. Codes and keys are never written.
+func (e *Engine) logCall(ctx context.Context, o *topupd.Order, out topupd.Outcome, err error, start time.Time) {
+	attrs := []slog.Attr{slog.String("order", o.ID), slog.String("provider", o.Provider),
+		slog.Float64("durationMs", float64(time.Since(start).Microseconds())/1000)}
+	if o.Upstream != "" {
+		attrs = append(attrs, slog.String("upstream", o.Upstream))
+	}
+	level := slog.LevelInfo
+	if err != nil {
+		level = slog.LevelWarn
+		attrs = append(attrs, slog.String("outcome", "error"), slog.String("err", err.Error()))
+	} else {
+		attrs = append(attrs, slog.String("outcome", out.State.String()))
+		if out.Message != "" {
+			attrs = append(attrs, slog.String("message", out.Message))
+		}
+	}
+	e.cfg.Logger.LogAttrs(ctx, level, "fulfil: supplier call", attrs...)
 }

@@ -86,7 +86,7 @@ type rejection struct {
 func writeError(w http.ResponseWriter, log *slog.Logger, r *http.Request, err error) {
 	var e *topupd.Error
 	if !errors.As(err, &e) || e.Code == topupd.EInternal {
-		log.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err)
+		log.ErrorContext(r.Context(), "internal error", "method", r.Method, "path", r.URL.Path, "err", err)
 		writeJSON(w, http.StatusInternalServerError, failure{Code: string(topupd.EInternal), Error: topupd.EInternal.Message()})
 		return
 	}

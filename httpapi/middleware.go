@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 	"crypto/subtle"
 	"fmt"
@@ -10,8 +11,10 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/internal/logctx"
 )
 
 // MaxHeaderBytes is the documented limit on a request's line and header
@@ -35,45 +38,65 @@ func headerBytes(r *http.Request) int {
 	return n
 }
 
-// guard wraps a mux: headers and bodies are limited, panics become a 500
-// JSON answer and a log line, and the mux's own 404 and 405 answers become JSON.
-func guard(log *slog.Logger, maxBody int64, mux *http.ServeMux) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// guard wraps a mux: every request gets an id (X-Request-Id) and one log
+// line; headers and bodies are limited; panics become a 500 JSON answer and
+// a log line; the mux's own 404 and 405 answers become JSON. The client IP
+// of the log line is the peer's, or, behind a trusted proxy, the one it
+// forwards.
+func guard(log *slog.Logger, maxBody int64, mux *http.ServeMux, trusted []netip.Prefix) http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := requestID(r)
+		rw.Header().Set(RequestIDHeader, id)
+		caller := &who{}
+		r = r.WithContext(context.WithValue(logctx.WithRequestID(r.Context(), id), whoKey{}, caller))
+		w := &statusWriter{ResponseWriter: rw}
+		_, pattern := mux.Handler(r)
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				log.Error("panic", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				log.ErrorContext(r.Context(), "panic", "method", r.Method, "route", routeOf(pattern), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 				writeJSON(w, http.StatusInternalServerError, failure{Code: string(topupd.EInternal), Error: topupd.EInternal.Message()})
 			}
+			ip := ""
+			if a := ClientIP(r, trusted); a.IsValid() {
+				ip = a.String()
+			}
+			logRequest(log, r, routeOf(pattern), cmp.Or(w.status, http.StatusOK), start, caller, ip)
 		}()
-		if headerBytes(r) > MaxHeaderBytes {
-			writeError(w, log, r, topupd.Fail(topupd.EHeaderTooLarge))
-			return
-		}
-		if r.ContentLength > maxBody {
-			writeError(w, log, r, topupd.Fail(topupd.EBodyTooLarge))
-			return
-		}
-		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
-		h, pattern := mux.Handler(r)
-		if pattern == "" {
-			// No route: the mux answers 404, or 405 with an Allow header.
-			rec := &statusOnly{header: http.Header{}}
-			h.ServeHTTP(rec, r)
-			if allow := rec.header.Get("Allow"); allow != "" {
-				w.Header().Set("Allow", allow)
-			}
-			if rec.status == http.StatusMethodNotAllowed {
-				writeError(w, log, r, topupd.Fail(topupd.EMethodNotAllowed))
-				return
-			}
-			writeError(w, log, r, topupd.Fail(topupd.ENotFound))
-			return
-		}
-		mux.ServeHTTP(w, r)
+		answer(log, maxBody, mux, w, r, pattern)
 	})
+}
+
+// answer answers one request for guard.
+func answer(log *slog.Logger, maxBody int64, mux *http.ServeMux, w http.ResponseWriter, r *http.Request, pattern string) {
+	if headerBytes(r) > MaxHeaderBytes {
+		writeError(w, log, r, topupd.Fail(topupd.EHeaderTooLarge))
+		return
+	}
+	if r.ContentLength > maxBody {
+		writeError(w, log, r, topupd.Fail(topupd.EBodyTooLarge))
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	if pattern == "" {
+		// No route: the mux answers 404, or 405 with an Allow header.
+		h, _ := mux.Handler(r)
+		rec := &statusOnly{header: http.Header{}}
+		h.ServeHTTP(rec, r)
+		if allow := rec.header.Get("Allow"); allow != "" {
+			w.Header().Set("Allow", allow)
+		}
+		if rec.status == http.StatusMethodNotAllowed {
+			writeError(w, log, r, topupd.Fail(topupd.EMethodNotAllowed))
+			return
+		}
+		writeError(w, log, r, topupd.Fail(topupd.ENotFound))
+		return
+	}
+	mux.ServeHTTP(w, r)
 }
 
 // statusOnly records what the mux's fallback handler would answer.
@@ -127,6 +150,9 @@ func (a *reseller) auth(h handlerFunc) http.Handler {
 		c, err := a.authenticate(r)
 		if err == nil {
 			err = a.limit(w, r, c)
+		}
+		if c != nil {
+			whoOf(r.Context()).accountID = c.account.ID
 		}
 		if err == nil {
 			r = r.WithContext(context.WithValue(r.Context(), callerKey{}, c))
@@ -182,7 +208,7 @@ func (a *reseller) eligible(ctx context.Context, acct *topupd.Account, st topupd
 func (a *reseller) limit(w http.ResponseWriter, r *http.Request, c *caller) error {
 	d, err := a.Limiter.Allow(r.Context(), c.account.ID)
 	if err != nil {
-		a.Logger.Error("rate limiter unavailable", "err", err)
+		a.Logger.ErrorContext(r.Context(), "rate limiter unavailable", "err", err)
 		return topupd.Fail(topupd.ERateLimitDown)
 	}
 	if !d.Allowed {

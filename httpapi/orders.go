@@ -72,7 +72,7 @@ func (a *reseller) lockInFlight(w http.ResponseWriter, r *http.Request, req *top
 		rel, ok, err := a.InFlight.Hold(r.Context(), k, InFlightTTL)
 		if err != nil {
 			releaseAll()
-			a.Logger.Error("in-flight locks unavailable", "err", err)
+			a.Logger.ErrorContext(r.Context(), "in-flight locks unavailable", "err", err)
 			return nil, topupd.Fail(topupd.ERateLimitDown)
 		}
 		if !ok {

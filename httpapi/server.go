@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/internal/logctx"
 )
 
 // Fulfiller makes the first supplier call of an order just placed.
@@ -69,6 +70,7 @@ func NewReseller(d Deps) (http.Handler, error) {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
+	d.Logger = logctx.Logger(d.Logger)
 	if d.Now == nil {
 		d.Now = time.Now
 	}
@@ -84,7 +86,7 @@ func NewReseller(d Deps) (http.Handler, error) {
 	a := &reseller{Deps: d}
 	mux := http.NewServeMux()
 	a.routes(mux)
-	return guard(d.Logger, d.MaxBody, mux), nil
+	return guard(d.Logger, d.MaxBody, mux, d.TrustedProxies), nil
 }
 
 // routes lists the whole reseller API.

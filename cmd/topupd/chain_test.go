@@ -36,7 +36,7 @@ type chain struct {
 func newChain(t *testing.T, aFlags ...string) *chain {
 	dir := t.TempDir()
 	c := &chain{bDB: dir + "/b.db", aDB: dir + "/a.db", bAddr: freeAddr(t)}
-	c.b = startProc(t, c.bDB, "--addr", c.bAddr)
+	c.b = startProc(t, c.bDB, "--addr", c.bAddr, "--log-level", "debug")
 	c.bAcct, c.bKey = c.b.setup("500") // B: line pubg, pack uc60 at 1.25
 	c.b.must("PUT", "/admin/services/gamekeypubg", map[string]any{"productName": "PUBG UC codes", "gameName": "PUBG Mobile",
 		"game": "gamekey", "kind": "gamekey", "status": "active", "required": []any{}})
@@ -47,7 +47,7 @@ func newChain(t *testing.T, aFlags ...string) *chain {
 	}
 	c.b.must("POST", "/admin/products/key60/stock", map[string]any{"codes": codes})
 
-	c.a = startProc(t, c.aDB, append([]string{"--retry-base", "50ms", "--retry-max", "400ms"}, aFlags...)...)
+	c.a = startProc(t, c.aDB, append([]string{"--retry-base", "50ms", "--retry-max", "400ms", "--log-level", "debug"}, aFlags...)...)
 	c.a.must("PUT", "/admin/upstreams/b", map[string]any{"baseUrl": c.b.api, "apiKey": c.bKey})
 	c.a.must("PUT", "/admin/services/pubg", map[string]any{"productName": "PUBG UC", "gameName": "PUBG Mobile", "game": "pubg",
 		"kind": "topup", "status": "active", "required": []map[string]string{{"field": "userId", "label": "Player ID"}}})
@@ -61,6 +61,13 @@ func newChain(t *testing.T, aFlags ...string) *chain {
 	c.aAcct = acct["id"].(string)
 	c.aKey = c.a.must("POST", "/admin/accounts/"+c.aAcct+"/keys", nil)["apiKey"].(string)
 	c.a.must("POST", "/admin/accounts/"+c.aAcct+"/credits", map[string]any{"amountUsd": 300, "reference": "opening"})
+	// No server's log, every line of it, may hold a key, the upstream key,
+	// the admin token or a code (each proc checks its own as it ends).
+	keepSecret(t, c.bKey, "A's key at B (the upstream key)")
+	keepSecret(t, c.aKey, "the reseller's key at A")
+	for _, code := range codes {
+		keepSecret(t, code, "a code")
+	}
 	return c
 }
 
@@ -164,7 +171,7 @@ func TestChainReselling(t *testing.T) {
 		down = append(down, m["orderId"].(string))
 	}
 	time.Sleep(800 * time.Millisecond)
-	c.b = startProc(t, c.bDB, "--addr", c.bAddr)
+	c.b = startProc(t, c.bDB, "--addr", c.bAddr, "--log-level", "debug")
 	for _, id := range down {
 		if m := c.final(t, id, 15*time.Second); m["status"] != "completed" {
 			t.Errorf("order %s after B came back: %v", id, m["status"])

@@ -26,6 +26,7 @@ type config struct {
 	AdminAddr string
 	Demo      bool
 	LogLevel  string
+	LogFormat string
 }
 
 const serveUsage = `usage: topupd serve [flags]
@@ -71,6 +72,8 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	fe.String(&c.RedisPrefix, "redis-prefix", "TOPUPD_REDIS_PREFIX", "topupd:", "prefix of every Redis key, so that deployments can share a Redis")
 	c.LogLevel = "info"
 	fe.Var(choiceValue{&c.LogLevel, []string{"debug", "info", "warn", "error"}}, "log-level", "TOPUPD_LOG_LEVEL", "debug, info, warn or error")
+	c.LogFormat = "json"
+	fe.Var(choiceValue{&c.LogFormat, []string{"json", "text"}}, "log-format", "TOPUPD_LOG_FORMAT", "json (one object a line, for machines) or text (for people)")
 	simSwitch := "on"
 	fe.Var(choiceValue{&simSwitch, []string{"on", "off"}}, "sim", "TOPUPD_SIM", "on or off: whether the built-in sim supplier may fulfil orders; off refuses sim packs")
 	envErr := fe.apply(getenv)

@@ -28,6 +28,7 @@ func TestConfigBadEnvironment(t *testing.T) {
 		{"TOPUPD_REDIS_TIMEOUT", "5", "--redis-timeout", "is not a duration", nil},
 		{"TOPUPD_LOG_LEVEL", "verbose", "--log-level", "is not one of debug, info, warn, error", nil},
 		{"TOPUPD_SIM", "maybe", "--sim", "is not one of on, off", nil},
+		{"TOPUPD_LOG_FORMAT", "xml", "--log-format", "is not one of json, text", nil},
 	} {
 		_, err := parseWith(tc.args, map[string]string{tc.env: tc.value})
 		want := tc.env + " (" + tc.flag + "): \"" + tc.value + "\" " + tc.want
@@ -49,6 +50,7 @@ func TestConfigBadFlags(t *testing.T) {
 		{"--log-level", "verbose"},
 		{"--log-level", ""},
 		{"--sim", "maybe"},
+		{"--log-format", "logfmt"},
 	} {
 		_, err := parseWith(args, nil)
 		if err == nil || !strings.Contains(err.Error(), strings.TrimLeft(args[0], "-")) {

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -35,11 +36,29 @@ type proc struct {
 	cmd   *exec.Cmd
 	api   string
 	admin string
-	out   *bytes.Buffer
+	out   *syncBuffer
 	done  chan error
 }
 
 const testAdminToken = "test-admin-token"
+
+// secrets holds, per test, the values no process's log may hold.
+var secrets sync.Map // testing.TB -> map[string]string (secret -> what it is)
+
+// keepSecret registers a value no process of t may write to its log.
+func keepSecret(t testing.TB, value, what string) {
+	m, _ := secrets.LoadOrStore(t, &sync.Map{})
+	m.(*sync.Map).Store(value, what)
+}
+
+// secretsOf returns t's secrets, with the admin token among them.
+func secretsOf(t testing.TB) map[string]string {
+	out := map[string]string{testAdminToken: "the admin token"}
+	if m, ok := secrets.Load(t); ok {
+		m.(*sync.Map).Range(func(k, v any) bool { out[k.(string)] = v.(string); return true })
+	}
+	return out
+}
 
 // startProc runs `topupd serve` on db as a child process and waits until it listens.
 func startProc(t testing.TB, db string, extra ...string) *proc {
@@ -59,7 +78,7 @@ func startProcEnv(t testing.TB, env []string, db string, extra ...string) *proc 
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{t: t, cmd: cmd, out: &bytes.Buffer{}, done: make(chan error, 1)}
+	p := &proc{t: t, cmd: cmd, out: &syncBuffer{}, done: make(chan error, 1)}
 	cmd.Stderr = p.out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -73,7 +92,15 @@ func startProcEnv(t testing.TB, env []string, db string, extra ...string) *proc 
 		close(lines)
 	}()
 	go func() { p.done <- cmd.Wait() }()
-	t.Cleanup(func() { p.kill() })
+	t.Cleanup(func() {
+		p.kill()
+		// The whole log, once the process is gone: no secret of the test's.
+		for s, what := range secretsOf(t) {
+			if strings.Contains(p.out.String(), s) {
+				t.Errorf("the log of %s holds %s", strings.Join(args, " "), what)
+			}
+		}
+	})
 	addr := regexp.MustCompile(`on http://(\S+)`)
 	deadline := time.After(30 * time.Second)
 	for p.api == "" || p.admin == "" {

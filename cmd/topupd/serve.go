@@ -8,18 +8,21 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/topupd/topupd/httpapi"
 	"github.com/topupd/topupd/internal/app"
+	"github.com/topupd/topupd/internal/logctx"
 )
 
 // serve runs both APIs and the fulfilment engine until ctx ends, then shuts
 // down gracefully: requests in flight are answered, the engine drains and
 // lets go of its leases.
 func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
-	log := newLogger(cfg.LogLevel, stderr)
+	log, err := logctx.New(cfg.LogFormat, cfg.LogLevel, stderr)
+	if err != nil {
+		return err
+	}
 	if cfg.Demo && cfg.AdminToken == "" {
 		cfg.AdminToken = randomToken()
 	}
@@ -100,15 +103,4 @@ func newServer(h http.Handler, log *slog.Logger) *http.Server {
 		MaxHeaderBytes:    httpapi.ServerMaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-}
-
-func newLogger(level string, w io.Writer) *slog.Logger {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(level)); err != nil {
-		l = slog.LevelInfo
-	}
-	if w == nil {
-		w = os.Stderr
-	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
 }

@@ -38,6 +38,7 @@ func (h *T) NewAccount(credit string, flags map[string]any) Account {
 		h.TB.Fatalf("a new account %+v with key %+v", acct, k)
 	}
 	a := Account{ID: acct.ID, Key: k.APIKey, KeyID: k.KeyID}
+	h.Logs.Secret(a.Key, "the API key of "+a.ID)
 	if credit != "" {
 		h.Credit(a, credit)
 	}
@@ -90,6 +91,9 @@ func (h *T) AddStock(pid string, n int) []string {
 		h.TB.Fatalf("add stock %s: %+v, want %d added", pid, r, n)
 	}
 	h.Codes[pid] = append(h.Codes[pid], codes...)
+	for _, c := range codes {
+		h.Logs.Secret(c, "a code of "+pid)
+	}
 	return codes
 }
 

@@ -13,12 +13,9 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -121,6 +118,10 @@ type T struct {
 	Calls *SupplierLog
 	// Codes holds the codes AddStock stocked, by PID.
 	Codes map[string][]string
+	// Logs is the server's log. When the test ends, it must hold none of
+	// the secrets registered with Logs.Secret (the admin token, and every
+	// API key and code the helpers made are registered by themselves).
+	Logs *Logs
 
 	seq   atomic.Int64
 	check *checker
@@ -138,7 +139,8 @@ func New(tb testing.TB, opts ...Option) *T {
 	if cfg.clock != nil {
 		now = cfg.clock.Now
 	}
-	h := &T{TB: tb, Now: now, Calls: newSupplierLog(), Codes: map[string][]string{}, Token: "admin-" + topupd.NewID("tok_")}
+	h := &T{TB: tb, Now: now, Calls: newSupplierLog(), Codes: map[string][]string{}, Token: "admin-" + topupd.NewID("tok_"), Logs: &Logs{}}
+	h.Logs.Secret(h.Token, "the admin token")
 	limiter := cfg.limiter
 	if limiter == nil {
 		rateNow := now
@@ -154,7 +156,7 @@ func New(tb testing.TB, opts ...Option) *T {
 	ac := app.Config{
 		DB: filepath.Join(tb.TempDir(), "topupd.db"), SecretKey: base64.StdEncoding.EncodeToString(secret), AdminToken: h.Token,
 		TrustedProxies: cfg.trustedProxies, Deadline: cfg.deadline, NodeID: topupd.NewID("test_"), SimOff: cfg.simOff,
-		Logger: testLogger(), Now: cfg.clockNow(), Poll: 50 * time.Millisecond, MaxBody: cfg.maxBody, Limiter: limiter,
+		Logger: newLogger(h.Logs), Now: cfg.clockNow(), Poll: 50 * time.Millisecond, MaxBody: cfg.maxBody, Limiter: limiter,
 		WrapStore: cfg.wrapStore, WrapProvider: h.Calls.watch,
 	}
 	if cfg.authCache {
@@ -164,7 +166,12 @@ func New(tb testing.TB, opts ...Option) *T {
 	if err != nil {
 		tb.Fatalf("topupdtest: %v", err)
 	}
-	tb.Cleanup(func() { a.Close() })
+	tb.Cleanup(func() {
+		a.Close()
+		for _, what := range h.Logs.leaks() {
+			tb.Errorf("the log holds %s", what)
+		}
+	})
 	h.App, h.Store = a, a.Store
 	h.check = newChecker(tb)
 	tb.Cleanup(h.check.report)
@@ -191,15 +198,6 @@ func (cfg *config) clockNow() func() time.Time {
 		return nil
 	}
 	return cfg.clock.Now
-}
-
-// testLogger discards the server's log lines, unless TOPUPD_TEST_LOG is set.
-func testLogger() *slog.Logger {
-	var w io.Writer = io.Discard
-	if os.Getenv("TOPUPD_TEST_LOG") != "" {
-		w = os.Stderr
-	}
-	return slog.New(slog.NewTextHandler(w, nil))
 }
 
 // Client returns a reseller API client for an API key, through HTTP; it

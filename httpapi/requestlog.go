@@ -1,0 +1,110 @@
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/topupd/topupd"
+)
+
+// RequestIDHeader carries a request's id, on every answer of both APIs.
+const RequestIDHeader = "X-Request-Id"
+
+// maxRequestIDLen bounds a request id a client may choose.
+const maxRequestIDLen = 64
+
+// requestID keeps the request's own X-Request-Id when it is 1 to 64
+// characters of A-Z a-z 0-9 . _ -, and makes one otherwise.
+func requestID(r *http.Request) string {
+	if id := r.Header.Get(RequestIDHeader); validRequestID(id) {
+		return id
+	}
+	return topupd.NewID("req_")
+}
+
+// validRequestID reports whether a client's request id may be kept.
+func validRequestID(id string) bool {
+	if id == "" || len(id) > maxRequestIDLen {
+		return false
+	}
+	for _, c := range []byte(id) {
+		switch {
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '.', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// who is the caller of a request as its log line names it; the APIs' auth
+// fills it in once it knows.
+type who struct {
+	accountID string
+	operator  string
+}
+
+type whoKey struct{}
+
+// whoOf returns the request's caller record (nil outside a request).
+func whoOf(ctx context.Context) *who {
+	w, _ := ctx.Value(whoKey{}).(*who)
+	return w
+}
+
+// statusWriter remembers the status an answer was given.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+// WriteHeader remembers the status and sends it.
+func (s *statusWriter) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+// Write sends b, with status 200 unless one was set.
+func (s *statusWriter) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the writer underneath.
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// logRequest writes a request's one line: its id (from ctx), method, route
+// (the pattern, never the raw path, which may hold ids), status, duration,
+// caller and client IP. It holds no header, body or query: no key, token
+// or code can reach the log through it.
+func logRequest(log *slog.Logger, r *http.Request, route string, status int, start time.Time, caller *who, clientIP string) {
+	attrs := []slog.Attr{
+		slog.String("method", r.Method), slog.String("route", route), slog.Int("status", status),
+		slog.Float64("durationMs", float64(time.Since(start).Microseconds())/1000), slog.String("clientIp", clientIP),
+	}
+	switch {
+	case caller.accountID != "":
+		attrs = append(attrs, slog.String("accountId", caller.accountID))
+	case caller.operator != "":
+		attrs = append(attrs, slog.String("operator", caller.operator))
+	}
+	log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
+}
+
+// routeOf is a mux pattern without its method: "/orders/{orderId}".
+func routeOf(pattern string) string {
+	if pattern == "" {
+		return "(none)"
+	}
+	if _, path, ok := strings.Cut(pattern, " "); ok {
+		return path
+	}
+	return pattern
+}
