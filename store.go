@@ -20,6 +20,8 @@ type Store interface {
 	UpdateSettings(ctx context.Context, p SettingsPatch) (Settings, error)
 	// Audit checks every invariant of the books over the whole database.
 	Audit(ctx context.Context) (Audit, error)
+	// Gauges counts the orders processing and sums the reseller balances.
+	Gauges(ctx context.Context) (Gauges, error)
 	// Ping checks that the database answers.
 	Ping(ctx context.Context) error
 	// Close releases the database.
@@ -199,4 +201,12 @@ type UpstreamStore interface {
 	Upstream(ctx context.Context, name string) (Upstream, error)
 	// Upstreams returns every upstream by name, with their API keys.
 	Upstreams(ctx context.Context) ([]Upstream, error)
+}
+
+// Gauges are totals read for the metrics at each scrape.
+type Gauges struct {
+	// Processing counts the orders processing, on every node.
+	Processing int
+	// Balances sums every account's balance: what the business owes its resellers.
+	Balances Money
 }

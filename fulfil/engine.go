@@ -15,6 +15,7 @@ import (
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/internal/logctx"
+	"github.com/topupd/topupd/internal/metrics"
 )
 
 // DeadlineExceeded is the error of an order cancelled because its deadline passed.
@@ -53,6 +54,8 @@ type Config struct {
 	BackoffBase, BackoffMax time.Duration
 	// Drain is how long a stopping engine lets calls in progress finish.
 	Drain time.Duration
+	// Metrics, when set, count supplier calls and orders going final.
+	Metrics *metrics.Metrics
 }
 
 // Engine claims processing orders and settles them.

@@ -174,6 +174,7 @@ func (e *Engine) settle(logCtx context.Context, o topupd.Order, st topupd.Settle
 		return o
 	}
 	if out.Status.Final() {
+		e.cfg.Metrics.OrderFinished(&out)
 		e.cfg.Logger.InfoContext(logCtx, "fulfil: order final", "order", out.ID, "account", out.AccountID, "provider", out.Provider,
 			"status", string(out.Status), "error", out.Error, "refunded", out.Refunded, "attempts", out.Attempts)
 	}
@@ -189,15 +190,16 @@ func (e *Engine) logCall(ctx context.Context, o *topupd.Order, out topupd.Outcom
 	if o.Upstream != "" {
 		attrs = append(attrs, slog.String("upstream", o.Upstream))
 	}
-	level := slog.LevelInfo
+	level, outcome := slog.LevelInfo, out.State.String()
 	if err != nil {
-		level = slog.LevelWarn
-		attrs = append(attrs, slog.String("outcome", "error"), slog.String("err", err.Error()))
+		level, outcome = slog.LevelWarn, "error"
+		attrs = append(attrs, slog.String("outcome", outcome), slog.String("err", err.Error()))
 	} else {
-		attrs = append(attrs, slog.String("outcome", out.State.String()))
+		attrs = append(attrs, slog.String("outcome", outcome))
 		if out.Message != "" {
 			attrs = append(attrs, slog.String("message", out.Message))
 		}
 	}
+	e.cfg.Metrics.SupplierCall(o.Provider, o.Upstream, outcome)
 	e.cfg.Logger.LogAttrs(ctx, level, "fulfil: supplier call", attrs...)
 }

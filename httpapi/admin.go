@@ -9,6 +9,7 @@ import (
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/internal/logctx"
+	"github.com/topupd/topupd/internal/metrics"
 )
 
 // AdminDeps are what the admin API needs.
@@ -32,6 +33,12 @@ type AdminDeps struct {
 	AuthCache *AuthCache
 	// SimOff refuses packs fulfilled by sim (--sim off) with SIM_DISABLED.
 	SimOff bool
+	// Metrics, when set, are served at GET /metrics and count this API's
+	// requests and the orders operators settle.
+	Metrics *metrics.Metrics
+	// MetricsToken, when set, is a bearer token that may read /metrics
+	// (besides an operator's).
+	MetricsToken string
 }
 
 // admin is the operator's API.
@@ -60,11 +67,12 @@ func NewAdmin(d AdminDeps) (http.Handler, error) {
 	a := &admin{AdminDeps: d}
 	mux := http.NewServeMux()
 	a.routes(mux)
-	return guard(d.Logger, 16<<20, mux, nil), nil
+	return guard("admin", d.Logger, d.Metrics, 16<<20, mux, nil), nil
 }
 
 // routes lists the whole admin API.
 func (a *admin) routes(mux *http.ServeMux) {
+	a.opsRoutes(mux)
 	mux.Handle("GET /admin/healthz", a.auth(a.healthz))
 	mux.Handle("GET /admin/audit", a.auth(a.audit))
 	a.debugRoutes(mux)

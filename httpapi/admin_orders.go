@@ -121,6 +121,7 @@ func (a *admin) settle(w http.ResponseWriter, r *http.Request, st topupd.Settlem
 	if err != nil {
 		return err
 	}
+	a.Metrics.OrderFinished(&o)
 	writeJSON(w, http.StatusOK, a.viewOrder(&o))
 	return nil
 }

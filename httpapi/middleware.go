@@ -15,6 +15,7 @@ import (
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/internal/logctx"
+	"github.com/topupd/topupd/internal/metrics"
 )
 
 // MaxHeaderBytes is the documented limit on a request's line and header
@@ -38,12 +39,12 @@ func headerBytes(r *http.Request) int {
 	return n
 }
 
-// guard wraps a mux: every request gets an id (X-Request-Id) and one log
-// line; headers and bodies are limited; panics become a 500 JSON answer and
+// guard wraps a mux: every request gets an id (X-Request-Id), one log
+// line and its count in the metrics; headers and bodies are limited; panics become a 500 JSON answer and
 // a log line; the mux's own 404 and 405 answers become JSON. The client IP
 // of the log line is the peer's, or, behind a trusted proxy, the one it
 // forwards.
-func guard(log *slog.Logger, maxBody int64, mux *http.ServeMux, trusted []netip.Prefix) http.Handler {
+func guard(api string, log *slog.Logger, m *metrics.Metrics, maxBody int64, mux *http.ServeMux, trusted []netip.Prefix) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := requestID(r)
@@ -64,7 +65,9 @@ func guard(log *slog.Logger, maxBody int64, mux *http.ServeMux, trusted []netip.
 			if a := ClientIP(r, trusted); a.IsValid() {
 				ip = a.String()
 			}
-			logRequest(log, r, routeOf(pattern), cmp.Or(w.status, http.StatusOK), start, caller, ip)
+			status := cmp.Or(w.status, http.StatusOK)
+			logRequest(log, r, routeOf(pattern), status, start, caller, ip)
+			m.Request(api, routeOf(pattern), status, time.Since(start))
 		}()
 		answer(log, maxBody, mux, w, r, pattern)
 	})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/internal/logctx"
+	"github.com/topupd/topupd/internal/metrics"
 )
 
 // Fulfiller makes the first supplier call of an order just placed.
@@ -48,6 +49,8 @@ type Deps struct {
 	// SimOff refuses orders for packs fulfilled by sim (--sim off) as
 	// PRODUCT_DISABLED, and leaves them out of the catalog.
 	SimOff bool
+	// Metrics, when set, count this API's requests and the orders placed.
+	Metrics *metrics.Metrics
 }
 
 // reseller is the reseller API.
@@ -86,7 +89,7 @@ func NewReseller(d Deps) (http.Handler, error) {
 	a := &reseller{Deps: d}
 	mux := http.NewServeMux()
 	a.routes(mux)
-	return guard(d.Logger, d.MaxBody, mux, d.TrustedProxies), nil
+	return guard("reseller", d.Logger, d.Metrics, d.MaxBody, mux, d.TrustedProxies), nil
 }
 
 // routes lists the whole reseller API.

@@ -98,6 +98,7 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	}
 	c.AdminToken = getenv("TOPUPD_ADMIN_TOKEN")
 	c.SecretKey = getenv("TOPUPD_SECRET_KEY")
+	c.MetricsToken = getenv("TOPUPD_METRICS_TOKEN")
 	if c.TrustedProxies, err = httpapi.ParseTrustedProxies(proxies); err != nil {
 		return c, fmt.Errorf("--trusted-proxies: %w", err)
 	}

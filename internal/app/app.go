@@ -19,6 +19,7 @@ import (
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/fulfil"
 	"github.com/topupd/topupd/httpapi"
+	"github.com/topupd/topupd/internal/metrics"
 	"github.com/topupd/topupd/postgres"
 	"github.com/topupd/topupd/provider/manual"
 	"github.com/topupd/topupd/provider/sim"
@@ -55,6 +56,8 @@ type Config struct {
 	RetryBase, RetryMax, CallTimeout, Lease time.Duration
 	// SimOff turns the sim supplier off (--sim off).
 	SimOff bool
+	// MetricsToken, when set, may read GET /metrics besides an operator's token.
+	MetricsToken string
 	// AuthCacheTTL is how long keys' accounts and the settings are
 	// remembered between calls (topupd serve: one second); 0 remembers nothing.
 	AuthCacheTTL time.Duration
@@ -88,6 +91,8 @@ type App struct {
 	Reseller http.Handler
 	// Admin is the admin API's handler.
 	Admin http.Handler
+	// Metrics are this process's Prometheus series.
+	Metrics *metrics.Metrics
 
 	log        *slog.Logger
 	limits     *limits
@@ -131,7 +136,8 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	if a.Store, err = openStore(ctx, cfg.DB, vault); err != nil {
 		return nil, err
 	}
-	if a.Engine, err = newEngine(cfg, a.Store, now); err != nil {
+	a.Metrics = metrics.New(a.Store)
+	if a.Engine, err = newEngine(cfg, a.Store, now, a.Metrics); err != nil {
 		return nil, err
 	}
 	if err := a.Engine.Recover(ctx); err != nil {
@@ -155,6 +161,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	a.Reseller, err = httpapi.NewReseller(httpapi.Deps{
 		Store: apiStore, Limiter: limiter, InFlight: a.limits.inFlight, Fulfiller: a.Engine, Logger: cfg.Logger, Now: cfg.Now,
 		TrustedProxies: cfg.TrustedProxies, Deadline: cfg.Deadline, MaxBody: cfg.MaxBody, AuthCache: cache, SimOff: cfg.SimOff,
+		Metrics: a.Metrics,
 	})
 	if err != nil {
 		return nil, err
@@ -162,6 +169,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	a.Admin, err = httpapi.NewAdmin(httpapi.AdminDeps{
 		Store: a.Store, Logger: cfg.Logger, Now: cfg.Now, Token: cfg.AdminToken, Wake: a.Engine.Wake, Health: a.Engine.Health,
 		Deadline: cfg.Deadline, Checks: a.limits.checks, AuthCache: cache, SimOff: cfg.SimOff,
+		Metrics: a.Metrics, MetricsToken: cfg.MetricsToken,
 	})
 	if err != nil {
 		return nil, err
@@ -194,7 +202,7 @@ func (a *App) Close() error {
 }
 
 // newEngine builds the engine with every supplier the configuration allows.
-func newEngine(cfg Config, store topupd.Store, now func() time.Time) (*fulfil.Engine, error) {
+func newEngine(cfg Config, store topupd.Store, now func() time.Time, m *metrics.Metrics) (*fulfil.Engine, error) {
 	providers := map[string]topupd.Provider{
 		topupd.ProviderManual:   manual.New(),
 		topupd.ProviderUpstream: upstream.New(store),
@@ -213,7 +221,7 @@ func newEngine(cfg Config, store topupd.Store, now func() time.Time) (*fulfil.En
 	}
 	return fulfil.New(fulfil.Config{
 		Store: store, Providers: providers, Now: cfg.Now, Logger: cfg.Logger, Owner: owner, Poll: cfg.Poll,
-		BackoffBase: cfg.RetryBase, BackoffMax: cfg.RetryMax, CallTimeout: cfg.CallTimeout, Lease: cfg.Lease,
+		BackoffBase: cfg.RetryBase, BackoffMax: cfg.RetryMax, CallTimeout: cfg.CallTimeout, Lease: cfg.Lease, Metrics: m,
 	})
 }
 

@@ -196,3 +196,18 @@ func (s *Store) list(ctx context.Context, query string, scan func(scanner) (topu
 	}
 	return orders, nil
 }
+
+// Gauges counts the orders processing and sums every account's balance
+// (each account's newest ledger entry, found by index).
+func (s *Store) Gauges(ctx context.Context) (topupd.Gauges, error) {
+	var g topupd.Gauges
+	err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM orders WHERE status = 'processing'`).Scan(&g.Processing)
+	if err == nil {
+		err = s.read.QueryRowContext(ctx, `SELECT CAST(COALESCE(SUM((SELECT l.balance_after FROM ledger l WHERE l.account_id = a.id
+			ORDER BY l.seq DESC LIMIT 1)), 0) AS BIGINT) FROM accounts a`).Scan(&g.Balances)
+	}
+	if err != nil {
+		return g, fmt.Errorf("store.Gauges: %w", err)
+	}
+	return g, nil
+}

@@ -10,6 +10,28 @@ import (
 // auditTests check the audit on books built through the store.
 var auditTests = []test{
 	{"CleanBooks", testAuditCleanBooks},
+	{"Gauges", testGauges},
+}
+
+// testGauges: the metrics' totals count the orders processing and sum
+// every account's balance, on an empty store too.
+func testGauges(t *testing.T, e *env) {
+	g, err := e.s.Gauges(e.ctx)
+	if err != nil || g != (topupd.Gauges{}) {
+		t.Fatalf("Gauges of an empty store: %+v, %v", g, err)
+	}
+	e.catalog()
+	a := e.account("a", topupd.USD(100))
+	b := e.account("b", topupd.USD(7))
+	e.stock(pidKey, 2)
+	e.place(a.ID, topup("G-1"), t0)
+	e.place(a.ID, topup("G-2"), t0)
+	e.place(b.ID, keys(pidKey, "G-3", 1), t0)
+	g, err = e.s.Gauges(e.ctx)
+	want := topupd.Gauges{Processing: 2, Balances: topupd.USD(107) - 2*priceTopup - priceKey}
+	if err != nil || g != want {
+		t.Errorf("Gauges: %+v, %v; want %+v", g, err, want)
+	}
 }
 
 func testAuditCleanBooks(t *testing.T, e *env) {

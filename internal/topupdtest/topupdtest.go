@@ -108,6 +108,8 @@ type T struct {
 	API, Admin *httptest.Server
 	// Token is the admin API's bearer token.
 	Token string
+	// MetricsToken may read GET /metrics.
+	MetricsToken string
 	// Now is the server's clock.
 	Now func() time.Time
 	// HTTP is the client the helpers call through.
@@ -141,6 +143,8 @@ func New(tb testing.TB, opts ...Option) *T {
 	}
 	h := &T{TB: tb, Now: now, Calls: newSupplierLog(), Codes: map[string][]string{}, Token: "admin-" + topupd.NewID("tok_"), Logs: &Logs{}}
 	h.Logs.Secret(h.Token, "the admin token")
+	h.MetricsToken = "metrics-" + topupd.NewID("tok_")
+	h.Logs.Secret(h.MetricsToken, "the metrics token")
 	limiter := cfg.limiter
 	if limiter == nil {
 		rateNow := now
@@ -157,7 +161,7 @@ func New(tb testing.TB, opts ...Option) *T {
 		DB: filepath.Join(tb.TempDir(), "topupd.db"), SecretKey: base64.StdEncoding.EncodeToString(secret), AdminToken: h.Token,
 		TrustedProxies: cfg.trustedProxies, Deadline: cfg.deadline, NodeID: topupd.NewID("test_"), SimOff: cfg.simOff,
 		Logger: newLogger(h.Logs), Now: cfg.clockNow(), Poll: 50 * time.Millisecond, MaxBody: cfg.maxBody, Limiter: limiter,
-		WrapStore: cfg.wrapStore, WrapProvider: h.Calls.watch,
+		WrapStore: cfg.wrapStore, WrapProvider: h.Calls.watch, MetricsToken: h.MetricsToken,
 	}
 	if cfg.authCache {
 		ac.AuthCacheTTL = time.Second

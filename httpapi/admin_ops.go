@@ -1,0 +1,58 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/topupd/topupd"
+)
+
+// opsRoutes are the operations paths: metrics for a scraper, liveness and
+// readiness for a load balancer or an orchestrator.
+func (a *admin) opsRoutes(mux *http.ServeMux) {
+	if a.Metrics != nil {
+		mux.Handle("GET /metrics", a.metricsAuth(a.Metrics.Handler()))
+	}
+	mux.HandleFunc("GET /livez", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"success": true})
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if err := a.ready(r.Context()); err != nil {
+			a.Logger.WarnContext(r.Context(), "not ready", "err", err)
+			writeJSON(w, http.StatusServiceUnavailable, map[string]any{"success": false})
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"success": true})
+	})
+}
+
+// ready checks that the database and every other dependency (Redis, when
+// set) answer within 2 s.
+func (a *admin) ready(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if err := a.Store.Ping(ctx); err != nil {
+		return err
+	}
+	for _, check := range a.Checks {
+		if err := check(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// metricsAuth lets through an operator's token or the metrics token.
+func (a *admin) metricsAuth(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !bearerOK(r, a.Token) && !bearerOK(r, a.MetricsToken) {
+			writeError(w, a.Logger, r, topupd.Errorf(topupd.EUnauthorized, "an operator token or the metrics token is required"))
+			return
+		}
+		if bearerOK(r, a.Token) {
+			whoOf(r.Context()).operator = "root"
+		}
+		h.ServeHTTP(w, r)
+	})
+}

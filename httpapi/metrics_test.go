@@ -1,0 +1,110 @@
+package httpapi_test
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/topupd/topupd/internal/topupdtest"
+)
+
+// scrape reads GET /metrics with a bearer token.
+func scrape(t *testing.T, h *topupdtest.T, token string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest("GET", h.Admin.URL+"/metrics", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := h.HTTP.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestMetrics: GET /metrics answers an operator's token or the metrics
+// token with the contract's series, their labels bounded (no order id or
+// trxid); /livez and /readyz need no token.
+func TestMetrics(t *testing.T) {
+	t.Parallel()
+	h := topupdtest.New(t)
+	h.LoadCatalog()
+	a := h.NewAccount("20", nil)
+	trx := h.Trx()
+	placed := h.Place(a, map[string]any{"pid": topupdtest.PIDPubg, "trxid": trx, "userId": "5123"})
+	h.Place(a, map[string]any{"pid": topupdtest.PIDPubg, "trxid": h.Trx(), "userId": "99990001"}) // sim refuses: refunded
+	h.Place(a, map[string]any{"pid": topupdtest.PIDKey, "trxid": h.Trx(), "quantity": 2})
+	manual := h.Place(a, map[string]any{"pid": topupdtest.PIDPubgManual, "trxid": h.Trx(), "userId": "5123"})
+	h.Do("GET", "/balance", a.Key, nil)
+	h.Do("GET", "/orders/"+placed.Str("orderId"), a.Key, nil)
+
+	for _, tok := range []string{"", "wrong", a.Key} {
+		if status, _ := scrape(t, h, tok); status != http.StatusUnauthorized {
+			t.Errorf("GET /metrics with %q: %d, want 401", tok, status)
+		}
+	}
+	status, body := scrape(t, h, h.MetricsToken)
+	if status != http.StatusOK {
+		t.Fatalf("GET /metrics with the metrics token: %d", status)
+	}
+	if s, _ := scrape(t, h, h.Token); s != http.StatusOK {
+		t.Errorf("GET /metrics with the operator token: %d", s)
+	}
+	for _, want := range []string{
+		`topupd_http_requests_total{api="reseller",route="/balance",status="200"} 1`,
+		`topupd_http_requests_total{api="reseller",route="/orders/{orderId}",status="200"} 1`,
+		`topupd_http_request_duration_seconds_count{api="reseller",route="/orders",status="200"} 4`,
+		`topupd_http_requests_total{api="admin",route="/metrics",status="401"} 3`,
+		`topupd_orders_placed_total{line="pubg",provider="sim"} 2`,
+		`topupd_orders_placed_total{line="gamekey",provider="sim"} 1`,
+		`topupd_orders_placed_total{line="pubg",provider="manual"} 1`,
+		`topupd_orders_finished_total{line="pubg",outcome="completed",provider="sim"} 1`,
+		`topupd_orders_finished_total{line="pubg",outcome="refunded",provider="sim"} 1`,
+		`topupd_orders_finished_total{line="gamekey",outcome="completed",provider="sim"} 1`,
+		`topupd_order_time_to_final_seconds_count{line="pubg",outcome="completed",provider="sim"} 1`,
+		`topupd_supplier_calls_total{outcome="completed",provider="sim",upstream=""} 1`,
+		`topupd_supplier_calls_total{outcome="failed",provider="sim",upstream=""} 1`,
+		`topupd_orders_processing 1`,
+		`topupd_stock_available{pid="gamekey-steam"} 8`,
+		"topupd_reseller_balances_usd 14.71", // 20 − 0.89 − 2×1.2 − 2 (the refused top-up refunded)
+		`topupd_metrics_database_errors 0`,
+		"go_goroutines",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("GET /metrics lacks %s", want)
+		}
+	}
+	for _, id := range []string{placed.Str("orderId"), trx, manual.Str("orderId"), a.ID, a.Key} {
+		if strings.Contains(body, id) {
+			t.Errorf("GET /metrics holds %q: labels must stay bounded", id)
+		}
+	}
+	h.AdminOK(http.StatusOK, "POST", "/admin/orders/"+manual.Str("orderId")+"/cancel", map[string]any{"error": "NO", "refund": true})
+	if _, body := scrape(t, h, h.MetricsToken); !strings.Contains(body, `topupd_orders_finished_total{line="pubg",outcome="refunded",provider="manual"} 1`) ||
+		!strings.Contains(body, "topupd_orders_processing 0") {
+		t.Errorf("after the operator's cancel:\n%s", grepLines(body, "topupd_orders"))
+	}
+	for _, path := range []string{"/livez", "/readyz"} {
+		r, err := h.Call(h.Admin.URL, "GET", path, nil, nil)
+		if err != nil || r.Status != http.StatusOK || r.Body["success"] != true {
+			t.Errorf("GET %s without a token: %v %v", path, r, err)
+		}
+	}
+}
+
+// grepLines returns the lines of s that contain sub.
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}

@@ -1,0 +1,157 @@
+// Package metrics keeps topupd's Prometheus series: requests and their
+// latency by route and status, orders placed and finished by line, provider
+// and outcome, time from placement to a final state, supplier calls by
+// supplier and outcome, and, read from the database at each scrape, orders
+// processing, stock available by pack and the sum of reseller balances.
+// Labels are bounded: routes are patterns, lines, packs, providers and
+// upstreams are the catalog's; no order id or trxid is ever a label.
+package metrics
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/topupd/topupd"
+)
+
+// Source is what the scrape-time series are read from: the store.
+type Source interface {
+	// Gauges counts the orders processing and sums the reseller balances.
+	Gauges(ctx context.Context) (topupd.Gauges, error)
+	// StockLevels returns the codes available per PID.
+	StockLevels(ctx context.Context) (map[string]int, error)
+}
+
+// Metrics are one process's series. A nil *Metrics records nothing.
+type Metrics struct {
+	reg           *prometheus.Registry
+	requests      *prometheus.CounterVec
+	latency       *prometheus.HistogramVec
+	placed        *prometheus.CounterVec
+	finished      *prometheus.CounterVec
+	toFinal       *prometheus.HistogramVec
+	supplierCalls *prometheus.CounterVec
+}
+
+// New returns the series, with the Go runtime's and the process's, and
+// those read from src at each scrape.
+func New(src Source) *Metrics {
+	m := &Metrics{
+		reg: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "topupd_http_requests_total",
+			Help: "Requests answered, by API, route pattern and status."}, []string{"api", "route", "status"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "topupd_http_request_duration_seconds",
+			Help: "Time to answer a request, by API, route pattern and status.", Buckets: prometheus.DefBuckets},
+			[]string{"api", "route", "status"}),
+		placed: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "topupd_orders_placed_total",
+			Help: "Orders placed (replays not counted), by line and provider."}, []string{"line", "provider"}),
+		finished: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "topupd_orders_finished_total",
+			Help: "Orders that reached a final state, by line, provider and outcome (completed, refunded, cancelled)."},
+			[]string{"line", "provider", "outcome"}),
+		toFinal: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "topupd_order_time_to_final_seconds",
+			Help:    "Time from placement to a final state, by line, provider and outcome.",
+			Buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 1800, 3600}},
+			[]string{"line", "provider", "outcome"}),
+		supplierCalls: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "topupd_supplier_calls_total",
+			Help: "Calls to suppliers, by provider, upstream (for upstream packs) and outcome."},
+			[]string{"provider", "upstream", "outcome"}),
+	}
+	m.reg.MustRegister(m.requests, m.latency, m.placed, m.finished, m.toFinal, m.supplierCalls,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), &dbCollector{src: src})
+	return m
+}
+
+// Handler serves the series in Prometheus's text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+}
+
+// Request counts one answered request.
+func (m *Metrics) Request(api, route string, status int, d time.Duration) {
+	if m == nil {
+		return
+	}
+	s := strconv.Itoa(status)
+	m.requests.WithLabelValues(api, route, s).Inc()
+	m.latency.WithLabelValues(api, route, s).Observe(d.Seconds())
+}
+
+// OrderPlaced counts an order just placed.
+func (m *Metrics) OrderPlaced(o *topupd.Order) {
+	if m == nil {
+		return
+	}
+	m.placed.WithLabelValues(o.Slug, o.Provider).Inc()
+}
+
+// OrderFinished counts an order that just became final, and the time it took.
+func (m *Metrics) OrderFinished(o *topupd.Order) {
+	if m == nil || !o.Status.Final() {
+		return
+	}
+	outcome := string(o.Status)
+	if o.Status == topupd.StatusCancelled && o.Refunded {
+		outcome = "refunded"
+	}
+	m.finished.WithLabelValues(o.Slug, o.Provider, outcome).Inc()
+	if !o.FinishedAt.IsZero() {
+		m.toFinal.WithLabelValues(o.Slug, o.Provider, outcome).Observe(o.FinishedAt.Sub(o.CreatedAt).Seconds())
+	}
+}
+
+// SupplierCall counts one call to a supplier: its outcome is completed,
+// failed, pending, not-found or error.
+func (m *Metrics) SupplierCall(provider, upstream, outcome string) {
+	if m == nil {
+		return
+	}
+	m.supplierCalls.WithLabelValues(provider, upstream, outcome).Inc()
+}
+
+// dbCollector reads the series the database holds at each scrape.
+type dbCollector struct{ src Source }
+
+var (
+	processingDesc = prometheus.NewDesc("topupd_orders_processing", "Orders processing now, on every node.", nil, nil)
+	stockDesc      = prometheus.NewDesc("topupd_stock_available", "Codes available, by pack.", []string{"pid"}, nil)
+	balancesDesc   = prometheus.NewDesc("topupd_reseller_balances_usd",
+		"The sum of every reseller's balance, in USD: what the business owes its resellers.", nil, nil)
+	scrapeErrDesc = prometheus.NewDesc("topupd_metrics_database_errors", "1 when the database could not be read for this scrape.", nil, nil)
+)
+
+// Describe sends the series' descriptions.
+func (c *dbCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- processingDesc
+	ch <- stockDesc
+	ch <- balancesDesc
+	ch <- scrapeErrDesc
+}
+
+// Collect reads the database, within 5 s.
+func (c *dbCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	failed := 0.0
+	if g, err := c.src.Gauges(ctx); err == nil {
+		ch <- prometheus.MustNewConstMetric(processingDesc, prometheus.GaugeValue, float64(g.Processing))
+		// Money leaves its integer type here, at the edge: Prometheus values
+		// are floats (exact below 2^53 ten-thousandths of a dollar).
+		ch <- prometheus.MustNewConstMetric(balancesDesc, prometheus.GaugeValue, float64(g.Balances)/topupd.MoneyScale)
+	} else {
+		failed = 1
+	}
+	if levels, err := c.src.StockLevels(ctx); err == nil {
+		for pid, n := range levels {
+			ch <- prometheus.MustNewConstMetric(stockDesc, prometheus.GaugeValue, float64(n), pid)
+		}
+	} else {
+		failed = 1
+	}
+	ch <- prometheus.MustNewConstMetric(scrapeErrDesc, prometheus.GaugeValue, failed)
+}
