@@ -25,9 +25,10 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// TestHoldExtendsWhileHeld: a held lock outlives its ttl for as long as its
-// holder runs, and is free at once on release.
-func TestHoldExtendsWhileHeld(t *testing.T) {
+// TestHoldExtendsOnItsClock: Hold extends a lock to ttl past the now of
+// MemoryInFlight's own clock, however far it jumps (the suite's Hold cases
+// run on the real clock).
+func TestHoldExtendsOnItsClock(t *testing.T) {
 	clk := newFakeClock()
 	m := NewMemoryInFlight(clk.Now)
 	release, ok, err := m.Hold(context.Background(), "trx:1", 40*time.Millisecond)
@@ -42,30 +43,6 @@ func TestHoldExtendsWhileHeld(t *testing.T) {
 		}
 	}
 	release()
-	release() // safe twice
-	if _, ok := acquire(t, m, "trx:1", time.Minute); !ok {
-		t.Fatal("Acquire refused after release")
-	}
-}
-
-// TestHoldLapsesWhenItsHolderStops: a holder whose context ends (as a dead
-// holder would) stops extending; its lock lapses at its ttl without a release.
-func TestHoldLapsesWhenItsHolderStops(t *testing.T) {
-	clk := newFakeClock()
-	m := NewMemoryInFlight(clk.Now)
-	ctx, cancel := context.WithCancel(context.Background())
-	release, ok, err := m.Hold(ctx, "trx:2", 40*time.Millisecond)
-	if err != nil || !ok {
-		t.Fatalf("Hold: ok=%v err=%v", ok, err)
-	}
-	defer release()
-	cancel()
-	time.Sleep(50 * time.Millisecond) // ticks that would extend, had it gone on
-	clk.Advance(time.Hour)
-	time.Sleep(50 * time.Millisecond)
-	if _, ok := acquire(t, m, "trx:2", time.Minute); !ok {
-		t.Fatal("the lock of a holder that stopped did not lapse")
-	}
 }
 
 // TestHoldNeverExtendsAnotherHoldersLock: once a lapsed lock is taken over,
@@ -88,34 +65,5 @@ func TestHoldNeverExtendsAnotherHoldersLock(t *testing.T) {
 	old()
 	if got := m.leaseExpires("trx:3"); !got.Equal(want) {
 		t.Errorf("the old holder changed the new holder's lease: %v, want %v", got, want)
-	}
-}
-
-// TestRedisHoldExtendsThenLapses: on Redis, a held lock outlives several
-// ttls while its holder runs; when the holder stops (its context ends, as
-// when its node dies), the key lapses by itself within the ttl.
-func TestRedisHoldExtendsThenLapses(t *testing.T) {
-	c, prefix := testRedis(t)
-	// A generous Redis budget and ttl: extensions must not all fail on a busy machine.
-	a := NewRedisInFlight(c, WithPrefix(prefix), WithTimeout(2*time.Second))
-	b := NewRedisInFlight(c, WithPrefix(prefix), WithTimeout(2*time.Second))
-	const ttl = 1500 * time.Millisecond
-	ctx, cancel := context.WithCancel(context.Background())
-	release, ok, err := a.Hold(ctx, "trx:4", ttl)
-	if err != nil || !ok {
-		t.Fatalf("Hold: ok=%v err=%v", ok, err)
-	}
-	defer release()
-	time.Sleep(3 * ttl)
-	if _, ok := redisAcquire(t, b, "trx:4", time.Minute); ok {
-		t.Fatal("another node took a lock its live holder keeps extending")
-	}
-	if pttl := c.PTTL(context.Background(), prefix+"trx:4").Val(); pttl <= 0 || pttl > ttl {
-		t.Fatalf("PTTL %v, want within (0, %v]", pttl, ttl)
-	}
-	cancel()
-	waitFor(t, "the key to lapse", func() bool { return c.Exists(context.Background(), prefix+"trx:4").Val() == 0 })
-	if _, ok := redisAcquire(t, b, "trx:4", time.Minute); !ok {
-		t.Fatal("another node could not take the lapsed lock")
 	}
 }

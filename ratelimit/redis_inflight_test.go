@@ -2,12 +2,11 @@ package ratelimit
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/internal/limittest"
 )
 
 // redisAcquire calls l.Acquire with a background context and fails the test on error.
@@ -23,128 +22,77 @@ func redisAcquire(t *testing.T, l *RedisInFlight, key string, ttl time.Duration)
 	return release, ok
 }
 
-func TestRedisInFlightHeldThenReleased(t *testing.T) {
-	c, prefix := testRedis(t)
-	l := NewRedisInFlight(c, WithPrefix(prefix))
-	release, ok := redisAcquire(t, l, "req-1", time.Minute)
-	if !ok {
-		t.Fatal("first Acquire refused")
-	}
-	if _, ok := redisAcquire(t, l, "req-1", time.Minute); ok {
-		t.Fatal("second Acquire succeeded while held")
-	}
-	if _, ok := redisAcquire(t, l, "req-2", time.Minute); !ok {
-		t.Fatal("Acquire of another key refused")
-	}
-	release()
-	release() // safe twice
-	if n := c.Exists(context.Background(), prefix+"req-1").Val(); n != 0 {
-		t.Fatal("key still present after release")
-	}
-	release2, ok := redisAcquire(t, l, "req-1", time.Minute)
-	if !ok {
-		t.Fatal("Acquire after release refused")
-	}
-	release() // the first holder's release again must not free the new holder
-	if _, ok := redisAcquire(t, l, "req-1", time.Minute); ok {
-		t.Fatal("a repeated old release freed the new holder")
-	}
-	release2()
+// TestRedisInFlightSuite runs the behaviour suite of every InFlight on
+// Redis, each subtest under a key prefix of its own.
+func TestRedisInFlightSuite(t *testing.T) {
+	testRedisOptions(t)
+	t.Parallel()
+	limittest.RunInFlight(t, func(t *testing.T) topupd.InFlight {
+		c, prefix := testRedis(t)
+		return NewRedisInFlight(c, WithPrefix(prefix), WithTimeout(suiteTimeout))
+	}, ErrInvalidTTL)
 }
 
-func TestRedisInFlightExpiry(t *testing.T) {
+// TestRedisInFlightKeys: a lock is the key prefix+key, shared by every node,
+// with Redis's expiry set to the ttl; a failed Acquire writes no key, a
+// release deletes it, and a Hold keeps resetting its expiry to the ttl
+// until its holder stops, when the key vanishes by itself.
+func TestRedisInFlightKeys(t *testing.T) {
 	c, prefix := testRedis(t)
-	l := NewRedisInFlight(c, WithPrefix(prefix))
-	const ttl = 150 * time.Millisecond
-	if _, ok := redisAcquire(t, l, "k", ttl); !ok {
-		t.Fatal("first Acquire refused")
+	ctx := context.Background()
+	// Two nodes on clients of their own; a generous budget so that a busy
+	// machine cannot fail every extension of the Hold below.
+	a := NewRedisInFlight(c, WithPrefix(prefix), WithTimeout(suiteTimeout))
+	b := NewRedisInFlight(newTestClient(t), WithPrefix(prefix), WithTimeout(suiteTimeout))
+	exists := func(key string) bool { return c.Exists(ctx, prefix+key).Val() == 1 }
+
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	for _, ttl := range []time.Duration{0, -time.Second} {
+		if _, _, err := a.Acquire(ctx, "k", ttl); err == nil {
+			t.Fatalf("Acquire with ttl %v succeeded", ttl)
+		}
 	}
-	if pttl := c.PTTL(context.Background(), prefix+"k").Val(); pttl <= 0 || pttl > ttl {
+	if _, _, err := a.Acquire(canceled, "k", time.Second); err == nil {
+		t.Fatal("Acquire with a canceled context succeeded")
+	}
+	if exists("k") {
+		t.Fatal("a failed Acquire left a key")
+	}
+
+	const ttl = 1500 * time.Millisecond
+	release, ok := redisAcquire(t, a, "k", ttl)
+	if !ok {
+		t.Fatal("Acquire refused")
+	}
+	if pttl := c.PTTL(ctx, prefix+"k").Val(); pttl <= 0 || pttl > ttl {
 		t.Fatalf("PTTL = %v, want in (0, %v]", pttl, ttl)
 	}
-	if _, ok := redisAcquire(t, l, "k", ttl); ok {
-		t.Fatal("Acquire succeeded while held")
+	if _, ok := redisAcquire(t, b, "k", ttl); ok {
+		t.Fatal("another node took a held lock")
 	}
-	time.Sleep(ttl + 50*time.Millisecond)
-	if _, ok := redisAcquire(t, l, "k", ttl); !ok {
-		t.Fatal("Acquire refused after the ttl")
+	release()
+	if exists("k") {
+		t.Fatal("key still present after release")
 	}
-}
 
-func TestRedisInFlightStaleReleaseKeepsNewHolder(t *testing.T) {
-	c, prefix := testRedis(t)
-	l := NewRedisInFlight(c, WithPrefix(prefix))
-	staleRelease, ok := redisAcquire(t, l, "k", 100*time.Millisecond)
-	if !ok {
-		t.Fatal("A: Acquire refused")
+	holdCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	held, ok, err := a.Hold(holdCtx, "h", ttl)
+	if err != nil || !ok {
+		t.Fatalf("Hold: ok=%v err=%v", ok, err)
 	}
-	time.Sleep(150 * time.Millisecond)
-	releaseB, ok := redisAcquire(t, l, "k", time.Minute)
-	if !ok {
-		t.Fatal("B: Acquire after A expired refused")
+	defer held()
+	time.Sleep(ttl + ttl/2)
+	if pttl := c.PTTL(ctx, prefix+"h").Val(); pttl <= 0 || pttl > ttl {
+		t.Fatalf("%v into a Hold: PTTL = %v, want in (0, %v]", ttl+ttl/2, pttl, ttl)
 	}
-	staleRelease()
-	staleRelease()
-	if _, ok := redisAcquire(t, l, "k", time.Minute); ok {
-		t.Fatal("C: Acquire succeeded; A's stale release freed B's lock")
+	if _, ok := redisAcquire(t, b, "h", time.Minute); ok {
+		t.Fatal("another node took a lock its live holder keeps extending")
 	}
-	releaseB()
-	if _, ok := redisAcquire(t, l, "k", time.Minute); !ok {
-		t.Fatal("C: Acquire after B released refused")
-	}
-}
-
-func TestRedisInFlightConcurrentAcquireOneWinner(t *testing.T) {
-	c, prefix := testRedis(t)
-	l := NewRedisInFlight(c, WithPrefix(prefix))
-	for round := range 5 {
-		key := fmt.Sprint("req-", round)
-		var winners atomic.Int64
-		var wg sync.WaitGroup
-		for range 64 {
-			wg.Go(func() {
-				_, ok, err := l.Acquire(context.Background(), key, time.Minute)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				if ok {
-					winners.Add(1)
-				}
-			})
-		}
-		wg.Wait()
-		if got := winners.Load(); got != 1 {
-			t.Fatalf("round %d: %d winners, want exactly 1", round, got)
-		}
-	}
-}
-
-func TestRedisInFlightErrors(t *testing.T) {
-	c, prefix := testRedis(t)
-	l := NewRedisInFlight(c, WithPrefix(prefix))
-	canceled, cancel := context.WithCancel(context.Background())
-	cancel()
-	tests := []struct {
-		name string
-		ctx  context.Context
-		ttl  time.Duration
-		want error
-	}{
-		{"zero ttl", context.Background(), 0, ErrInvalidTTL},
-		{"negative ttl", context.Background(), -time.Second, ErrInvalidTTL},
-		{"canceled context", canceled, time.Second, context.Canceled},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			release, ok, err := l.Acquire(tt.ctx, "k", tt.ttl)
-			if !errors.Is(err, tt.want) || ok || release == nil {
-				t.Fatalf("Acquire = (release nil: %v, %v, %v), want (non-nil, false, %v)", release == nil, ok, err, tt.want)
-			}
-			release()
-		})
-	}
-	if n := c.Exists(context.Background(), prefix+"k").Val(); n != 0 {
-		t.Fatal("a failed Acquire left a lock")
+	stop()
+	waitFor(t, "the key to lapse", func() bool { return !exists("h") })
+	if _, ok := redisAcquire(t, b, "h", time.Minute); !ok {
+		t.Fatal("another node could not take the lapsed lock")
 	}
 }
