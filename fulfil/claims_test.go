@@ -80,19 +80,10 @@ func TestDuplicatedClaims(t *testing.T) {
 	orders := f.place(t, 25, time.Minute)
 	duplicates := 0
 	for _, owner := range []string{"n1", "n2", "n3"} {
-		e, err := fulfil.New(fulfil.Config{
-			Store: f.store, Providers: map[string]topupd.Provider{"scripted": s}, Owner: owner,
-			Logger:      slog.New(slog.NewTextHandler(io.Discard, nil)),
+		f.engineWith(t, fulfil.Config{Providers: map[string]topupd.Provider{"scripted": s}, Owner: owner,
 			CallTimeout: 50 * time.Millisecond, Lease: 100 * time.Millisecond, // a slow call takes 150-200 ms
 			Poll: 2 * time.Millisecond, BackoffBase: 2 * time.Millisecond, BackoffMax: 20 * time.Millisecond, Workers: 8,
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() { e.Run(ctx); close(done) }()
-		t.Cleanup(func() { cancel(); <-done })
 	}
 	final := f.waitFinal(t, orders, 60*time.Second)
 	s.mu.Lock()

@@ -98,11 +98,18 @@ func (f *fixture) place(t *testing.T, n int, deadline time.Duration) []topupd.Or
 // engine starts an engine on the fixture's store and stops it at cleanup.
 func (f *fixture) engine(t *testing.T, owner string, p topupd.Provider) *fulfil.Engine {
 	t.Helper()
-	e, err := fulfil.New(fulfil.Config{
-		Store: f.store, Providers: map[string]topupd.Provider{"scripted": p}, Owner: owner,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), CallTimeout: time.Second, Lease: 2 * time.Second,
+	return f.engineWith(t, fulfil.Config{Providers: map[string]topupd.Provider{"scripted": p}, Owner: owner,
+		CallTimeout: time.Second, Lease: 2 * time.Second,
 		Poll: 5 * time.Millisecond, BackoffBase: 5 * time.Millisecond, BackoffMax: 40 * time.Millisecond, Workers: 8,
 	})
+}
+
+// engineWith starts an engine of cfg on the fixture's store, logging
+// nowhere, and stops it at cleanup.
+func (f *fixture) engineWith(t *testing.T, cfg fulfil.Config) *fulfil.Engine {
+	t.Helper()
+	cfg.Store, cfg.Logger = f.store, slog.New(slog.NewTextHandler(io.Discard, nil))
+	e, err := fulfil.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

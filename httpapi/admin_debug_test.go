@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -13,20 +12,7 @@ import (
 // admin token and not without it.
 func TestDebugProfiles(t *testing.T) {
 	h := topupdtest.New(t)
-	get := func(path, token string) (int, string) {
-		t.Helper()
-		req, _ := http.NewRequest("GET", h.Admin.URL+path, nil)
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		resp, err := h.HTTP.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(body)
-	}
+	get := h.AdminText
 	for _, path := range []string{"/admin/debug/pprof/", "/admin/debug/pprof/goroutine?debug=1", "/admin/debug/pprof/cmdline"} {
 		if status, body := get(path, ""); status != http.StatusUnauthorized || !strings.Contains(body, "UNAUTHORIZED") {
 			t.Errorf("%s without the token: %d %s", path, status, body)

@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,20 +11,7 @@ import (
 // scrape reads GET /metrics with a bearer token.
 func scrape(t *testing.T, h *topupdtest.T, token string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest("GET", h.Admin.URL+"/metrics", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := h.HTTP.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return h.AdminText("/metrics", token)
 }
 
 // TestMetrics: GET /metrics answers an operator's token or the metrics

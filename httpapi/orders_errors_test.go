@@ -2,8 +2,6 @@ package httpapi_test
 
 import (
 	"fmt"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -404,21 +402,9 @@ func TestRoutingErrors(t *testing.T) {
 	t.Run("oversized chunked body", func(t *testing.T) {
 		before := h.Snapshot(a)
 		payload := fmt.Sprintf(`{"pid":%q,"trxid":%q,"userId":"5123","pad":%q}`, topupdtest.PIDPubg, h.Trx(), strings.Repeat("y", 70<<10))
-		// io.MultiReader hides the length, so the client sends it chunked.
-		req, err := http.NewRequest("POST", h.API.URL+"/orders", io.MultiReader(strings.NewReader(payload)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("X-API-Key", a.Key)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := h.HTTP.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 413 || !strings.Contains(string(raw), `"code":"BODY_TOO_LARGE"`) {
-			t.Errorf("got %d %s, want 413 BODY_TOO_LARGE", resp.StatusCode, raw)
+		status, raw := h.PostChunked(h.API.URL, "/orders", topupdtest.Headers{"X-API-Key": a.Key}, payload)
+		if status != 413 || !strings.Contains(raw, `"code":"BODY_TOO_LARGE"`) {
+			t.Errorf("got %d %s, want 413 BODY_TOO_LARGE", status, raw)
 		}
 		if diff := cmp.Diff(before, h.Snapshot(a)); diff != "" {
 			t.Errorf("moved (-before +after):\n%s", diff)

@@ -2,29 +2,12 @@ package httpapi_test
 
 import (
 	"fmt"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/topupd/topupd/internal/racer"
 	"github.com/topupd/topupd/internal/topupdtest"
 )
-
-// race runs fn(i) for i in [0, n) in n goroutines released at once.
-func race(n int, fn func(i int) (topupdtest.Reply, error)) ([]topupdtest.Reply, []error) {
-	replies := make([]topupdtest.Reply, n)
-	errs := make([]error, n)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			<-start
-			replies[i], errs[i] = fn(i)
-		})
-	}
-	close(start)
-	wg.Wait()
-	return replies, errs
-}
 
 // post is a POST /orders safe to call from any goroutine.
 func post(h *topupdtest.T, a topupdtest.Account, body order) (topupdtest.Reply, error) {
@@ -47,7 +30,7 @@ func TestRaceOverdraft(t *testing.T) {
 	h := topupdtest.New(t)
 	h.LoadCatalog()
 	a := h.NewAccount("89", nil) // 100 × 0.89
-	replies, errs := race(200, func(i int) (topupdtest.Reply, error) {
+	replies, errs := racer.Run2(200, func(i int) (topupdtest.Reply, error) {
 		return post(h, a, order{"pid": topupdtest.PIDPubg, "trxid": fmt.Sprintf("over-%03d", i), "userId": "5123"})
 	})
 	failOnErrors(t, errs)
@@ -122,7 +105,7 @@ func TestRaceStock(t *testing.T) {
 		stocked[c] = true
 	}
 	a := h.NewAccount("1000", nil)
-	replies, errs := race(50, func(i int) (topupdtest.Reply, error) {
+	replies, errs := racer.Run2(50, func(i int) (topupdtest.Reply, error) {
 		return post(h, a, order{"pid": pid, "trxid": fmt.Sprintf("stock-%02d", i), "quantity": 3})
 	})
 	failOnErrors(t, errs)
@@ -200,7 +183,7 @@ func TestRaceIdempotencyStorm(t *testing.T) {
 				h.Settings(tc.settings)
 			}
 			a := h.NewAccount("100", nil)
-			replies, errs := race(50, func(int) (topupdtest.Reply, error) { return post(h, a, tc.body) })
+			replies, errs := racer.Run2(50, func(int) (topupdtest.Reply, error) { return post(h, a, tc.body) })
 			failOnErrors(t, errs)
 
 			fresh, replays, inFlight := 0, 0, 0

@@ -331,21 +331,9 @@ func TestAdminBodyTooLarge(t *testing.T) {
 	})
 	t.Run("chunked over the limit", func(t *testing.T) {
 		payload := `{"amountUsd":5,"reference":"big","pad":"` + strings.Repeat("x", limit) + `"}`
-		// io.MultiReader hides the length, so the client sends it chunked.
-		req, err := http.NewRequest("POST", h.Admin.URL+path, io.MultiReader(strings.NewReader(payload)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Authorization", "Bearer "+h.Token)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := h.HTTP.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(raw), `"code":"BODY_TOO_LARGE"`) {
-			t.Errorf("got %d %s, want 413 BODY_TOO_LARGE", resp.StatusCode, raw)
+		status, raw := h.PostChunked(h.Admin.URL, path, topupdtest.Headers{"Authorization": "Bearer " + h.Token}, payload)
+		if status != http.StatusRequestEntityTooLarge || !strings.Contains(raw, `"code":"BODY_TOO_LARGE"`) {
+			t.Errorf("got %d %s, want 413 BODY_TOO_LARGE", status, raw)
 		}
 	})
 	if got := h.Balance(a); got != "10" {

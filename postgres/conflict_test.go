@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/internal/storetest"
 )
 
 // holder is a transaction of another session that holds rows or locks,
@@ -76,7 +77,7 @@ func TestPlaceOrderWaitsOutAnUncommittedTwin(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			dbURL := newSchema(t)
-			s := openStore(t, dbURL, newVault(t))
+			s := openStore(t, dbURL, storetest.NewVault(t))
 			catalog(t, s)
 			a := account(t, s, "acc_a", topupd.USD(10))
 			account(t, s, "acc_b", topupd.USD(10))
@@ -136,7 +137,7 @@ func TestPlaceOrderWaitsOutAnUncommittedTwin(t *testing.T) {
 func TestPlaceOrderQueuesOnTheAccount(t *testing.T) {
 	t.Parallel()
 	dbURL := newSchema(t)
-	s := openStore(t, dbURL, newVault(t))
+	s := openStore(t, dbURL, storetest.NewVault(t))
 	catalog(t, s)
 	a := account(t, s, "acc_a", 0)
 	h := hold(t, rawDB(t, dbURL),
@@ -163,7 +164,7 @@ func TestPlaceOrderQueuesOnTheAccount(t *testing.T) {
 func TestClaimDuePassesOverLockedOrders(t *testing.T) {
 	t.Parallel()
 	dbURL := newSchema(t)
-	s := openStore(t, dbURL, newVault(t))
+	s := openStore(t, dbURL, storetest.NewVault(t))
 	catalog(t, s)
 	a := account(t, s, "acc_a", topupd.USD(10))
 	var locked topupd.Order

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/internal/storetest"
 )
 
 // fixture is a schema with one order in every state, for tests that then
@@ -24,7 +25,7 @@ func newFixture(t *testing.T) fixture {
 	t.Helper()
 	ctx := t.Context()
 	f := fixture{url: newSchema(t), a: "acc_a", b: "acc_b"}
-	s := openStore(t, f.url, newVault(t))
+	s := openStore(t, f.url, storetest.NewVault(t))
 	catalog(t, s)
 	account(t, s, f.a, topupd.USD(100))
 	account(t, s, f.b, topupd.USD(100))

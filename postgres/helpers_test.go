@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"net/url"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
@@ -59,18 +58,6 @@ func newSchema(t testing.TB) string {
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
 	return u.String()
-}
-
-// newVault returns a vault on a fresh random key.
-func newVault(t testing.TB) *topupd.Vault {
-	t.Helper()
-	secret := make([]byte, topupd.SecretKeySize)
-	rand.Read(secret)
-	v, err := topupd.NewVault(secret)
-	if err != nil {
-		t.Fatalf("NewVault: %v", err)
-	}
-	return v
 }
 
 // openStore opens a store on dbURL and closes it when the test ends.
@@ -138,20 +125,4 @@ func account(t testing.TB, s topupd.Store, id string, balance topupd.Money) stri
 // place places an order at t0.
 func place(s topupd.Store, ctx context.Context, accountID string, req topupd.OrderRequest) (topupd.Order, bool, error) {
 	return s.PlaceOrder(ctx, topupd.PlaceOrder{AccountID: accountID, Request: req, Now: t0, Deadline: time.Hour})
-}
-
-// race runs fn(i) for i in [0, n) in n goroutines released at once.
-func race[T any](n int, fn func(i int) T) []T {
-	out := make([]T, n)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			<-start
-			out[i] = fn(i)
-		})
-	}
-	close(start)
-	wg.Wait()
-	return out
 }

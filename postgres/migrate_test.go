@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/internal/racer"
+	"github.com/topupd/topupd/internal/storetest"
 	"github.com/topupd/topupd/postgres"
 )
 
@@ -13,12 +15,12 @@ import (
 func TestConcurrentOpenMigratesOnce(t *testing.T) {
 	t.Parallel()
 	dbURL := newSchema(t)
-	v := newVault(t)
+	v := storetest.NewVault(t)
 	type opened struct {
 		s   *postgres.Store
 		err error
 	}
-	results := race(3, func(int) opened {
+	results := racer.Run(3, func(int) opened {
 		s, err := postgres.Open(t.Context(), dbURL, v)
 		return opened{s, err}
 	})

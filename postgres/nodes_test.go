@@ -9,6 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/internal/racer"
+	"github.com/topupd/topupd/internal/storetest"
 	"github.com/topupd/topupd/postgres"
 )
 
@@ -17,7 +19,7 @@ import (
 func twoNodes(t *testing.T) (nodes [2]*postgres.Store, dbURL string) {
 	t.Helper()
 	dbURL = newSchema(t)
-	v := newVault(t) // the nodes share the secret key, as a deployment must
+	v := storetest.NewVault(t) // the nodes share the secret key, as a deployment must
 	return [2]*postgres.Store{openStore(t, dbURL, v), openStore(t, dbURL, v)}, dbURL
 }
 
@@ -86,7 +88,7 @@ func TestTwoNodesOverdraft(t *testing.T) {
 	catalog(t, nodes[0])
 	const funded, racers = 100, 200
 	a := account(t, nodes[1], "acc_racer", price*funded)
-	results := race(racers, func(i int) outcome {
+	results := racer.Run(racers, func(i int) outcome {
 		o, replay, err := place(nodes[i%2], t.Context(), a, topupd.OrderRequest{PID: pidTopup, TrxID: fmt.Sprintf("T-%03d", i)})
 		return outcome{o, replay, err}
 	})
@@ -129,7 +131,7 @@ func TestTwoNodesStock(t *testing.T) {
 	for b := range buyers {
 		account(t, nodes[b%2], fmt.Sprintf("acc_%d", b), funds)
 	}
-	results := race(racers, func(i int) outcome {
+	results := racer.Run(racers, func(i int) outcome {
 		o, replay, err := place(nodes[i%2], t.Context(), fmt.Sprintf("acc_%d", i%buyers), topupd.OrderRequest{PID: pidKey, TrxID: fmt.Sprintf("T-%03d", i), Quantity: qty})
 		return outcome{o, replay, err}
 	})
@@ -210,7 +212,7 @@ func TestTwoNodesSameTrxID(t *testing.T) {
 		trxid, account string
 		outcome
 	}
-	results := race(trxids*(copies+1), func(i int) sent {
+	results := racer.Run(trxids*(copies+1), func(i int) sent {
 		trxid, acc := fmt.Sprintf("T-%02d", i%trxids), a
 		if i/trxids == copies {
 			acc = other // the last copy of each comes from another account
@@ -276,7 +278,7 @@ func TestTwoNodesClaimOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	claims := race(workers, func(w int) []string {
+	claims := racer.Run(workers, func(w int) []string {
 		var got []string
 		for range orders + 1 { // bounded: claiming leased orders again must fail the test, not hang it
 			os, err := nodes[w%2].ClaimDue(t.Context(), fmt.Sprintf("node%d-w%d", w%2, w), t0, t0.Add(time.Minute), 3)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/topupd/topupd/internal/storetest"
 	"github.com/topupd/topupd/postgres"
 )
 
@@ -14,7 +15,7 @@ import (
 func TestHotQueriesUseIndexes(t *testing.T) {
 	t.Parallel()
 	dbURL := newSchema(t)
-	openStore(t, dbURL, newVault(t)) // migrates
+	openStore(t, dbURL, storetest.NewVault(t)) // migrates
 	conn, err := rawDB(t, dbURL).Conn(t.Context())
 	must(t, err)
 	defer conn.Close()

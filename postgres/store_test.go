@@ -15,7 +15,7 @@ import (
 func TestStore(t *testing.T) {
 	baseURL(t)
 	storetest.Run(t, func(t *testing.T) topupd.Store {
-		return openStore(t, newSchema(t), newVault(t))
+		return openStore(t, newSchema(t), storetest.NewVault(t))
 	})
 }
 
@@ -30,7 +30,7 @@ func TestStoreSimpleProtocol(t *testing.T) {
 		q := u.Query()
 		q.Set("default_query_exec_mode", "simple_protocol")
 		u.RawQuery = q.Encode()
-		return openStore(t, u.String(), newVault(t))
+		return openStore(t, u.String(), storetest.NewVault(t))
 	})
 }
 
@@ -52,7 +52,7 @@ func TestOpenNeedsSchema(t *testing.T) {
 	q := u.Query()
 	q.Set("search_path", "t_no_such_schema")
 	u.RawQuery = q.Encode()
-	s, err := postgres.Open(t.Context(), u.String(), newVault(t))
+	s, err := postgres.Open(t.Context(), u.String(), storetest.NewVault(t))
 	if err == nil {
 		s.Close()
 		t.Fatalf("Open on a missing schema succeeded")

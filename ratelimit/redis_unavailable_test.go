@@ -3,66 +3,22 @@ package ratelimit
 import (
 	"context"
 	"errors"
-	"net"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/topupd/topupd/internal/limittest"
 )
-
-// closedAddr returns a local address nothing listens on.
-func closedAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
-
-// silentAddr returns the address of a listener that accepts connections and never answers; it closes when t ends.
-func silentAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return ln.Addr().String()
-}
 
 func TestRedisUnavailableFailsFast(t *testing.T) {
 	tests := []struct {
 		name string
 		opt  func(t *testing.T) *redis.Options
 	}{
-		{"closed port", func(t *testing.T) *redis.Options { return &redis.Options{Addr: closedAddr(t)} }},
-		{"silent server", func(t *testing.T) *redis.Options { return &redis.Options{Addr: silentAddr(t)} }},
+		{"closed port", func(t *testing.T) *redis.Options { return &redis.Options{Addr: limittest.ClosedAddr(t)} }},
+		{"silent server", func(t *testing.T) *redis.Options { return &redis.Options{Addr: limittest.SilentAddr(t)} }},
 		{"silent server, context timeouts", func(t *testing.T) *redis.Options {
-			return &redis.Options{Addr: silentAddr(t), ContextTimeoutEnabled: true}
+			return &redis.Options{Addr: limittest.SilentAddr(t), ContextTimeoutEnabled: true}
 		}},
 	}
 	const limit = time.Second // DefaultRedisTimeout plus generous slack

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/internal/storetest"
 	"github.com/topupd/topupd/sqlite"
 )
 
@@ -16,7 +17,7 @@ import (
 // and closing the store empties the WAL; the data survives a reopen.
 func TestBackgroundCheckpoint(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ckpt.db")
-	v := newVault(t)
+	v := storetest.NewVault(t)
 	s, err := sqlite.Open(t.Context(), path, v)
 	if err != nil {
 		t.Fatal(err)

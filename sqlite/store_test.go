@@ -3,7 +3,6 @@ package sqlite_test
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -19,18 +18,6 @@ import (
 	"github.com/topupd/topupd/sqlite"
 )
 
-// newVault returns a vault on a fresh random key.
-func newVault(t *testing.T) *topupd.Vault {
-	t.Helper()
-	secret := make([]byte, topupd.SecretKeySize)
-	rand.Read(secret)
-	v, err := topupd.NewVault(secret)
-	if err != nil {
-		t.Fatalf("NewVault: %v", err)
-	}
-	return v
-}
-
 // openAt opens a store on path and closes it when the test ends.
 func openAt(t *testing.T, path string, v *topupd.Vault) *sqlite.Store {
 	t.Helper()
@@ -44,7 +31,7 @@ func openAt(t *testing.T, path string, v *topupd.Vault) *sqlite.Store {
 
 func TestStore(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) topupd.Store {
-		return openAt(t, filepath.Join(t.TempDir(), "t.db"), newVault(t))
+		return openAt(t, filepath.Join(t.TempDir(), "t.db"), storetest.NewVault(t))
 	})
 }
 
@@ -70,7 +57,7 @@ const price topupd.Money = 12_500
 func newFixture(t *testing.T) fixture {
 	t.Helper()
 	ctx := t.Context()
-	f := fixture{path: filepath.Join(t.TempDir(), "t.db"), vault: newVault(t), a: "acc_a", b: "acc_b"}
+	f := fixture{path: filepath.Join(t.TempDir(), "t.db"), vault: storetest.NewVault(t), a: "acc_a", b: "acc_b"}
 	s, err := sqlite.Open(ctx, f.path, f.vault)
 	if err != nil {
 		t.Fatalf("sqlite.Open: %v", err)
@@ -294,7 +281,7 @@ func TestCodesSealedAtRest(t *testing.T) {
 	if err != nil || len(o.Codes) != 1 || o.Codes[0] != f.code {
 		t.Fatalf("reopened with the same key: codes %q, %v; want [%s]", o.Codes, err, f.code)
 	}
-	other := openAt(t, f.path, newVault(t))
+	other := openAt(t, f.path, storetest.NewVault(t))
 	if _, err := other.Order(t.Context(), "", fmt.Sprint(f.completed)); !errors.Is(err, topupd.ErrSealBroken) {
 		t.Errorf("reading codes under another key: %v, want ErrSealBroken", err)
 	}

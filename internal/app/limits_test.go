@@ -2,52 +2,19 @@ package app
 
 import (
 	"context"
-	"io"
-	"net"
 	"sync"
 	"testing"
 	"time"
-)
 
-// blackHole is a TCP server that takes connections and never answers, as a
-// Redis that hangs would.
-func blackHole(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			go io.Copy(io.Discard, c)
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return ln.Addr().String()
-}
+	"github.com/topupd/topupd/internal/limittest"
+)
 
 // TestRedisTimeout: the limiter, the in-flight locks and the readiness
 // check all wait --redis-timeout for a Redis that does not answer, not the
 // built-in 200 ms, and then fail.
 func TestRedisTimeout(t *testing.T) {
 	const timeout = 800 * time.Millisecond
-	l, err := newLimits(Config{Redis: "redis://" + blackHole(t) + "/0", RedisTimeout: timeout, RedisPrefix: "test:",
+	l, err := newLimits(Config{Redis: "redis://" + limittest.SilentAddr(t) + "/0", RedisTimeout: timeout, RedisPrefix: "test:",
 		RatePerSecond: 10, RatePerMinute: 100})
 	if err != nil {
 		t.Fatal(err)

@@ -3,27 +3,21 @@ package limittest
 import (
 	"context"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/topupd/topupd/internal/racer"
 )
 
 // race runs run in n goroutines let go at once, each with its index, and
 // returns the sum of what they return.
 func race(n int, run func(i int) int64) int64 {
-	var sum atomic.Int64
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range n {
-		wg.Go(func() {
-			<-start
-			sum.Add(run(i))
-		})
+	var sum int64
+	for _, v := range racer.Run(n, run) {
+		sum += v
 	}
-	close(start)
-	wg.Wait()
-	return sum.Load()
+	return sum
 }
 
 // testConcurrentOneKey: callers racing on one key are allowed exactly Limit

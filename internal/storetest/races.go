@@ -2,13 +2,13 @@ package storetest
 
 import (
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/internal/racer"
 )
 
 var raceTests = []test{
@@ -28,25 +28,9 @@ type result struct {
 	err    error
 }
 
-// race runs fn(i) for i in [0, n) in n goroutines released at once.
-func race[T any](n int, fn func(i int) T) []T {
-	out := make([]T, n)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			<-start
-			out[i] = fn(i)
-		})
-	}
-	close(start)
-	wg.Wait()
-	return out
-}
-
 // placeAll races n PlaceOrder calls of one account.
 func placeAll(e *env, accountID string, n int, req func(i int) topupd.OrderRequest) []result {
-	return race(n, func(i int) result {
+	return racer.Run(n, func(i int) result {
 		o, replay, err := e.s.PlaceOrder(e.ctx, topupd.PlaceOrder{AccountID: accountID, Request: req(i), Now: t0, Deadline: deadline})
 		return result{o, replay, err}
 	})
@@ -218,7 +202,7 @@ func testCreditRace(t *testing.T, e *env) {
 		repeated bool
 		err      error
 	}
-	results := race(30, func(i int) credit {
+	results := racer.Run(30, func(i int) credit {
 		ref := "wire-1"
 		if i%3 == 0 {
 			ref = fmt.Sprintf("wire-x-%d", i) // distinct references interleaved
@@ -251,7 +235,7 @@ func testRefundRace(t *testing.T, e *env) {
 	e.catalog()
 	a := e.account("racer", topupd.USD(100))
 	o := e.place(a.ID, topup("T-1"), t0)
-	errs := race(20, func(i int) error {
+	errs := racer.Run(20, func(i int) error {
 		st := topupd.Settlement{Status: topupd.StatusCancelled, Error: "x", Refund: true, Now: t0.Add(time.Second)}
 		if i%2 == 1 {
 			st = topupd.Settlement{Status: topupd.StatusCompleted, Codes: []string{fmt.Sprintf("C-%d", i)}, Now: t0.Add(time.Second)}
@@ -294,7 +278,7 @@ func testClaimRace(t *testing.T, e *env) {
 	for i := range orders {
 		e.place(a.ID, topup(fmt.Sprintf("T-%02d", i)), t0)
 	}
-	claims := race(workers, func(i int) []string {
+	claims := racer.Run(workers, func(i int) []string {
 		var got []string
 		for range orders + 1 { // bounded: a store that claims leased orders again must fail, not hang
 			os, err := e.s.ClaimDue(e.ctx, fmt.Sprintf("w%d", i), t0, t0.Add(time.Minute), 3)

@@ -4,6 +4,7 @@ package storetest
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"sync/atomic"
 	"testing"
@@ -359,6 +360,18 @@ func times(m topupd.Money, q int) topupd.Money {
 	v, ok := m.Times(q)
 	if !ok {
 		panic(fmt.Sprintf("storetest: %v × %d overflows", m, q))
+	}
+	return v
+}
+
+// NewVault returns a vault on a fresh random key.
+func NewVault(t testing.TB) *topupd.Vault {
+	t.Helper()
+	secret := make([]byte, topupd.SecretKeySize)
+	rand.Read(secret)
+	v, err := topupd.NewVault(secret)
+	if err != nil {
+		t.Fatalf("NewVault: %v", err)
 	}
 	return v
 }

@@ -150,3 +150,50 @@ func ParseUSD(t testing.TB, s string) topupd.Money {
 	}
 	return m
 }
+
+// AdminText calls GET path on the admin API with a bearer token ("" for
+// none) and returns the status and the body as text, whatever its format
+// (profiles, metrics).
+func (h *T) AdminText(path, token string) (int, string) {
+	h.TB.Helper()
+	req, err := http.NewRequest("GET", h.Admin.URL+path, nil)
+	if err != nil {
+		h.TB.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := h.HTTP.Do(req)
+	if err != nil {
+		h.TB.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		h.TB.Fatal(err)
+	}
+	return resp.StatusCode, string(b)
+}
+
+// PostChunked posts payload to base+path in chunks, without a
+// Content-Length (as a client that streams does), with hdr, and returns the
+// status and the body.
+func (h *T) PostChunked(base, path string, hdr Headers, payload string) (int, string) {
+	h.TB.Helper()
+	// io.MultiReader hides the length, so the request goes out chunked.
+	req, err := http.NewRequest("POST", base+path, io.MultiReader(strings.NewReader(payload)))
+	if err != nil {
+		h.TB.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := h.HTTP.Do(req)
+	if err != nil {
+		h.TB.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(raw)
+}
