@@ -23,33 +23,6 @@ func twoNodes(t *testing.T) (nodes [2]*postgres.Store, dbURL string) {
 	return [2]*postgres.Store{openStore(t, dbURL, v), openStore(t, dbURL, v)}, dbURL
 }
 
-// outcome is what one racing PlaceOrder got.
-type outcome struct {
-	order  topupd.Order
-	replay bool
-	err    error
-}
-
-// tally counts accepted orders and refusals by code; anything else fails.
-func tally(t *testing.T, results []outcome) (accepted []topupd.Order, codes map[topupd.ErrorCode]int) {
-	t.Helper()
-	codes = map[topupd.ErrorCode]int{}
-	for _, r := range results {
-		switch {
-		case r.err != nil:
-			codes[topupd.CodeOf(r.err)]++
-			if topupd.CodeOf(r.err) == topupd.EInternal {
-				t.Errorf("unexpected error: %v", r.err)
-			}
-		case r.replay:
-			t.Errorf("distinct requests answered as a replay: %s", r.order.ID)
-		default:
-			accepted = append(accepted, r.order)
-		}
-	}
-	return accepted, codes
-}
-
 // checkLedger checks, on both nodes, that the balance is the sum of the
 // entries and that each entry continues the one before; it returns the
 // account's charges by order id.
@@ -88,11 +61,11 @@ func TestTwoNodesOverdraft(t *testing.T) {
 	catalog(t, nodes[0])
 	const funded, racers = 100, 200
 	a := account(t, nodes[1], "acc_racer", price*funded)
-	results := racer.Run(racers, func(i int) outcome {
+	results := racer.Run(racers, func(i int) storetest.Placed {
 		o, replay, err := place(nodes[i%2], t.Context(), a, topupd.OrderRequest{PID: pidTopup, TrxID: fmt.Sprintf("T-%03d", i)})
-		return outcome{o, replay, err}
+		return storetest.Placed{Order: o, Replay: replay, Err: err}
 	})
-	accepted, codes := tally(t, results)
+	accepted, codes := storetest.Tally(t, results)
 	if len(accepted) != funded {
 		t.Errorf("%d orders accepted, want %d", len(accepted), funded)
 	}
@@ -131,38 +104,16 @@ func TestTwoNodesStock(t *testing.T) {
 	for b := range buyers {
 		account(t, nodes[b%2], fmt.Sprintf("acc_%d", b), funds)
 	}
-	results := racer.Run(racers, func(i int) outcome {
+	results := racer.Run(racers, func(i int) storetest.Placed {
 		o, replay, err := place(nodes[i%2], t.Context(), fmt.Sprintf("acc_%d", i%buyers), topupd.OrderRequest{PID: pidKey, TrxID: fmt.Sprintf("T-%03d", i), Quantity: qty})
-		return outcome{o, replay, err}
+		return storetest.Placed{Order: o, Replay: replay, Err: err}
 	})
-	accepted, codes := tally(t, results)
+	accepted := storetest.CheckStockRace(t, results, stocked, qty)
 	want := codesIn / qty
-	if len(accepted) != want {
-		t.Errorf("%d orders accepted, want %d", len(accepted), want)
-	}
-	if diff := cmp.Diff(map[topupd.ErrorCode]int{topupd.EInsufficientStock: racers - want}, codes); diff != "" {
-		t.Errorf("refusals by code (-want +got):\n%s", diff)
-	}
-	seen := map[string]string{}
 	for _, o := range accepted {
-		if o.Status != topupd.StatusCompleted || len(o.Codes) != qty {
-			t.Errorf("order %s: %s with %d codes", o.ID, o.Status, len(o.Codes))
-		}
-		for _, c := range o.Codes {
-			if prev, dup := seen[c]; dup {
-				t.Errorf("code %s sold to %s and %s", c, prev, o.ID)
-			}
-			seen[c] = o.ID
-			if !slices.Contains(stocked, c) {
-				t.Errorf("code %q was never in stock", c)
-			}
-		}
 		if read, err := nodes[(o.Seq+1)%2].Order(t.Context(), "", o.ID); err != nil || !slices.Equal(read.Codes, o.Codes) {
 			t.Errorf("order %s read on the other node: codes %v, %v; want %v", o.ID, read.Codes, err, o.Codes)
 		}
-	}
-	if len(seen) != want*qty {
-		t.Errorf("%d distinct codes sold, want %d", len(seen), want*qty)
 	}
 	var delivered, distinct, orders int
 	must(t, rawDB(t, dbURL).QueryRow(`SELECT count(*), count(DISTINCT id), count(DISTINCT order_seq) FROM codes WHERE order_seq IS NOT NULL`).Scan(&delivered, &distinct, &orders))
@@ -210,7 +161,7 @@ func TestTwoNodesSameTrxID(t *testing.T) {
 	other := account(t, nodes[1], "acc_b", topupd.USD(1000))
 	type sent struct {
 		trxid, account string
-		outcome
+		storetest.Placed
 	}
 	results := racer.Run(trxids*(copies+1), func(i int) sent {
 		trxid, acc := fmt.Sprintf("T-%02d", i%trxids), a
@@ -218,15 +169,15 @@ func TestTwoNodesSameTrxID(t *testing.T) {
 			acc = other // the last copy of each comes from another account
 		}
 		o, replay, err := place(nodes[i%2], t.Context(), acc, topupd.OrderRequest{PID: pidTopup, TrxID: trxid})
-		return sent{trxid, acc, outcome{o, replay, err}}
+		return sent{trxid, acc, storetest.Placed{Order: o, Replay: replay, Err: err}}
 	})
 	winners := map[string]topupd.Order{} // trxid → its new order
 	for _, r := range results {
-		if r.err == nil && !r.replay {
+		if r.Err == nil && !r.Replay {
 			if prev, dup := winners[r.trxid]; dup {
-				t.Errorf("trxid %s became two orders: %s and %s", r.trxid, prev.ID, r.order.ID)
+				t.Errorf("trxid %s became two orders: %s and %s", r.trxid, prev.ID, r.Order.ID)
 			}
-			winners[r.trxid] = r.order
+			winners[r.trxid] = r.Order
 		}
 	}
 	if len(winners) != trxids {
@@ -235,17 +186,17 @@ func TestTwoNodesSameTrxID(t *testing.T) {
 	for _, r := range results {
 		w := winners[r.trxid]
 		switch {
-		case r.err == nil && !r.replay:
-		case r.err == nil: // a replay: of the very order, by its own account
-			if r.order.ID != w.ID || r.account != w.AccountID {
-				t.Errorf("trxid %s: %s got a replay of %s (of %s)", r.trxid, r.account, r.order.ID, w.ID)
+		case r.Err == nil && !r.Replay:
+		case r.Err == nil: // a replay: of the very order, by its own account
+			if r.Order.ID != w.ID || r.account != w.AccountID {
+				t.Errorf("trxid %s: %s got a replay of %s (of %s)", r.trxid, r.account, r.Order.ID, w.ID)
 			}
-		case topupd.CodeOf(r.err) == topupd.EForbidden:
+		case topupd.CodeOf(r.Err) == topupd.EForbidden:
 			if r.account == w.AccountID {
 				t.Errorf("trxid %s: its own account %s was FORBIDDEN", r.trxid, r.account)
 			}
 		default:
-			t.Errorf("trxid %s from %s: %v", r.trxid, r.account, r.err)
+			t.Errorf("trxid %s from %s: %v", r.trxid, r.account, r.Err)
 		}
 	}
 	for _, acc := range []string{a, other} {

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -21,42 +22,80 @@ var raceTests = []test{
 	{"AbortingCallers", testAbortingCallers},
 }
 
-// result is what one racing PlaceOrder got.
-type result struct {
-	order  topupd.Order
-	replay bool
-	err    error
+// Placed is what one racing PlaceOrder got.
+type Placed struct {
+	Order  topupd.Order
+	Replay bool
+	Err    error
 }
 
 // placeAll races n PlaceOrder calls of one account.
-func placeAll(e *env, accountID string, n int, req func(i int) topupd.OrderRequest) []result {
-	return racer.Run(n, func(i int) result {
+func placeAll(e *env, accountID string, n int, req func(i int) topupd.OrderRequest) []Placed {
+	return racer.Run(n, func(i int) Placed {
 		o, replay, err := e.s.PlaceOrder(e.ctx, topupd.PlaceOrder{AccountID: accountID, Request: req(i), Now: t0, Deadline: deadline})
-		return result{o, replay, err}
+		return Placed{o, replay, err}
 	})
 }
 
-// tally splits results into accepted orders and error codes, failing on replays.
-func tally(t *testing.T, results []result) (accepted []topupd.Order, codes map[topupd.ErrorCode]int) {
+// Tally splits racing placements into accepted orders and refusals by
+// code; a replay of distinct requests, an internal error, or a refusal that
+// names an order fails the test.
+func Tally(t *testing.T, results []Placed) (accepted []topupd.Order, codes map[topupd.ErrorCode]int) {
 	t.Helper()
 	codes = map[topupd.ErrorCode]int{}
 	for _, r := range results {
 		switch {
-		case r.err != nil:
-			codes[topupd.CodeOf(r.err)]++
-			if r.order.ID != "" {
-				t.Errorf("a refused order came back with the id %s of an order that does not exist", r.order.ID)
+		case r.Err != nil:
+			codes[topupd.CodeOf(r.Err)]++
+			if r.Order.ID != "" {
+				t.Errorf("a refused order came back with the id %s of an order that does not exist", r.Order.ID)
 			}
-			if topupd.CodeOf(r.err) == topupd.EInternal {
-				t.Errorf("unexpected error: %v", r.err)
+			if topupd.CodeOf(r.Err) == topupd.EInternal {
+				t.Errorf("unexpected error: %v", r.Err)
 			}
-		case r.replay:
-			t.Errorf("distinct requests answered as a replay: %+v", r.order)
+		case r.Replay:
+			t.Errorf("distinct requests answered as a replay: %+v", r.Order)
 		default:
-			accepted = append(accepted, r.order)
+			accepted = append(accepted, r.Order)
 		}
 	}
 	return accepted, codes
+}
+
+// CheckStockRace checks the accepted orders of a race for qty codes each
+// out of stocked: exactly len(stocked)/qty were accepted and the rest
+// refused INSUFFICIENT_STOCK; each is completed with qty codes; no code
+// was sold twice or came from outside the stock. It returns the accepted
+// orders.
+func CheckStockRace(t *testing.T, results []Placed, stocked []string, qty int) []topupd.Order {
+	t.Helper()
+	accepted, codes := Tally(t, results)
+	want := len(stocked) / qty
+	if len(accepted) != want {
+		t.Errorf("%d orders accepted, want %d", len(accepted), want)
+	}
+	if diff := cmp.Diff(map[topupd.ErrorCode]int{topupd.EInsufficientStock: len(results) - want}, codes); diff != "" {
+		t.Errorf("refusals by code (-want +got):\n%s", diff)
+	}
+	seen := map[string]string{}
+	for _, o := range accepted {
+		if o.Status != topupd.StatusCompleted || len(o.Codes) != qty {
+			t.Errorf("order %s: %s with %d codes, want completed with %d", o.ID, o.Status, len(o.Codes), qty)
+		}
+		for _, c := range o.Codes {
+			if prev, dup := seen[c]; dup {
+				t.Errorf("code %q delivered to %s and %s", c, prev, o.ID)
+			}
+			seen[c] = o.ID
+			if !slices.Contains(stocked, c) {
+				t.Errorf("code %q was never in stock", c)
+			}
+		}
+	}
+	if len(seen) != want*qty {
+		t.Errorf("%d distinct codes delivered, want %d", len(seen), want*qty)
+	}
+	return accepted
 }
 
 // checkLedger checks that the balance is the sum of the entries, that each
@@ -82,7 +121,7 @@ func testOverdraftRace(t *testing.T, e *env) {
 	const funded, racers = 100, 200
 	a := e.account("racer", times(priceTopup, funded))
 	results := placeAll(e, a.ID, racers, func(i int) topupd.OrderRequest { return topup(fmt.Sprintf("T-%03d", i)) })
-	accepted, codes := tally(t, results)
+	accepted, codes := Tally(t, results)
 	if len(accepted) != funded {
 		t.Errorf("%d orders accepted, want %d", len(accepted), funded)
 	}
@@ -120,34 +159,12 @@ func testStockRace(t *testing.T, e *env) {
 	a := e.account("racer", start)
 	stocked := e.stock(pidKey, codesIn)
 	results := placeAll(e, a.ID, racers, func(i int) topupd.OrderRequest { return keys(pidKey, fmt.Sprintf("T-%03d", i), qty) })
-	accepted, codes := tally(t, results)
+	accepted := CheckStockRace(t, results, stocked, qty)
 	want := codesIn / qty
-	if len(accepted) != want {
-		t.Errorf("%d orders accepted, want %d", len(accepted), want)
-	}
-	if diff := cmp.Diff(map[topupd.ErrorCode]int{topupd.EInsufficientStock: racers - want}, codes); diff != "" {
-		t.Errorf("refusals by code (-want +got):\n%s", diff)
-	}
-	seen := map[string]string{}
 	for _, o := range accepted {
-		if o.Status != topupd.StatusCompleted || len(o.Codes) != qty {
-			t.Errorf("order %s: %s with %d codes, want completed with %d", o.ID, o.Status, len(o.Codes), qty)
-		}
-		for _, c := range o.Codes {
-			if prev, dup := seen[c]; dup {
-				t.Errorf("code %q delivered to %s and %s", c, prev, o.ID)
-			}
-			seen[c] = o.ID
-			if !contains(stocked, c) {
-				t.Errorf("code %q was never in stock", c)
-			}
-		}
 		if diff := cmp.Diff(o.Codes, e.order(o.ID).Codes); diff != "" {
 			t.Errorf("order %s codes read back (-placed +read):\n%s", o.ID, diff)
 		}
-	}
-	if len(seen) != want*qty {
-		t.Errorf("%d distinct codes delivered, want %d", len(seen), want*qty)
 	}
 	if diff := cmp.Diff(map[string]int{pidKey: codesIn - want*qty}, e.stockLevels()); diff != "" {
 		t.Errorf("StockLevels (-want +got):\n%s", diff)
@@ -170,12 +187,12 @@ func testIdempotencyStorm(t *testing.T, e *env) {
 	fresh, replays := 0, 0
 	seenIDs := map[string]int{}
 	for _, r := range results {
-		if r.err != nil {
-			t.Errorf("PlaceOrder: %v", r.err)
+		if r.Err != nil {
+			t.Errorf("PlaceOrder: %v", r.Err)
 			continue
 		}
-		seenIDs[r.order.ID]++
-		if r.replay {
+		seenIDs[r.Order.ID]++
+		if r.Replay {
 			replays++
 		} else {
 			fresh++
