@@ -23,7 +23,7 @@ import (
 
 // bcServer runs topupd in-process on a temp database with env and returns
 // its reseller and admin URLs.
-func bcServer(t *testing.T, env map[string]string) (api, admin string) {
+func bcServer(t testing.TB, env map[string]string) (api, admin string) {
 	t.Helper()
 	var out syncBuffer
 	ctx, cancel := context.WithCancel(context.Background())

@@ -8,12 +8,15 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"regexp"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	topupdclient "github.com/topupd/topupd/client"
+
+	"github.com/topupd/topupd"
 )
 
 // benchClients is the number of concurrent clients in the benchmarks.
@@ -24,53 +27,31 @@ const benchClients = 64
 // for benchClients connections.
 func benchServer(b *testing.B) (api, key string, client *http.Client) {
 	b.Helper()
-	var out syncBuffer
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	env := map[string]string{"TOPUPD_ADMIN_TOKEN": testAdminToken, "TOPUPD_RATE_PER_SECOND": "100000000", "TOPUPD_RATE_PER_MINUTE": "100000000"}
-	go func() {
-		done <- run(ctx, []string{"serve", "--db", b.TempDir() + "/bench.db", "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0", "--log-level", "error"},
-			func(k string) string { return env[k] }, &out, io.Discard)
-	}()
-	b.Cleanup(func() { cancel(); <-done })
-	var admin string
-	re := regexp.MustCompile(`(reseller|admin) API on (http://\S+)`)
-	for end := time.Now().Add(20 * time.Second); time.Now().Before(end) && admin == ""; time.Sleep(10 * time.Millisecond) {
-		for _, m := range re.FindAllStringSubmatch(out.String(), -1) {
-			if m[1] == "reseller" {
-				api = m[2]
-			} else {
-				admin = m[2]
-			}
-		}
-	}
-	if api == "" || admin == "" {
-		b.Fatalf("server did not start: %s", out.String())
-	}
+	api, admin := bcServer(b, map[string]string{"TOPUPD_ADMIN_TOKEN": testAdminToken,
+		"TOPUPD_RATE_PER_SECOND": "100000000", "TOPUPD_RATE_PER_MINUTE": "100000000"})
 	client = &http.Client{Transport: &http.Transport{MaxIdleConns: 2 * benchClients, MaxIdleConnsPerHost: 2 * benchClients}}
-	adminCall := func(method, path string, body any) map[string]any {
-		buf, _ := json.Marshal(body)
-		req, _ := http.NewRequest(method, admin+path, bytes.NewReader(buf))
-		req.Header.Set("Authorization", "Bearer "+testAdminToken)
-		resp, err := client.Do(req)
+	adm, err := topupdclient.NewAdmin(admin, testAdminToken, topupdclient.WithRetries(0))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	must := func(err error) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		defer resp.Body.Close()
-		var m map[string]any
-		json.NewDecoder(resp.Body).Decode(&m)
-		if resp.StatusCode/100 != 2 {
-			b.Fatalf("%s %s: %d %v", method, path, resp.StatusCode, m)
-		}
-		return m
 	}
-	adminCall("PUT", "/admin/services/pubg", map[string]any{"productName": "PUBG UC", "gameName": "PUBG Mobile", "game": "pubg",
-		"kind": "topup", "status": "active", "required": []map[string]string{{"field": "userId", "label": "Player ID"}}})
-	adminCall("PUT", "/admin/products/uc60", map[string]any{"slug": "pubg", "name": "60 UC", "priceUsd": json.Number("0.89"), "status": "active"})
-	acct := adminCall("POST", "/admin/accounts", map[string]any{"name": "bench"})["id"].(string)
-	key = adminCall("POST", "/admin/accounts/"+acct+"/keys", nil)["apiKey"].(string)
-	adminCall("POST", "/admin/accounts/"+acct+"/credits", map[string]any{"amountUsd": 100000000, "reference": "bench"})
-	return api, key, client
+	_, err = adm.PutService(ctx, topupdclient.Line{Slug: "pubg", ProductName: "PUBG UC", GameName: "PUBG Mobile", Game: "pubg",
+		Kind: "topup", Status: "active", Required: []topupdclient.RequiredField{{Field: "userId", Label: "Player ID"}}})
+	must(err)
+	_, err = adm.PutProduct(ctx, topupdclient.Pack{PID: "uc60", Slug: "pubg", Name: "60 UC", PriceUSD: 8_900 /* 0.89 USD */, Status: "active"})
+	must(err)
+	acct, err := adm.CreateAccount(ctx, "bench", nil)
+	must(err)
+	k, err := adm.CreateKey(ctx, acct.ID)
+	must(err)
+	_, err = adm.Credit(ctx, acct.ID, topupd.USD(100_000_000), "bench")
+	must(err)
+	return api, k.APIKey, client
 }
 
 // send makes one call and fails the benchmark on any status but 200.
