@@ -247,21 +247,10 @@ func TestTwoNodesClaimOnce(t *testing.T) {
 		t.Errorf("worker %d still claiming after %d rounds", w, orders+1)
 		return got
 	})
-	seen := map[string]int{}
+	storetest.CheckClaimedOnce(t, claims, orders)
 	byNode := [2]int{}
 	for w, c := range claims {
 		byNode[w%2] += len(c)
-		for _, id := range c {
-			seen[id]++
-		}
-	}
-	if len(seen) != orders {
-		t.Errorf("%d orders claimed, want %d", len(seen), orders)
-	}
-	for id, n := range seen {
-		if n != 1 {
-			t.Errorf("order %s claimed %d times", id, n)
-		}
 	}
 	t.Logf("claims by node: %v", byNode)
 }

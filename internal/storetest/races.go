@@ -311,6 +311,13 @@ func testClaimRace(t *testing.T, e *env) {
 		t.Errorf("worker %d still claiming after %d rounds", i, orders+1)
 		return got
 	})
+	CheckClaimedOnce(t, claims, orders)
+}
+
+// CheckClaimedOnce checks that racing workers' claims (the order ids each
+// claimed) hold every one of orders orders exactly once.
+func CheckClaimedOnce(t *testing.T, claims [][]string, orders int) {
+	t.Helper()
 	seen := map[string]int{}
 	for _, c := range claims {
 		for _, id := range c {
