@@ -15,6 +15,7 @@ import (
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/fulfil"
+	"github.com/topupd/topupd/internal/fakeclock"
 	"github.com/topupd/topupd/sqlite"
 )
 
@@ -45,6 +46,17 @@ type fixture struct {
 	store   *sqlite.Store
 	account string
 	price   topupd.Money
+	// clock, when set, is the time of the orders placed and of the engines
+	// started: a test moves it by hand.
+	clock *fakeclock.Clock
+}
+
+// now is the fixture's time.
+func (f *fixture) now() time.Time {
+	if f.clock != nil {
+		return f.clock.Now()
+	}
+	return time.Now()
 }
 
 func newFixture(t *testing.T, credit topupd.Money) *fixture {
@@ -85,7 +97,7 @@ func (f *fixture) place(t *testing.T, n int, deadline time.Duration) []topupd.Or
 	t.Helper()
 	var out []topupd.Order
 	for i := range n {
-		o, _, err := f.store.PlaceOrder(context.Background(), topupd.PlaceOrder{AccountID: f.account, Now: time.Now(), Deadline: deadline,
+		o, _, err := f.store.PlaceOrder(context.Background(), topupd.PlaceOrder{AccountID: f.account, Now: f.now(), Deadline: deadline,
 			Request: topupd.OrderRequest{PID: "uc60", TrxID: fmt.Sprintf("%s-%d-%d", t.Name(), time.Now().UnixNano(), i), Fields: topupd.AccountFields{UserID: "5000001"}}})
 		if err != nil {
 			t.Fatal(err)
@@ -109,6 +121,9 @@ func (f *fixture) engine(t *testing.T, owner string, p topupd.Provider) *fulfil.
 func (f *fixture) engineWith(t *testing.T, cfg fulfil.Config) *fulfil.Engine {
 	t.Helper()
 	cfg.Store, cfg.Logger = f.store, slog.New(slog.NewTextHandler(io.Discard, nil))
+	if f.clock != nil {
+		cfg.Now = f.clock.Now
+	}
 	e, err := fulfil.New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -287,18 +302,19 @@ func TestFlakySupplierTwoEngines(t *testing.T) {
 // network error would, with the outcome unknown.
 type dark struct {
 	supplier
+	clock   *fakeclock.Clock
 	down    bool
-	submits map[string][]time.Time // order id -> when each submit arrived
+	submits map[string][]time.Time // order id -> when each submit arrived, on clock
 }
 
 // darkSupplier returns a supplier that is down, and whose answers once back
 // up come from answer.
-func darkSupplier(answer func(s *supplier, o *topupd.Order, submit bool) (topupd.Outcome, error)) *dark {
-	d := &dark{supplier: supplier{bought: map[string]int{}}, down: true, submits: map[string][]time.Time{}}
+func darkSupplier(clock *fakeclock.Clock, answer func(s *supplier, o *topupd.Order, submit bool) (topupd.Outcome, error)) *dark {
+	d := &dark{supplier: supplier{bought: map[string]int{}}, clock: clock, down: true, submits: map[string][]time.Time{}}
 	d.respond = func(s *supplier, o *topupd.Order, submit bool) (topupd.Outcome, error) {
 		s.mu.Lock()
 		if submit {
-			d.submits[o.ID] = append(d.submits[o.ID], time.Now())
+			d.submits[o.ID] = append(d.submits[o.ID], clock.Now())
 		}
 		down := d.down
 		s.mu.Unlock()
@@ -317,17 +333,76 @@ func (d *dark) setDown(v bool) {
 	d.mu.Unlock()
 }
 
-// submitsAfter counts the submits of an order that arrived after t.
-func (d *dark) submitsAfter(id string, t time.Time) int {
+// submitsFrom counts the submits of an order that arrived at t or later.
+func (d *dark) submitsFrom(id string, t time.Time) int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	n := 0
 	for _, at := range d.submits[id] {
-		if at.After(t) {
+		if !at.Before(t) {
 			n++
 		}
 	}
 	return n
+}
+
+// submitted reports whether every order has had a submit.
+func (d *dark) submitted(orders []topupd.Order) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, o := range orders {
+		if len(d.submits[o.ID]) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// turn moves the fixture's clock on by step, every few milliseconds, until
+// cond holds; it fails after 30 s of real time. The engines see time pass
+// only as the test lets it, so that what happens before and after a
+// deadline does not depend on how fast the machine is.
+func (f *fixture) turn(t *testing.T, what string, step time.Duration, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(30 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("gave up waiting: %s", what)
+		}
+		f.clock.Advance(step)
+	}
+}
+
+// alerting fails the test if an order ended, and reports whether
+// every order carries the alert.
+func (f *fixture) alerting(t *testing.T, orders []topupd.Order, alert string) bool {
+	t.Helper()
+	all := true
+	for _, o := range orders {
+		cur, err := f.store.Order(context.Background(), "", o.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cur.Status.Final() {
+			t.Fatalf("order %s ended %s (%q, refunded %v) while its outcome was unknown", o.ID, cur.Status, cur.Error, cur.Refunded)
+		}
+		all = all && cur.Alert == alert
+	}
+	return all
+}
+
+// final reports whether every order is final.
+func (f *fixture) final(t *testing.T, orders []topupd.Order) bool {
+	t.Helper()
+	for _, o := range orders {
+		cur, err := f.store.Order(context.Background(), "", o.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !cur.Status.Final() {
+			return false
+		}
+	}
+	return true
 }
 
 // waitAlert waits until every order carries the alert, still processing.
@@ -357,19 +432,20 @@ func (f *fixture) waitAlert(t *testing.T, orders []topupd.Order, alert string, l
 // TestDeliveredThenDarkIsNeverRefunded: the supplier applies the purchase
 // and the answer is lost, then the supplier is unreachable until past the
 // order's deadline. The order must stay processing with an alert, with no
-// submit after the deadline, and end completed, unrefunded, once the
-// supplier answers again.
+// submit from its deadline on, and end completed, unrefunded, once the
+// supplier answers again. The engines run on a clock the test moves.
 func TestDeliveredThenDarkIsNeverRefunded(t *testing.T) {
 	f := newFixture(t, topupd.USD(10))
+	f.clock = fakeclock.New(time.Now().Truncate(time.Millisecond))
 	// Every submit is applied and its answer lost; status calls fail while
 	// the supplier is down.
-	s := &dark{supplier: supplier{bought: map[string]int{}}, down: true, submits: map[string][]time.Time{}}
+	s := darkSupplier(f.clock, nil)
 	s.respond = func(sp *supplier, o *topupd.Order, submit bool) (topupd.Outcome, error) {
 		sp.mu.Lock()
 		defer sp.mu.Unlock()
 		switch {
 		case submit:
-			s.submits[o.ID] = append(s.submits[o.ID], time.Now())
+			s.submits[o.ID] = append(s.submits[o.ID], f.clock.Now())
 			sp.buy(o)
 			return topupd.Outcome{}, errTimeout
 		case s.down:
@@ -379,13 +455,19 @@ func TestDeliveredThenDarkIsNeverRefunded(t *testing.T) {
 		}
 		return topupd.Outcome{State: topupd.OutcomeCompleted}, nil
 	}
-	orders := f.place(t, 3, 300*time.Millisecond)
+	orders := f.place(t, 3, time.Minute)
 	deadline := orders[0].DeadlineAt
 	f.engine(t, "node-a", s)
 	f.engine(t, "node-b", s)
-	f.waitAlert(t, orders, topupd.AlertPastDeadline, 10*time.Second)
-	time.Sleep(100 * time.Millisecond) // a few more rounds past the deadline
+	f.turn(t, "every order submitted before its deadline", 0, func() bool { return s.submitted(orders) })
+	f.clock.Advance(2 * time.Minute)
+	f.turn(t, "the past-deadline alert on every order", time.Second, func() bool { return f.alerting(t, orders, topupd.AlertPastDeadline) })
+	for range 10 { // more rounds past the deadline, the supplier still dark
+		f.turn(t, "a round", time.Second, func() bool { return true })
+		f.alerting(t, orders, topupd.AlertPastDeadline)
+	}
 	s.setDown(false)
+	f.turn(t, "every order final", time.Second, func() bool { return f.final(t, orders) })
 	final := f.waitFinal(t, orders, 10*time.Second)
 	for _, o := range final {
 		if o.Status != topupd.StatusCompleted || o.Refunded {
@@ -394,8 +476,8 @@ func TestDeliveredThenDarkIsNeverRefunded(t *testing.T) {
 		if n := s.bought[o.ID]; n != 1 {
 			t.Errorf("order %s bought %d times", o.ID, n)
 		}
-		if n := s.submitsAfter(o.ID, deadline); n != 0 {
-			t.Errorf("order %s: %d submits after its deadline", o.ID, n)
+		if n := s.submitsFrom(o.ID, deadline); n != 0 {
+			t.Errorf("order %s: %d submits from its deadline on", o.ID, n)
 		}
 	}
 	f.checkBooks(t, final, topupd.USD(10))
@@ -405,25 +487,29 @@ func TestDeliveredThenDarkIsNeverRefunded(t *testing.T) {
 // the start. Past the deadline the order waits, with an alert, for the
 // supplier to say whether it has the order; when it says it never received
 // it, the order is cancelled and refunded exactly once, and never submitted
-// again after its deadline.
+// again from its deadline on.
 func TestNeverReachedIsRefundedAtDeadline(t *testing.T) {
 	f := newFixture(t, topupd.USD(10))
-	s := darkSupplier(func(s *supplier, o *topupd.Order, submit bool) (topupd.Outcome, error) {
+	f.clock = fakeclock.New(time.Now().Truncate(time.Millisecond))
+	s := darkSupplier(f.clock, func(s *supplier, o *topupd.Order, submit bool) (topupd.Outcome, error) {
 		return topupd.Outcome{State: topupd.OutcomeNotFound}, nil
 	})
-	orders := f.place(t, 3, 300*time.Millisecond)
+	orders := f.place(t, 3, time.Minute)
 	deadline := orders[0].DeadlineAt
 	f.engine(t, "node-a", s)
 	f.engine(t, "node-b", s)
-	f.waitAlert(t, orders, topupd.AlertPastDeadline, 10*time.Second)
+	f.turn(t, "every order submitted before its deadline", 0, func() bool { return s.submitted(orders) })
+	f.clock.Advance(2 * time.Minute)
+	f.turn(t, "the past-deadline alert on every order", time.Second, func() bool { return f.alerting(t, orders, topupd.AlertPastDeadline) })
 	s.setDown(false)
+	f.turn(t, "every order final", time.Second, func() bool { return f.final(t, orders) })
 	final := f.waitFinal(t, orders, 10*time.Second)
 	for _, o := range final {
 		if o.Status != topupd.StatusCancelled || o.Error != fulfil.DeadlineExceeded || !o.Refunded {
 			t.Errorf("order %s: %s %q refunded=%v", o.ID, o.Status, o.Error, o.Refunded)
 		}
-		if n := s.submitsAfter(o.ID, deadline); n != 0 {
-			t.Errorf("order %s: %d submits after its deadline", o.ID, n)
+		if n := s.submitsFrom(o.ID, deadline); n != 0 {
+			t.Errorf("order %s: %d submits from its deadline on", o.ID, n)
 		}
 	}
 	f.checkBooks(t, final, topupd.USD(10))
@@ -433,8 +519,9 @@ func TestNeverReachedIsRefundedAtDeadline(t *testing.T) {
 // for is cancelled and refunded at its deadline without asking anyone.
 func TestUnsubmittedIsRefundedAtDeadline(t *testing.T) {
 	f := newFixture(t, topupd.USD(10))
-	orders := f.place(t, 2, 100*time.Millisecond)
-	time.Sleep(150 * time.Millisecond)
+	f.clock = fakeclock.New(time.Now().Truncate(time.Millisecond))
+	orders := f.place(t, 2, time.Minute)
+	f.clock.Advance(2 * time.Minute)
 	s := &supplier{bought: map[string]int{}, respond: func(s *supplier, o *topupd.Order, submit bool) (topupd.Outcome, error) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
