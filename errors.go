@@ -48,6 +48,7 @@ const (
 	EBodyTooLarge        ErrorCode = "BODY_TOO_LARGE"
 	EHeaderTooLarge      ErrorCode = "HEADER_TOO_LARGE"
 	EUnauthorized        ErrorCode = "UNAUTHORIZED"
+	ERoleForbidden       ErrorCode = "ROLE_FORBIDDEN"
 	EConflict            ErrorCode = "CONFLICT"
 	EOrderFinal          ErrorCode = "ORDER_FINAL"
 	ECodeAlreadyUsed     ErrorCode = "CODE_ALREADY_USED"
@@ -78,6 +79,7 @@ var messages = map[ErrorCode]string{
 	EBodyTooLarge:        "BODY TOO LARGE",
 	EHeaderTooLarge:      "HEADER TOO LARGE",
 	EOrderFinal:          "ORDER ALREADY FINAL",
+	ERoleForbidden:       "ROLE FORBIDDEN",
 }
 
 // Message returns the spec's `error` text for a code: its own table entry, or

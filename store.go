@@ -14,6 +14,7 @@ type Store interface {
 	OrderStore
 	FulfilmentStore
 	UpstreamStore
+	OperatorStore
 	// Settings returns the operator's settings.
 	Settings(ctx context.Context) (Settings, error)
 	// UpdateSettings applies a patch and returns the new settings.
@@ -209,4 +210,26 @@ type Gauges struct {
 	Processing int
 	// Balances sums every account's balance: what the business owes its resellers.
 	Balances Money
+}
+
+// OperatorStore keeps the operators, their tokens and the action log. A
+// write made with a context carrying a Change (WithChange) writes that
+// change to the action log in its own transaction; every store write does.
+type OperatorStore interface {
+	// CreateOperator stores a new operator with its first token (hashed); a
+	// name taken is EConflict.
+	CreateOperator(ctx context.Context, o Operator, token KeyHash) (Operator, error)
+	// Operators lists every operator by name.
+	Operators(ctx context.Context) ([]Operator, error)
+	// UpdateOperator applies a patch; an unknown name is ENotFound.
+	UpdateOperator(ctx context.Context, name string, p OperatorPatch) (Operator, error)
+	// AddOperatorToken stores one more token (hashed) of an operator.
+	AddOperatorToken(ctx context.Context, name string, token KeyHash, now time.Time) error
+	// OperatorByToken finds the operator a token belongs to: ENotFound when
+	// no operator has it.
+	OperatorByToken(ctx context.Context, token KeyHash) (Operator, error)
+	// SeeOperator records, to the minute, that an operator called now.
+	SeeOperator(ctx context.Context, name string, now time.Time) error
+	// Actions reads the action log, newest first.
+	Actions(ctx context.Context, q ActionsQuery) ([]Action, error)
 }

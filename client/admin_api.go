@@ -246,3 +246,55 @@ func (a *Admin) Audit(ctx context.Context) (Audit, error) {
 	err := a.Do(ctx, http.MethodGet, "/admin/audit", nil, &au)
 	return au, err
 }
+
+// CreateOperator adds an operator with a role (owner, finance, support or
+// viewer) and returns their first token, shown this once.
+func (a *Admin) CreateOperator(ctx context.Context, name, role string) (token string, err error) {
+	var out struct {
+		Token string `json:"token"`
+	}
+	err = a.Do(ctx, http.MethodPost, "/admin/operators", map[string]any{"name": name, "role": role}, &out)
+	return out.Token, err
+}
+
+// Operators lists every named operator.
+func (a *Admin) Operators(ctx context.Context) ([]Operator, error) {
+	var out struct {
+		Operators []Operator `json:"operators"`
+	}
+	err := a.Do(ctx, http.MethodGet, "/admin/operators", nil, &out)
+	return out.Operators, err
+}
+
+// PatchOperator changes an operator's role or disabled flag (fields names them).
+func (a *Admin) PatchOperator(ctx context.Context, name string, fields map[string]any) error {
+	return a.Do(ctx, http.MethodPatch, "/admin/operators/"+esc(name), fields, nil)
+}
+
+// CreateOperatorToken gives an operator one more token, shown this once.
+func (a *Admin) CreateOperatorToken(ctx context.Context, name string) (string, error) {
+	var out struct {
+		Token string `json:"token"`
+	}
+	err := a.Do(ctx, http.MethodPost, "/admin/operators/"+esc(name)+"/tokens", nil, &out)
+	return out.Token, err
+}
+
+// Actions reads one page of the action log, newest first; query holds its
+// filters (operator, accountId, action, from, to, limit, cursor).
+func (a *Admin) Actions(ctx context.Context, query url.Values) (ActionPage, error) {
+	path := "/admin/actions"
+	if len(query) > 0 {
+		path += "?" + query.Encode()
+	}
+	var out struct {
+		Actions    []Action `json:"actions"`
+		NextCursor *string  `json:"nextCursor"`
+	}
+	err := a.Do(ctx, http.MethodGet, path, nil, &out)
+	p := ActionPage{Actions: out.Actions}
+	if out.NextCursor != nil {
+		p.NextCursor = *out.NextCursor
+	}
+	return p, err
+}

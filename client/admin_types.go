@@ -178,3 +178,34 @@ type Audit struct {
 	LedgerEntries int          `json:"ledgerEntries"`
 	Checks        []AuditCheck `json:"checks"`
 }
+
+// Operator is a named operator of the admin API.
+type Operator struct {
+	Name       string     `json:"name"`
+	Role       string     `json:"role"`
+	Disabled   bool       `json:"disabled"`
+	CreatedAt  time.Time  `json:"createdAt"`
+	LastSeenAt *time.Time `json:"lastSeenAt"`
+}
+
+// Action is one entry of the action log: an admin change, who made it, and
+// the fields it changed.
+type Action struct {
+	ID        string         `json:"id"`
+	At        time.Time      `json:"at"`
+	Operator  string         `json:"operator"`
+	IP        string         `json:"ip"`
+	RequestID string         `json:"requestId"`
+	Action    string         `json:"action"`
+	Target    string         `json:"target"`
+	AccountID string         `json:"accountId,omitempty"`
+	Before    map[string]any `json:"before"`
+	After     map[string]any `json:"after"`
+}
+
+// ActionPage is one page of the action log.
+type ActionPage struct {
+	Actions []Action
+	// NextCursor fetches the next page (as the cursor parameter); empty on the last.
+	NextCursor string
+}

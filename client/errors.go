@@ -52,6 +52,10 @@ const (
 	CodeAccountRestricted   = "ACCOUNT_RESTRICTED"     // 403: temporarily limited
 	CodeIPAllowlistRequired = "IP_ALLOWLIST_REQUIRED"  // 403: no allow-listed address suits the caller
 	CodeIPNotAllowed        = "IP_NOT_ALLOWED"         // 403: the caller's IP is not allowed
+
+	// The admin API's own.
+	CodeUnauthorized  = "UNAUTHORIZED"   // 401: no valid operator token
+	CodeRoleForbidden = "ROLE_FORBIDDEN" // 403: the operator's role may not make this call
 )
 
 // Error is a failure answered by the API (any status other than 2xx).

@@ -70,63 +70,125 @@ func NewAdmin(d AdminDeps) (http.Handler, error) {
 	return guard("admin", d.Logger, d.Metrics, 16<<20, mux, nil), nil
 }
 
-// routes lists the whole admin API.
+// routes lists the whole admin API: each route with the permission its
+// role must allow and, for a change, the name it has in the action log and
+// the path value it is about.
 func (a *admin) routes(mux *http.ServeMux) {
 	a.opsRoutes(mux)
-	mux.Handle("GET /admin/healthz", a.auth(a.healthz))
-	mux.Handle("GET /admin/audit", a.auth(a.audit))
+	mux.Handle("GET /admin/healthz", a.read(a.healthz))
+	mux.Handle("GET /admin/audit", a.read(a.audit))
 	a.debugRoutes(mux)
 
-	mux.Handle("POST /admin/accounts", a.auth(a.createAccount))
-	mux.Handle("GET /admin/accounts/{id}", a.auth(a.getAccount))
-	mux.Handle("PATCH /admin/accounts/{id}", a.auth(a.patchAccount))
-	mux.Handle("POST /admin/accounts/{id}/keys", a.auth(a.createKey))
-	mux.Handle("DELETE /admin/keys/{keyId}", a.auth(a.revokeKey))
-	mux.Handle("POST /admin/accounts/{id}/credits", a.auth(a.credit))
-	mux.Handle("GET /admin/accounts/{id}/ledger", a.auth(a.ledger))
+	mux.Handle("POST /admin/accounts", a.write(topupd.PermAccounts, "account.create", "", a.createAccount))
+	mux.Handle("GET /admin/accounts/{id}", a.read(a.getAccount))
+	mux.Handle("PATCH /admin/accounts/{id}", a.write(topupd.PermAccounts, "account.update", "id", a.patchAccount))
+	mux.Handle("POST /admin/accounts/{id}/keys", a.write(topupd.PermAccounts, "key.create", "id", a.createKey))
+	mux.Handle("DELETE /admin/keys/{keyId}", a.write(topupd.PermAccounts, "key.revoke", "keyId", a.revokeKey))
+	mux.Handle("POST /admin/accounts/{id}/credits", a.write(topupd.PermCredit, "account.credit", "id", a.credit))
+	mux.Handle("GET /admin/accounts/{id}/ledger", a.read(a.ledger))
 
-	mux.Handle("PUT /admin/services/{slug}", a.auth(a.putService))
-	mux.Handle("PATCH /admin/services/{slug}", a.auth(a.patchService))
-	mux.Handle("GET /admin/services", a.auth(a.listServices))
-	mux.Handle("PUT /admin/products/{pid}", a.auth(a.putProduct))
-	mux.Handle("PATCH /admin/products/{pid}", a.auth(a.patchProduct))
-	mux.Handle("GET /admin/products", a.auth(a.listProducts))
-	mux.Handle("POST /admin/products/{pid}/stock", a.auth(a.addStock))
+	mux.Handle("PUT /admin/services/{slug}", a.write(topupd.PermCatalog, "line.put", "slug", a.putService))
+	mux.Handle("PATCH /admin/services/{slug}", a.write(topupd.PermCatalog, "line.update", "slug", a.patchService))
+	mux.Handle("GET /admin/services", a.read(a.listServices))
+	mux.Handle("PUT /admin/products/{pid}", a.write(topupd.PermCatalog, "pack.put", "pid", a.putProduct))
+	mux.Handle("PATCH /admin/products/{pid}", a.write(topupd.PermCatalog, "pack.update", "pid", a.patchProduct))
+	mux.Handle("GET /admin/products", a.read(a.listProducts))
+	mux.Handle("POST /admin/products/{pid}/stock", a.write(topupd.PermCatalog, "stock.add", "pid", a.addStock))
 
-	mux.Handle("PUT /admin/upstreams/{name}", a.auth(a.putUpstream))
-	mux.Handle("GET /admin/upstreams", a.auth(a.listUpstreams))
-	mux.Handle("GET /admin/providers", a.auth(a.listProviders))
+	mux.Handle("PUT /admin/upstreams/{name}", a.write(topupd.PermCatalog, "upstream.put", "name", a.putUpstream))
+	mux.Handle("GET /admin/upstreams", a.read(a.listUpstreams))
+	mux.Handle("GET /admin/providers", a.read(a.listProviders))
 
-	mux.Handle("GET /admin/orders", a.auth(a.listOrders))
-	mux.Handle("GET /admin/orders/stuck", a.auth(a.stuckOrders))
-	mux.Handle("GET /admin/orders/{orderId}", a.auth(a.getOrder))
-	mux.Handle("POST /admin/orders/{orderId}/complete", a.auth(a.completeOrder))
-	mux.Handle("POST /admin/orders/{orderId}/cancel", a.auth(a.cancelOrder))
-	mux.Handle("POST /admin/orders/{orderId}/retry", a.auth(a.retryOrder))
+	mux.Handle("GET /admin/orders", a.read(a.listOrders))
+	mux.Handle("GET /admin/orders/stuck", a.read(a.stuckOrders))
+	mux.Handle("GET /admin/orders/{orderId}", a.read(a.getOrder))
+	mux.Handle("POST /admin/orders/{orderId}/complete", a.write(topupd.PermOrders, "order.complete", "orderId", a.completeOrder))
+	mux.Handle("POST /admin/orders/{orderId}/cancel", a.write(topupd.PermOrders, "order.cancel", "orderId", a.cancelOrder))
+	mux.Handle("POST /admin/orders/{orderId}/retry", a.write(topupd.PermOrders, "order.retry", "orderId", a.retryOrder))
 
-	mux.Handle("GET /admin/settings", a.auth(a.getSettings))
-	mux.Handle("PATCH /admin/settings", a.auth(a.patchSettings))
+	mux.Handle("GET /admin/settings", a.read(a.getSettings))
+	mux.Handle("PATCH /admin/settings", a.write(topupd.PermSettings, "settings.update", "", a.patchSettings))
+
+	mux.Handle("POST /admin/operators", a.write(topupd.PermOperators, "operator.create", "", a.createOperator))
+	mux.Handle("GET /admin/operators", a.read(a.listOperators))
+	mux.Handle("PATCH /admin/operators/{name}", a.write(topupd.PermOperators, "operator.update", "name", a.patchOperator))
+	mux.Handle("POST /admin/operators/{name}/tokens", a.write(topupd.PermOperators, "operator.token", "name", a.createOperatorToken))
+	mux.Handle("GET /admin/actions", a.read(a.listActions))
 }
 
-// auth checks the admin bearer token, then runs h.
-func (a *admin) auth(h handlerFunc) http.Handler {
+// read lets any operator run h.
+func (a *admin) read(h handlerFunc) http.Handler { return a.auth(topupd.PermRead, "", "", h) }
+
+// write lets an operator whose role allows perm run h, and records the
+// change it makes in the action log as action, about the path value target
+// names.
+func (a *admin) write(perm topupd.Permission, action, target string, h handlerFunc) http.Handler {
+	return a.auth(perm, action, target, h)
+}
+
+// auth finds the operator behind the bearer token (401 when none), checks
+// that their role allows perm (403 ROLE_FORBIDDEN, before anything
+// changes), then runs h; a change (action not empty) carries a
+// topupd.Change in its context, which the store writes to the action log
+// with it.
+func (a *admin) auth(perm topupd.Permission, action, target string, h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var err error
-		if !bearerOK(r, a.Token) {
-			err = topupd.Errorf(topupd.EUnauthorized, "a valid admin bearer token is required")
-		} else {
-			// Named operators come with issue 3 of 6; the token is root's.
-			whoOf(r.Context()).operator = "root"
+		err := func() error {
+			op, err := a.operator(r)
+			if err != nil {
+				return err
+			}
+			if !op.Role.May(perm) {
+				return topupd.Errorf(topupd.ERoleForbidden, "the %s role may not do this", op.Role)
+			}
+			if action != "" {
+				c := &topupd.Change{Actor: topupd.Actor{Operator: op.Name, IP: clientIPText(r, nil), RequestID: logctx.RequestID(r.Context())},
+					Action: action}
+				if target != "" {
+					c.Target = r.PathValue(target)
+				}
+				r = r.WithContext(topupd.WithChange(r.Context(), c))
+			}
 			err = h(w, r)
 			if r.Method != http.MethodGet {
 				// Accounts, keys, credits and settings decide who is admitted.
 				a.AuthCache.Invalidate()
 			}
-		}
+			return err
+		}()
 		if err != nil {
 			writeError(w, a.Logger, r, err)
 		}
 	})
+}
+
+// operator is who the request's bearer token belongs to: root for
+// TOPUPD_ADMIN_TOKEN, else the named operator whose token it is, unless
+// disabled. Anything else is 401.
+func (a *admin) operator(r *http.Request) (topupd.Operator, error) {
+	unauthorized := topupd.Errorf(topupd.EUnauthorized, "a valid admin bearer token is required")
+	if bearerOK(r, a.Token) {
+		whoOf(r.Context()).operator = topupd.RootOperator
+		return topupd.Operator{Name: topupd.RootOperator, Role: topupd.RoleOwner}, nil
+	}
+	hash, ok := topupd.HashOperatorToken(bearerOf(r))
+	if !ok {
+		return topupd.Operator{}, unauthorized
+	}
+	op, err := a.Store.OperatorByToken(r.Context(), hash)
+	if topupd.CodeOf(err) == topupd.ENotFound {
+		return op, unauthorized
+	} else if err != nil {
+		return op, err
+	}
+	if op.Disabled {
+		return op, topupd.Errorf(topupd.EUnauthorized, "operator %s is disabled", op.Name)
+	}
+	whoOf(r.Context()).operator = op.Name
+	if err := a.Store.SeeOperator(r.Context(), op.Name, a.Now()); err != nil {
+		a.Logger.WarnContext(r.Context(), "recording an operator's call", "operator", op.Name, "err", err)
+	}
+	return op, nil
 }
 
 // healthz reports readiness: the database and every other dependency

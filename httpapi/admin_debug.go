@@ -12,7 +12,7 @@ import (
 // go tool pprof.
 func (a *admin) debugRoutes(mux *http.ServeMux) {
 	serve := func(h http.HandlerFunc) http.Handler {
-		return a.auth(func(w http.ResponseWriter, r *http.Request) error {
+		return a.read(func(w http.ResponseWriter, r *http.Request) error {
 			// The handlers expect the paths of net/http/pprof: /debug/pprof/….
 			http.StripPrefix("/admin", h).ServeHTTP(w, r)
 			return nil

@@ -4,8 +4,6 @@ import (
 	"context"
 	"net/http"
 	"time"
-
-	"github.com/topupd/topupd"
 )
 
 // opsRoutes are the operations paths: metrics for a scraper, liveness and
@@ -43,15 +41,14 @@ func (a *admin) ready(ctx context.Context) error {
 	return nil
 }
 
-// metricsAuth lets through an operator's token or the metrics token.
+// metricsAuth lets through any operator's token, or the metrics token.
 func (a *admin) metricsAuth(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !bearerOK(r, a.Token) && !bearerOK(r, a.MetricsToken) {
-			writeError(w, a.Logger, r, topupd.Errorf(topupd.EUnauthorized, "an operator token or the metrics token is required"))
-			return
-		}
-		if bearerOK(r, a.Token) {
-			whoOf(r.Context()).operator = "root"
+		if !bearerOK(r, a.MetricsToken) {
+			if _, err := a.operator(r); err != nil {
+				writeError(w, a.Logger, r, err)
+				return
+			}
 		}
 		h.ServeHTTP(w, r)
 	})

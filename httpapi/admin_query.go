@@ -15,10 +15,18 @@ const (
 	maxPage     = 500
 )
 
+// page is where a page of an admin list starts and how long it is.
+type page struct {
+	// Limit is the page's length.
+	Limit int
+	// Before is the cursor: the page starts below the row of this id.
+	Before int64
+}
+
 // parsePage reads the paging parameters, limit and cursor, and refuses any
 // parameter that is neither those nor in known, and any given twice.
-func parsePage(v url.Values, known map[string]bool) (topupd.OrdersQuery, error) {
-	q := topupd.OrdersQuery{Limit: defaultPage}
+func parsePage(v url.Values, known map[string]bool) (page, error) {
+	q := page{Limit: defaultPage}
 	names := make([]string, 0, len(v))
 	for name := range v {
 		names = append(names, name)
@@ -55,7 +63,8 @@ var ordersFilters = map[string]bool{"status": true, "accountId": true, "trxid": 
 
 // parseOrdersQuery reads GET /admin/orders' filters and paging.
 func parseOrdersQuery(v url.Values) (topupd.OrdersQuery, error) {
-	q, err := parsePage(v, ordersFilters)
+	p, err := parsePage(v, ordersFilters)
+	q := topupd.OrdersQuery{Limit: p.Limit, Before: p.Before}
 	if err != nil {
 		return q, err
 	}
@@ -66,17 +75,24 @@ func parseOrdersQuery(v url.Values) (topupd.OrdersQuery, error) {
 		return q, topupd.Errorf(topupd.EInvalidRequest, "status: processing, completed or cancelled")
 	}
 	q.AccountID, q.TrxID, q.PID, q.Slug, q.Provider = v.Get("accountId"), v.Get("trxid"), v.Get("pid"), v.Get("slug"), v.Get("provider")
+	q.From, q.To, err = parseSpan(v)
+	return q, err
+}
+
+// parseSpan reads the from and to parameters: RFC 3339 times, either may
+// be absent (zero).
+func parseSpan(v url.Values) (from, to time.Time, err error) {
 	for _, t := range []struct {
 		name string
 		dst  *time.Time
-	}{{"from", &q.From}, {"to", &q.To}} {
+	}{{"from", &from}, {"to", &to}} {
 		s := v.Get(t.name)
 		if s == "" {
 			continue
 		}
 		if *t.dst, err = time.Parse(time.RFC3339Nano, s); err != nil {
-			return q, topupd.Errorf(topupd.EInvalidRequest, "%s: an RFC 3339 time", t.name)
+			return from, to, topupd.Errorf(topupd.EInvalidRequest, "%s: an RFC 3339 time", t.name)
 		}
 	}
-	return q, nil
+	return from, to, nil
 }

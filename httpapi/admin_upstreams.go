@@ -125,12 +125,11 @@ func (a *admin) listProviders(w http.ResponseWriter, r *http.Request) error {
 // stuckOrders answers the processing orders that need the operator: past
 // their deadline (their outcome unknown), or carrying an alert.
 func (a *admin) stuckOrders(w http.ResponseWriter, r *http.Request) error {
-	q, err := parsePage(r.URL.Query(), nil)
+	p, err := parsePage(r.URL.Query(), nil)
 	if err != nil {
 		return err
 	}
-	q.Stuck, q.Now = true, a.Now()
-	return a.writeOrders(w, r, q)
+	return a.writeOrders(w, r, topupd.OrdersQuery{Stuck: true, Now: a.Now(), Limit: p.Limit, Before: p.Before})
 }
 
 // retryOrder makes a processing order due now, with a fresh deadline.

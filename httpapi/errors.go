@@ -48,6 +48,7 @@ var statusOf = map[topupd.ErrorCode]int{
 	topupd.EBodyTooLarge:        http.StatusRequestEntityTooLarge,
 	topupd.EHeaderTooLarge:      http.StatusRequestHeaderFieldsTooLarge,
 	topupd.EUnauthorized:        http.StatusUnauthorized,
+	topupd.ERoleForbidden:       http.StatusForbidden,
 	topupd.EConflict:            http.StatusConflict,
 	topupd.EOrderFinal:          http.StatusConflict,
 	topupd.ECodeAlreadyUsed:     http.StatusConflict,

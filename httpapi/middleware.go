@@ -61,12 +61,8 @@ func guard(api string, log *slog.Logger, m *metrics.Metrics, maxBody int64, mux 
 				log.ErrorContext(r.Context(), "panic", "method", r.Method, "route", routeOf(pattern), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 				writeJSON(w, http.StatusInternalServerError, failure{Code: string(topupd.EInternal), Error: topupd.EInternal.Message()})
 			}
-			ip := ""
-			if a := ClientIP(r, trusted); a.IsValid() {
-				ip = a.String()
-			}
 			status := cmp.Or(w.status, http.StatusOK)
-			logRequest(log, r, routeOf(pattern), status, start, caller, ip)
+			logRequest(log, r, routeOf(pattern), status, start, caller, clientIPText(r, trusted))
 			m.Request(api, routeOf(pattern), status, time.Since(start))
 		}()
 		answer(log, maxBody, mux, w, r, pattern)
@@ -219,6 +215,23 @@ func (a *reseller) limit(w http.ResponseWriter, r *http.Request, c *caller) erro
 		return topupd.Fail(topupd.ERateLimit)
 	}
 	return nil
+}
+
+// bearerOf returns the token of an "Authorization: Bearer" header, or "".
+func bearerOf(r *http.Request) string {
+	scheme, got, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(got)
+}
+
+// clientIPText is the request's client IP as text ("" when unknown).
+func clientIPText(r *http.Request, trusted []netip.Prefix) string {
+	if a := ClientIP(r, trusted); a.IsValid() {
+		return a.String()
+	}
+	return ""
 }
 
 // bearerOK compares an Authorization header with the admin token in constant time.

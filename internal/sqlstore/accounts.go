@@ -45,6 +45,7 @@ func accountArgs(a topupd.Account) []any {
 func (s *Store) CreateAccount(ctx context.Context, a topupd.Account) (topupd.Account, error) {
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO accounts (`+accountColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, accountArgs(a)...)
+		noteChange(ctx, a.ID, map[string]any{}, a.LogFields())
 		return err
 	})
 	if err != nil {
@@ -96,6 +97,7 @@ func (s *Store) UpdateAccount(ctx context.Context, id string, p topupd.AccountPa
 		}
 		// Read it back, so that the answer is what is stored (times at the stored precision).
 		out, err = scanAccount(tx.QueryRowContext(ctx, `SELECT `+accountColumns+` FROM accounts WHERE id = $1`, id))
+		noteChange(ctx, id, a.LogFields(), out.LogFields())
 		return err
 	})
 	if err != nil {
@@ -114,6 +116,7 @@ func (s *Store) AddKey(ctx context.Context, accountID, keyID string, h topupd.Ke
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO api_keys (id, account_id, hash, created_at) VALUES ($1, $2, $3, $4)`, keyID, accountID, h[:], ms(now))
+		noteChange(ctx, accountID, map[string]any{}, map[string]any{"keyId": keyID})
 		return err
 	})
 	if err != nil {
@@ -125,13 +128,18 @@ func (s *Store) AddKey(ctx context.Context, accountID, keyID string, h topupd.Ke
 // RevokeKey refuses a key from now on.
 func (s *Store) RevokeKey(ctx context.Context, keyID string, now time.Time) error {
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1`, keyID, ms(now))
-		if err != nil {
+		var account string
+		var revoked sql.NullInt64
+		err := tx.QueryRowContext(ctx, `SELECT account_id, revoked_at FROM api_keys WHERE id = $1`, keyID).Scan(&account, &revoked)
+		if isNoRows(err) {
+			return topupd.Errorf(topupd.ENotFound, "key %s", keyID)
+		} else if err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return topupd.Errorf(topupd.ENotFound, "key %s", keyID)
+		if _, err := tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1`, keyID, ms(now)); err != nil {
+			return err
 		}
+		noteChange(ctx, account, map[string]any{"revoked": revoked.Valid}, map[string]any{"revoked": true})
 		return nil
 	})
 	if err != nil {

@@ -12,7 +12,16 @@ import (
 
 // PutLine creates or replaces a line.
 func (s *Store) PutLine(ctx context.Context, l topupd.Line) error {
-	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error { return putLine(ctx, tx, l) })
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		before := map[string]any{}
+		if old, err := scanLine(tx.QueryRowContext(ctx, `SELECT `+lineColumns+` FROM lines WHERE slug = $1`, l.Slug)); err == nil {
+			before = old.LogFields()
+		} else if !isNoRows(err) {
+			return err
+		}
+		noteChange(ctx, "", before, l.LogFields())
+		return putLine(ctx, tx, l)
+	})
 	if err != nil {
 		return fmt.Errorf("store.PutLine %s: %w", l.Slug, err)
 	}
@@ -46,10 +55,12 @@ func (s *Store) UpdateLine(ctx context.Context, slug string, apply func(*topupd.
 		} else if err != nil {
 			return err
 		}
+		before := l.LogFields()
 		if err := apply(&l); err != nil {
 			return err
 		}
 		l.Slug = slug
+		noteChange(ctx, "", before, l.LogFields())
 		return putLine(ctx, tx, l)
 	})
 	if err != nil {
@@ -112,7 +123,16 @@ func (s *Store) Lines(ctx context.Context) ([]topupd.Line, error) {
 
 // PutPack creates or replaces a pack.
 func (s *Store) PutPack(ctx context.Context, p topupd.Pack) error {
-	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error { return putPack(ctx, tx, p) })
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		before := map[string]any{}
+		if old, err := scanPack(tx.QueryRowContext(ctx, `SELECT `+packColumns+` FROM packs WHERE pid = $1`, p.PID)); err == nil {
+			before = old.LogFields()
+		} else if !isNoRows(err) {
+			return err
+		}
+		noteChange(ctx, "", before, p.LogFields())
+		return putPack(ctx, tx, p)
+	})
 	if err != nil {
 		return fmt.Errorf("store.PutPack %s: %w", p.PID, err)
 	}
@@ -141,10 +161,12 @@ func (s *Store) UpdatePack(ctx context.Context, pid string, apply func(*topupd.P
 		} else if err != nil {
 			return err
 		}
+		before := p.LogFields()
 		if err := apply(&p); err != nil {
 			return err
 		}
 		p.PID = pid
+		noteChange(ctx, "", before, p.LogFields())
 		return putPack(ctx, tx, p)
 	})
 	if err != nil {
@@ -222,6 +244,9 @@ func (s *Store) AddStock(ctx context.Context, pid string, codes []string, now ti
 		sealed[i] = sealedCode{s.vault.Fingerprint(pid, c), s.vault.CodeFingerprint(c), s.vault.Seal(pid, c)}
 	}
 	var total topupd.StockResult
+	if c := topupd.ChangeOf(ctx); c != nil {
+		c.EachTransaction = true // each chunk's codes are logged with the chunk
+	}
 	for start := 0; start == 0 || start < len(sealed); start += stockChunk {
 		chunk := sealed[start:min(start+stockChunk, len(sealed))]
 		var r topupd.StockResult
@@ -247,7 +272,12 @@ func (s *Store) AddStock(ctx context.Context, pid string, codes []string, now ti
 					r.Duplicates++
 				}
 			}
-			return tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT available FROM stock_levels WHERE pid = $1), 0)`, pid).Scan(&r.Available)
+			if err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT available FROM stock_levels WHERE pid = $1), 0)`, pid).Scan(&r.Available); err != nil {
+				return err
+			}
+			noteChange(ctx, "", map[string]any{"available": r.Available - r.Added},
+				map[string]any{"available": r.Available, "added": r.Added, "duplicates": r.Duplicates})
+			return nil
 		})
 		if err != nil {
 			return total, fmt.Errorf("store.AddStock %s (%d of %d codes added or found before): %w", pid, start, len(codes), err)

@@ -75,7 +75,10 @@ func (s *Store) Settle(ctx context.Context, seq int64, st topupd.Settlement) (to
 	var o topupd.Order
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
-		o, err = s.settle(ctx, tx, seq, st)
+		var before topupd.Order
+		if o, err = s.settle(ctx, tx, seq, st, &before); err == nil {
+			noteChange(ctx, o.AccountID, before.LogFields(), o.LogFields())
+		}
 		return err
 	})
 	if err != nil {
@@ -84,7 +87,8 @@ func (s *Store) Settle(ctx context.Context, seq int64, st topupd.Settlement) (to
 	return o, nil
 }
 
-func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Settlement) (topupd.Order, error) {
+// settle is Settle's transaction; it sets *before to the order as it was.
+func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Settlement, before *topupd.Order) (topupd.Order, error) {
 	var owner string
 	o, err := scanOrderAnd(tx.QueryRowContext(ctx, s.q.lockOrder, seq), &owner)
 	if isNoRows(err) {
@@ -92,6 +96,7 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 	} else if err != nil {
 		return o, err
 	}
+	*before = o
 	if o.Status.Final() {
 		return o, topupd.Errorf(topupd.EOrderFinal, "order %s is already %s", o.ID, o.Status)
 	}
@@ -185,7 +190,11 @@ func (s *Store) RetryOrder(ctx context.Context, seq int64, now, deadline time.Ti
 		if _, err := tx.ExecContext(ctx, s.q.retryOrder, seq, ms(now), ms(deadline)); err != nil {
 			return err
 		}
+		before := o.LogFields()
 		o, err = s.orderBy(ctx, tx, s.q.orderBySeq, seq)
+		if err == nil {
+			noteChange(ctx, o.AccountID, before, o.LogFields())
+		}
 		return err
 	})
 	if err != nil {

@@ -86,6 +86,7 @@ func (s *Store) Credit(ctx context.Context, accountID string, amount topupd.Mone
 		prev, err := scanEntry(tx.QueryRowContext(ctx, `SELECT `+entryColumns+` FROM ledger l WHERE account_id = $1 AND kind = 'credit' AND reference = $2`, accountID, reference))
 		if err == nil {
 			e, repeated = prev, true
+			noteChange(ctx, accountID, map[string]any{}, map[string]any{}) // a repeat changes nothing
 			return nil
 		}
 		if !isNoRows(err) {
@@ -96,6 +97,10 @@ func (s *Store) Credit(ctx context.Context, accountID string, amount topupd.Mone
 			// Someone else's entry got there first: run again, to answer
 			// with their entry for a repeated reference, or to append after it.
 			return again(err)
+		}
+		if err == nil {
+			noteChange(ctx, accountID, map[string]any{"balanceUsd": e.BalanceAfter - amount},
+				map[string]any{"balanceUsd": e.BalanceAfter, "amountUsd": amount, "reference": reference})
 		}
 		return err
 	})

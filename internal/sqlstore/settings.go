@@ -38,6 +38,7 @@ func (s *Store) UpdateSettings(ctx context.Context, p topupd.SettingsPatch) (top
 		_, err = tx.ExecContext(ctx, `UPDATE settings SET maintenance = $1, orders_disabled = $2, eligibility_min_topup = $3,
 			sim_delay_ms = $4, sim_call_ms = $5 WHERE id = 1`,
 			boolInt(out.Maintenance), boolInt(out.OrdersDisabled), int64(out.EligibilityMinTopup), out.SimDelayMs, out.SimCallMs)
+		noteChange(ctx, "", cur.LogFields(), out.LogFields())
 		return err
 	})
 	if err != nil {

@@ -123,7 +123,30 @@ func again(err error) error { return retryError{err} }
 // back and run again after a short random pause, at most maxAttempts times;
 // fn must therefore set its results afresh on every run, and run its
 // statements with the context it is given (see runTx).
+//
+// When ctx carries an admin change (topupd.ChangeOf), its entry in the
+// action log is written in the same transaction, after fn: both commit, or
+// neither does.
 func (s *Store) inTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	c := topupd.ChangeOf(ctx)
+	if c == nil || (c.Recorded && !c.EachTransaction) {
+		return s.retryTx(ctx, fn)
+	}
+	err := s.retryTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if err := fn(ctx, tx); err != nil {
+			return err
+		}
+		return s.recordChange(ctx, tx, c)
+	})
+	if err == nil {
+		c.Recorded = true
+	}
+	return err
+}
+
+// retryTx is inTx's loop: fn in one transaction, run again when it failed
+// as transient.
+func (s *Store) retryTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
 	for attempt := 1; ; attempt++ {
 		err := s.runTx(ctx, fn)
 		if err == nil {

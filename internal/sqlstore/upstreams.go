@@ -14,6 +14,17 @@ func sealContext(name string) string { return "upstream:" + name }
 // PutUpstream creates or replaces an upstream, sealing its API key.
 func (s *Store) PutUpstream(ctx context.Context, u topupd.Upstream) error {
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		before := map[string]any{}
+		var old string
+		if err := tx.QueryRowContext(ctx, `SELECT base_url FROM upstreams WHERE name = $1`, u.Name).Scan(&old); err == nil {
+			before["baseUrl"] = old
+		} else if !isNoRows(err) {
+			return err
+		}
+		// The key is never logged; that it was set is.
+		after := u.LogFields()
+		after["apiKeySet"] = true
+		noteChange(ctx, "", before, after)
 		_, err := tx.ExecContext(ctx, `INSERT INTO upstreams (name, base_url, api_key, updated_at) VALUES ($1, $2, $3, $4)
 			ON CONFLICT (name) DO UPDATE SET base_url = excluded.base_url, api_key = excluded.api_key, updated_at = excluded.updated_at`,
 			u.Name, u.BaseURL, s.vault.Seal(sealContext(u.Name), u.APIKey), ms(u.UpdatedAt))

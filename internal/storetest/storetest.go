@@ -35,6 +35,7 @@ func Run(t *testing.T, open func(t *testing.T) topupd.Store) {
 		{"Races", raceTests},
 		{"Upstreams", upstreamTests},
 		{"Audit", auditTests},
+		{"Actions", actionTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

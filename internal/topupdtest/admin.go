@@ -130,3 +130,28 @@ func (h *T) AdminCall(method, path string, body, out any) {
 	h.TB.Helper()
 	h.must(method+" "+path, h.AdminClient.Do(h.ctx(), method, path, body, out))
 }
+
+// NewOperator adds an operator with a role, through the admin API as root,
+// and returns their token (registered as a secret of the log).
+func (h *T) NewOperator(name, role string) string {
+	h.TB.Helper()
+	var out struct {
+		Token string `json:"token"`
+	}
+	h.AdminCall("POST", "/admin/operators", map[string]any{"name": name, "role": role}, &out)
+	if out.Token == "" {
+		h.TB.Fatalf("operator %s: no token", name)
+	}
+	h.Logs.Secret(out.Token, "the token of operator "+name)
+	return out.Token
+}
+
+// AdminAs calls the admin API with an operator's token.
+func (h *T) AdminAs(token, method, path string, body any) Reply {
+	h.TB.Helper()
+	r, err := h.Call(h.Admin.URL, method, path, Headers{"Authorization": "Bearer " + token}, body)
+	if err != nil {
+		h.TB.Fatal(err)
+	}
+	return r
+}

@@ -1,0 +1,56 @@
+package topupd
+
+import "time"
+
+// The LogFields methods give a record's fields as the admin API names them,
+// for the action log's before and after. They never hold a secret: no API
+// key, token, code or upstream key.
+
+// LogFields are the account's fields (its balance is the ledger's, not a field).
+func (a *Account) LogFields() map[string]any {
+	var until any
+	if a.RestrictedUntil != nil {
+		until = a.RestrictedUntil.UTC().Format(time.RFC3339Nano)
+	}
+	allow := a.IPAllowlist
+	if allow == nil {
+		allow = []string{}
+	}
+	return map[string]any{"name": a.Name, "apiEnabled": a.APIEnabled, "adminDisabled": a.AdminDisabled, "banned": a.Banned,
+		"restrictedUntil": until, "ipAllowlist": append([]string(nil), allow...), "ipAllowlistRequired": a.IPAllowlistRequired}
+}
+
+// LogFields are the settings.
+func (s *Settings) LogFields() map[string]any {
+	return map[string]any{"maintenance": s.Maintenance, "ordersDisabled": s.OrdersDisabled,
+		"eligibilityMinTopupUsd": s.EligibilityMinTopup, "simDelayMs": s.SimDelayMs, "simCallMs": s.SimCallMs}
+}
+
+// LogFields are the pack's fields.
+func (p *Pack) LogFields() map[string]any {
+	return map[string]any{"slug": p.Slug, "name": p.Name, "category": p.Category, "priceUsd": p.Price, "status": p.Status,
+		"stockBased": p.StockBased, "provider": p.Provider, "upstream": p.Upstream, "upstreamPid": p.UpstreamPID}
+}
+
+// LogFields are the line's fields.
+func (l *Line) LogFields() map[string]any {
+	return map[string]any{"productName": l.ProductName, "gameName": l.GameName, "game": l.Game, "kind": string(l.Kind),
+		"status": l.Status, "required": append([]RequiredField(nil), l.Required...),
+		"serverIdOptions": append([]Option(nil), l.ServerIDOptions...), "regionOptions": append([]Option(nil), l.RegionOptions...)}
+}
+
+// LogFields are what an operator may change of an order: its state.
+func (o *Order) LogFields() map[string]any {
+	return map[string]any{"status": string(o.Status), "error": o.Error, "refunded": o.Refunded, "alert": o.Alert,
+		"deadlineAt": o.DeadlineAt.UTC().Format(time.RFC3339Nano), "codes": o.CodeCount}
+}
+
+// LogFields are the upstream's fields; its API key never is one.
+func (u *Upstream) LogFields() map[string]any {
+	return map[string]any{"baseUrl": u.BaseURL}
+}
+
+// LogFields are the operator's fields.
+func (o *Operator) LogFields() map[string]any {
+	return map[string]any{"role": string(o.Role), "disabled": o.Disabled}
+}

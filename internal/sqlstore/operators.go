@@ -1,0 +1,261 @@
+package sqlstore
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/topupd/topupd"
+)
+
+// recordChange writes an admin change to the action log, in the
+// transaction of the change. A store method that knows what changed has set
+// Before and After; one that does not leaves them empty.
+func (s *Store) recordChange(ctx context.Context, tx *sql.Tx, c *topupd.Change) error {
+	if c.Before == nil {
+		c.Before = map[string]any{}
+	}
+	if c.After == nil {
+		c.After = map[string]any{}
+	}
+	var account any
+	if c.AccountID != "" {
+		account = c.AccountID
+	}
+	if c.Target == "" {
+		c.Target = c.AccountID
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO actions (at, operator, ip, request_id, action, target, account_id, before, after)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		ms(time.Now()), c.Operator, c.IP, c.RequestID, c.Action, c.Target, account, jsonText(c.Before), jsonText(c.After))
+	if err != nil {
+		return fmt.Errorf("recording %s: %w", c.Action, err)
+	}
+	return nil
+}
+
+// noteChange sets what a change did, when ctx carries one.
+func noteChange(ctx context.Context, accountID string, before, after map[string]any) {
+	if c := topupd.ChangeOf(ctx); c != nil {
+		if accountID != "" {
+			c.AccountID = accountID
+		}
+		c.Diff(before, after)
+	}
+}
+
+const operatorColumns = `name, role, disabled, created_at, last_seen_at`
+
+func scanOperator(row scanner) (topupd.Operator, error) {
+	var o topupd.Operator
+	var role string
+	var created int64
+	var seen sql.NullInt64
+	err := row.Scan(&o.Name, &role, &o.Disabled, &created, &seen)
+	o.Role, o.CreatedAt = topupd.Role(role), fromMS(created)
+	if seen.Valid {
+		t := fromMS(seen.Int64)
+		o.LastSeenAt = &t
+	}
+	return o, err
+}
+
+// CreateOperator stores a new operator with its first token; a name taken
+// is EConflict.
+func (s *Store) CreateOperator(ctx context.Context, o topupd.Operator, token topupd.KeyHash) (topupd.Operator, error) {
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var one int
+		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM operators WHERE name = $1`, o.Name).Scan(&one); err == nil {
+			return topupd.Errorf(topupd.EConflict, "operator %s exists", o.Name)
+		} else if !isNoRows(err) {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO operators (name, role, disabled, created_at) VALUES ($1, $2, $3, $4)`,
+			o.Name, string(o.Role), boolInt(o.Disabled), ms(o.CreatedAt)); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO operator_tokens (id, operator, hash, created_at) VALUES ($1, $2, $3, $4)`,
+			topupd.NewID("otk_"), o.Name, token[:], ms(o.CreatedAt)); err != nil {
+			return err
+		}
+		noteChange(ctx, "", map[string]any{}, o.LogFields())
+		return nil
+	})
+	if err != nil {
+		return o, fmt.Errorf("store.CreateOperator %s: %w", o.Name, err)
+	}
+	o.CreatedAt = fromMS(ms(o.CreatedAt))
+	return o, nil
+}
+
+// Operators lists every operator, by name.
+func (s *Store) Operators(ctx context.Context) ([]topupd.Operator, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT `+operatorColumns+` FROM operators ORDER BY name`)
+	if err != nil {
+		return nil, fmt.Errorf("store.Operators: %w", err)
+	}
+	defer rows.Close()
+	var out []topupd.Operator
+	for rows.Next() {
+		o, err := scanOperator(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store.Operators: %w", err)
+		}
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}
+
+// UpdateOperator changes an operator's role or disabled flag.
+func (s *Store) UpdateOperator(ctx context.Context, name string, p topupd.OperatorPatch) (topupd.Operator, error) {
+	var o topupd.Operator
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var err error
+		o, err = scanOperator(tx.QueryRowContext(ctx, `SELECT `+operatorColumns+` FROM operators WHERE name = $1`+s.d.LockRow, name))
+		if isNoRows(err) {
+			return topupd.Errorf(topupd.ENotFound, "operator %s", name)
+		} else if err != nil {
+			return err
+		}
+		before := o.LogFields()
+		if p.Role != nil {
+			o.Role = *p.Role
+		}
+		if p.Disabled != nil {
+			o.Disabled = *p.Disabled
+		}
+		if err := o.Validate(); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE operators SET role = $2, disabled = $3 WHERE name = $1`,
+			name, string(o.Role), boolInt(o.Disabled)); err != nil {
+			return err
+		}
+		noteChange(ctx, "", before, o.LogFields())
+		return nil
+	})
+	if err != nil {
+		return o, fmt.Errorf("store.UpdateOperator %s: %w", name, err)
+	}
+	return o, nil
+}
+
+// AddOperatorToken stores one more token of an operator.
+func (s *Store) AddOperatorToken(ctx context.Context, name string, token topupd.KeyHash, now time.Time) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var one int
+		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM operators WHERE name = $1`, name).Scan(&one); isNoRows(err) {
+			return topupd.Errorf(topupd.ENotFound, "operator %s", name)
+		} else if err != nil {
+			return err
+		}
+		id := topupd.NewID("otk_")
+		if _, err := tx.ExecContext(ctx, `INSERT INTO operator_tokens (id, operator, hash, created_at) VALUES ($1, $2, $3, $4)`,
+			id, name, token[:], ms(now)); err != nil {
+			return err
+		}
+		noteChange(ctx, "", map[string]any{}, map[string]any{"tokenId": id})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store.AddOperatorToken %s: %w", name, err)
+	}
+	return nil
+}
+
+// OperatorByToken finds the operator a token belongs to: ENotFound when no
+// operator has it.
+func (s *Store) OperatorByToken(ctx context.Context, token topupd.KeyHash) (topupd.Operator, error) {
+	o, err := scanOperator(s.read.QueryRowContext(ctx, `SELECT o.name, o.role, o.disabled, o.created_at, o.last_seen_at
+		FROM operator_tokens t JOIN operators o ON o.name = t.operator WHERE t.hash = $1`, token[:]))
+	if isNoRows(err) {
+		return o, topupd.Errorf(topupd.ENotFound, "no operator has this token")
+	}
+	if err != nil {
+		return o, fmt.Errorf("store.OperatorByToken: %w", err)
+	}
+	return o, nil
+}
+
+// SeeOperator records that an operator called, to the minute: most calls
+// find it already seen this minute and write nothing.
+func (s *Store) SeeOperator(ctx context.Context, name string, now time.Time) error {
+	minute := now.Truncate(time.Minute)
+	err := s.retryTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE operators SET last_seen_at = $2 WHERE name = $1 AND (last_seen_at IS NULL OR last_seen_at < $2)`,
+			name, ms(minute))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store.SeeOperator %s: %w", name, err)
+	}
+	return nil
+}
+
+// Actions reads the action log, newest first; every page is one descending
+// range of id, on the index of its most selective filter.
+func (s *Store) Actions(ctx context.Context, q topupd.ActionsQuery) ([]topupd.Action, error) {
+	var where []string
+	var args []any
+	add := func(cond string, arg any) {
+		args = append(args, arg)
+		where = append(where, strings.ReplaceAll(cond, "?", "$"+strconv.Itoa(len(args))))
+	}
+	for _, f := range []struct{ col, v string }{{"operator", q.Operator}, {"account_id", q.AccountID}, {"action", q.Action}} {
+		if f.v != "" {
+			add(f.col+" = ?", f.v)
+		}
+	}
+	if !q.From.IsZero() {
+		add("at >= ?", ms(q.From))
+	}
+	if !q.To.IsZero() {
+		add("at < ?", ms(q.To))
+	}
+	if q.Before > 0 {
+		add("id < ?", q.Before)
+	}
+	tail := ""
+	if len(where) > 0 {
+		tail = "WHERE " + strings.Join(where, " AND ") + " "
+	}
+	args = append(args, q.Limit)
+	rows, err := s.read.QueryContext(ctx, `SELECT id, at, operator, ip, request_id, action, target, account_id, before, after FROM actions `+
+		tail+"ORDER BY id DESC LIMIT $"+strconv.Itoa(len(args)), args...)
+	if err != nil {
+		return nil, fmt.Errorf("store.Actions: %w", err)
+	}
+	defer rows.Close()
+	var out []topupd.Action
+	for rows.Next() {
+		var a topupd.Action
+		var at int64
+		var account sql.NullString
+		var before, after string
+		if err := rows.Scan(&a.ID, &at, &a.Actor.Operator, &a.Actor.IP, &a.Actor.RequestID, &a.Action, &a.Target, &account, &before, &after); err != nil {
+			return nil, fmt.Errorf("store.Actions: %w", err)
+		}
+		a.At, a.AccountID = fromMS(at), account.String
+		if a.Before, err = decodeFields(before); err == nil {
+			a.After, err = decodeFields(after)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("store.Actions %d: %w", a.ID, err)
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// decodeFields reads a change's fields, numbers exactly (json.Number).
+func decodeFields(s string) (map[string]any, error) {
+	d := json.NewDecoder(bytes.NewReader([]byte(s)))
+	d.UseNumber()
+	m := map[string]any{}
+	return m, d.Decode(&m)
+}
