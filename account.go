@@ -24,6 +24,32 @@ type Account struct {
 	CreatedAt           time.Time
 }
 
+// APIKey is what is kept of an API key besides its hash: never the key.
+type APIKey struct {
+	ID        string
+	AccountID string
+	// Label is the operator's or reseller's name for the key.
+	Label string
+	// Prefix is the key's first 8 characters, to tell keys apart.
+	Prefix     string
+	CreatedAt  time.Time
+	LastUsedAt *time.Time // to the minute
+	RevokedAt  *time.Time
+}
+
+// KeyPrefixLen is how many of a key's first characters are kept to show.
+const KeyPrefixLen = 8
+
+// AccountsQuery selects accounts, newest first.
+type AccountsQuery struct {
+	// Search, when not empty, matches the id exactly or a part of the name.
+	Search string
+	// After, when set, selects the accounts after this one in the order:
+	// the next page.
+	After *Account
+	Limit int
+}
+
 // AccountPatch changes the named account flags; nil fields stay as they are.
 type AccountPatch struct {
 	Name                *string

@@ -35,8 +35,8 @@ func (p *Pack) LogFields() map[string]any {
 // LogFields are the line's fields.
 func (l *Line) LogFields() map[string]any {
 	return map[string]any{"productName": l.ProductName, "gameName": l.GameName, "game": l.Game, "kind": string(l.Kind),
-		"status": l.Status, "required": append([]RequiredField(nil), l.Required...),
-		"serverIdOptions": append([]Option(nil), l.ServerIDOptions...), "regionOptions": append([]Option(nil), l.RegionOptions...)}
+		"status": l.Status, "required": append([]RequiredField{}, l.Required...),
+		"serverIdOptions": append([]Option{}, l.ServerIDOptions...), "regionOptions": append([]Option{}, l.RegionOptions...)}
 }
 
 // LogFields are what an operator may change of an order: its state.

@@ -39,8 +39,15 @@ type AccountStore interface {
 	CountAccounts(ctx context.Context) (int, error)
 	// UpdateAccount applies a patch and returns the account, or ENotFound.
 	UpdateAccount(ctx context.Context, id string, p AccountPatch) (Account, error)
-	// AddKey stores the hash of a new API key of the account.
-	AddKey(ctx context.Context, accountID, keyID string, h KeyHash, now time.Time) error
+	// AddKey stores the hash of a new API key of k.AccountID (ENotFound
+	// when there is no such account).
+	AddKey(ctx context.Context, k APIKey, h KeyHash) error
+	// Keys lists an account's keys, newest first, revoked ones too.
+	Keys(ctx context.Context, accountID string) ([]APIKey, error)
+	// UseKey records that a key was used in the minute that starts at minute.
+	UseKey(ctx context.Context, h KeyHash, minute time.Time) error
+	// Accounts lists accounts, newest first.
+	Accounts(ctx context.Context, q AccountsQuery) ([]Account, error)
 	// RevokeKey refuses a key from now on, or ENotFound.
 	RevokeKey(ctx context.Context, keyID string, now time.Time) error
 	// AccountByKey returns the account owning a live key, or EInvalidKey.

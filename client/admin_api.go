@@ -36,11 +36,55 @@ func (a *Admin) PatchAccount(ctx context.Context, id string, fields map[string]a
 	return acct, err
 }
 
-// CreateKey makes an API key for an account; its plaintext is in the answer only.
-func (a *Admin) CreateKey(ctx context.Context, accountID string) (NewKey, error) {
+// CreateKey makes an API key for an account, with a label ("" for none);
+// its plaintext is in the answer only.
+func (a *Admin) CreateKey(ctx context.Context, accountID, label string) (NewKey, error) {
+	var body map[string]any
+	if label != "" {
+		body = map[string]any{"label": label}
+	}
 	var k NewKey
-	err := a.Do(ctx, http.MethodPost, "/admin/accounts/"+esc(accountID)+"/keys", nil, &k)
+	err := a.Do(ctx, http.MethodPost, "/admin/accounts/"+esc(accountID)+"/keys", body, &k)
 	return k, err
+}
+
+// Keys lists an account's keys, newest first: never the keys themselves.
+func (a *Admin) Keys(ctx context.Context, accountID string) ([]Key, error) {
+	var out struct {
+		Keys []Key `json:"keys"`
+	}
+	err := a.Do(ctx, http.MethodGet, "/admin/accounts/"+esc(accountID)+"/keys", nil, &out)
+	return out.Keys, err
+}
+
+// Accounts reads one page of accounts, newest first: search matches the id
+// or a part of the name ("" for all), cursor is the page before's
+// NextCursor ("" for the first), limit is 1 to 500 (0: 50).
+func (a *Admin) Accounts(ctx context.Context, search, cursor string, limit int) (AccountPage, error) {
+	v := url.Values{}
+	if search != "" {
+		v.Set("q", search)
+	}
+	if cursor != "" {
+		v.Set("cursor", cursor)
+	}
+	if limit > 0 {
+		v.Set("limit", strconv.Itoa(limit))
+	}
+	path := "/admin/accounts"
+	if len(v) > 0 {
+		path += "?" + v.Encode()
+	}
+	var out struct {
+		Accounts   []AdminAccount `json:"accounts"`
+		NextCursor *string        `json:"nextCursor"`
+	}
+	err := a.Do(ctx, http.MethodGet, path, nil, &out)
+	p := AccountPage{Accounts: out.Accounts}
+	if out.NextCursor != nil {
+		p.NextCursor = *out.NextCursor
+	}
+	return p, err
 }
 
 // RevokeKey refuses a key from now on.

@@ -40,6 +40,17 @@ func TestAdminClient(t *testing.T) {
 	if err != nil || len(page.Actions) != 1 || page.Actions[0].Action != "account.credit" || page.Actions[0].Target != acct.ID {
 		t.Fatalf("Actions of fin: %+v, %v", page, err)
 	}
+	k, err := root.CreateKey(ctx, acct.ID, "till 3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Logs.Secret(k.APIKey, "the till's key")
+	if keys, err := root.Keys(ctx, acct.ID); err != nil || len(keys) != 1 || keys[0].Label != "till 3" || keys[0].Prefix != k.APIKey[:8] {
+		t.Errorf("Keys: %+v, %v", keys, err)
+	}
+	if page, err := root.Accounts(ctx, "sho", "", 10); err != nil || len(page.Accounts) != 1 || page.Accounts[0].ID != acct.ID || page.NextCursor != "" {
+		t.Errorf("Accounts: %+v, %v", page, err)
+	}
 	ops, err := root.Operators(ctx)
 	if err != nil || len(ops) != 1 || ops[0].Name != "fin" || ops[0].Role != "finance" || ops[0].LastSeenAt == nil {
 		t.Errorf("Operators: %+v, %v", ops, err)

@@ -209,3 +209,20 @@ type ActionPage struct {
 	// NextCursor fetches the next page (as the cursor parameter); empty on the last.
 	NextCursor string
 }
+
+// Key is what the admin API shows of an API key: never the key.
+type Key struct {
+	KeyID      string     `json:"keyId"`
+	Label      string     `json:"label"`
+	Prefix     string     `json:"prefix"`
+	CreatedAt  time.Time  `json:"createdAt"`
+	LastUsedAt *time.Time `json:"lastUsedAt"`
+	RevokedAt  *time.Time `json:"revokedAt"`
+}
+
+// AccountPage is one page of accounts.
+type AccountPage struct {
+	Accounts []AdminAccount
+	// NextCursor fetches the next page; empty on the last.
+	NextCursor string
+}

@@ -80,6 +80,8 @@ func (a *admin) routes(mux *http.ServeMux) {
 	a.debugRoutes(mux)
 
 	mux.Handle("POST /admin/accounts", a.write(topupd.PermAccounts, "account.create", "", a.createAccount))
+	mux.Handle("GET /admin/accounts", a.read(a.listAccounts))
+	mux.Handle("GET /admin/accounts/{id}/keys", a.read(a.listKeys))
 	mux.Handle("GET /admin/accounts/{id}", a.read(a.getAccount))
 	mux.Handle("PATCH /admin/accounts/{id}", a.write(topupd.PermAccounts, "account.update", "id", a.patchAccount))
 	mux.Handle("POST /admin/accounts/{id}/keys", a.write(topupd.PermAccounts, "key.create", "id", a.createKey))

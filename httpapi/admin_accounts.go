@@ -23,9 +23,19 @@ type accountView struct {
 }
 
 func (a *admin) writeAccount(w http.ResponseWriter, r *http.Request, status int, acct topupd.Account) error {
-	bal, err := a.Store.Balance(r.Context(), acct.ID)
+	v, err := a.viewAccount(r, acct)
 	if err != nil {
 		return err
+	}
+	writeJSON(w, status, v)
+	return nil
+}
+
+// viewAccount is an account with its balance.
+func (a *admin) viewAccount(r *http.Request, acct topupd.Account) (accountView, error) {
+	bal, err := a.Store.Balance(r.Context(), acct.ID)
+	if err != nil {
+		return accountView{}, err
 	}
 	v := accountView{ID: acct.ID, Name: acct.Name, BalanceUsd: bal, APIEnabled: acct.APIEnabled, AdminDisabled: acct.AdminDisabled,
 		Banned: acct.Banned, IPAllowlist: acct.IPAllowlist, IPAllowlistRequired: acct.IPAllowlistRequired,
@@ -37,8 +47,7 @@ func (a *admin) writeAccount(w http.ResponseWriter, r *http.Request, status int,
 		s := acct.RestrictedUntil.Format(time.RFC3339Nano)
 		v.RestrictedUntil = &s
 	}
-	writeJSON(w, status, v)
-	return nil
+	return v, nil
 }
 
 // readAccountPatch reads a body of account fields.
@@ -91,12 +100,103 @@ func (a *admin) patchAccount(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *admin) createKey(w http.ResponseWriter, r *http.Request) error {
-	key, hash := topupd.NewAPIKey()
-	keyID := topupd.NewID("key_")
-	if err := a.Store.AddKey(r.Context(), r.PathValue("id"), keyID, hash, a.Now()); err != nil {
+	obj, err := readAdminObject(r)
+	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{"success": true, "keyId": keyID, "apiKey": key})
+	var label string
+	obj.take("label", &label)
+	if err := obj.done(); err != nil {
+		return err
+	}
+	if len(label) > 100 {
+		return topupd.Errorf(topupd.EInvalidBody, "label: at most 100 characters")
+	}
+	key, hash := topupd.NewAPIKey()
+	k := topupd.APIKey{ID: topupd.NewID("key_"), AccountID: r.PathValue("id"), Label: label, Prefix: key[:topupd.KeyPrefixLen], CreatedAt: a.Now()}
+	if err := a.Store.AddKey(r.Context(), k, hash); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"success": true, "keyId": k.ID, "apiKey": key})
+	return nil
+}
+
+// keyView is a key as the operator sees it: never the key itself.
+type keyView struct {
+	KeyID      string  `json:"keyId"`
+	Label      string  `json:"label"`
+	Prefix     string  `json:"prefix"`
+	CreatedAt  string  `json:"createdAt"`
+	LastUsedAt *string `json:"lastUsedAt"`
+	RevokedAt  *string `json:"revokedAt"`
+}
+
+// listKeys answers an account's keys, newest first.
+func (a *admin) listKeys(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	if _, err := a.Store.Account(r.Context(), id); err != nil {
+		return err
+	}
+	keys, err := a.Store.Keys(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	out := make([]keyView, len(keys))
+	for i, k := range keys {
+		out[i] = keyView{KeyID: k.ID, Label: k.Label, Prefix: k.Prefix, CreatedAt: rfc3339(k.CreatedAt),
+			LastUsedAt: rfc3339Ptr(k.LastUsedAt), RevokedAt: rfc3339Ptr(k.RevokedAt)}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "keys": out})
+	return nil
+}
+
+// rfc3339 spells a time as the API does.
+func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// rfc3339Ptr spells a time that may be absent (null).
+func rfc3339Ptr(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := rfc3339(*t)
+	return &s
+}
+
+// accountsFilters are the filters of GET /admin/accounts besides paging.
+var accountsFilters = map[string]bool{"q": true}
+
+// listAccounts answers accounts newest first: q matches the id or a part
+// of the name; the cursor names the last account of the page before.
+func (a *admin) listAccounts(w http.ResponseWriter, r *http.Request) error {
+	v := r.URL.Query()
+	p, err := parsePage(v, accountsFilters, accountsCursor)
+	if err != nil {
+		return err
+	}
+	q := topupd.AccountsQuery{Search: strings.TrimSpace(v.Get("q")), Limit: p.Limit + 1}
+	if p.After != "" {
+		after, err := a.Store.Account(r.Context(), p.After)
+		if err != nil {
+			return topupd.Errorf(topupd.EInvalidRequest, "cursor: not one this list gave")
+		}
+		q.After = &after
+	}
+	accts, err := a.Store.Accounts(r.Context(), q)
+	if err != nil {
+		return err
+	}
+	var next *string
+	if len(accts) > p.Limit {
+		accts = accts[:p.Limit]
+		next = cursorOf(accountsCursor, accts[len(accts)-1].ID)
+	}
+	out := make([]accountView, len(accts))
+	for i := range accts {
+		if out[i], err = a.viewAccount(r, accts[i]); err != nil {
+			return err
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "accounts": out, "nextCursor": next})
 	return nil
 }
 

@@ -124,7 +124,7 @@ var actionsFilters = map[string]bool{"operator": true, "accountId": true, "actio
 
 func (a *admin) listActions(w http.ResponseWriter, r *http.Request) error {
 	v := r.URL.Query()
-	p, err := parsePage(v, actionsFilters)
+	p, err := parsePage(v, actionsFilters, actionsCursor)
 	if err != nil {
 		return err
 	}
@@ -140,8 +140,7 @@ func (a *admin) listActions(w http.ResponseWriter, r *http.Request) error {
 	var next *string
 	if len(acts) > p.Limit {
 		acts = acts[:p.Limit]
-		c := itoa(acts[len(acts)-1].ID)
-		next = &c
+		next = cursorOf(actionsCursor, itoa(acts[len(acts)-1].ID))
 	}
 	out := make([]actionView, len(acts))
 	for i, x := range acts {

@@ -59,8 +59,7 @@ func (a *admin) writeOrders(w http.ResponseWriter, r *http.Request, q topupd.Ord
 	var next *string
 	if len(orders) == q.Limit {
 		orders = orders[:q.Limit-1]
-		c := itoa(orders[len(orders)-1].Seq)
-		next = &c
+		next = cursorOf(ordersCursor, itoa(orders[len(orders)-1].Seq))
 	}
 	out := make([]adminOrder, len(orders))
 	for i := range orders {

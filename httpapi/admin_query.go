@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/topupd/topupd"
@@ -19,13 +20,33 @@ const (
 type page struct {
 	// Limit is the page's length.
 	Limit int
-	// Before is the cursor: the page starts below the row of this id.
+	// Before is a numbered list's cursor: the page starts below the row of
+	// this number (0 on the first page).
 	Before int64
+	// After is a named list's cursor: the page starts after the row of this
+	// id ("" on the first page).
+	After string
 }
 
-// parsePage reads the paging parameters, limit and cursor, and refuses any
-// parameter that is neither those nor in known, and any given twice.
-func parsePage(v url.Values, known map[string]bool) (page, error) {
+// The kinds of cursors: each list's cursors start with its letter, so that
+// one list's cursor is refused by another.
+const (
+	ordersCursor   = "o"
+	actionsCursor  = "x"
+	accountsCursor = "a"
+)
+
+// cursorOf spells the cursor of a list's next page.
+func cursorOf(kind, row string) *string {
+	c := kind + ":" + row
+	return &c
+}
+
+// parsePage reads the paging parameters, limit and cursor (one of kind's),
+// and refuses any parameter that is neither those nor in known, and any
+// given twice. Numbered lists (orders, actions) get Before, named ones
+// (accounts) After.
+func parsePage(v url.Values, known map[string]bool, kind string) (page, error) {
 	q := page{Limit: defaultPage}
 	names := make([]string, 0, len(v))
 	for name := range v {
@@ -48,9 +69,18 @@ func parsePage(v url.Values, known map[string]bool) (page, error) {
 		q.Limit = n
 	}
 	if s := v.Get("cursor"); s != "" {
-		n, err := strconv.ParseInt(s, 10, 64)
+		bad := topupd.Errorf(topupd.EInvalidRequest, "cursor: not one this list gave")
+		k, row, ok := strings.Cut(s, ":")
+		if !ok || k != kind || row == "" {
+			return q, bad
+		}
+		if kind == accountsCursor {
+			q.After = row
+			return q, nil
+		}
+		n, err := strconv.ParseInt(row, 10, 64)
 		if err != nil || n < 1 {
-			return q, topupd.Errorf(topupd.EInvalidRequest, "cursor: not one this API gave")
+			return q, bad
 		}
 		q.Before = n
 	}
@@ -63,7 +93,7 @@ var ordersFilters = map[string]bool{"status": true, "accountId": true, "trxid": 
 
 // parseOrdersQuery reads GET /admin/orders' filters and paging.
 func parseOrdersQuery(v url.Values) (topupd.OrdersQuery, error) {
-	p, err := parsePage(v, ordersFilters)
+	p, err := parsePage(v, ordersFilters, ordersCursor)
 	q := topupd.OrdersQuery{Limit: p.Limit, Before: p.Before}
 	if err != nil {
 		return q, err

@@ -125,7 +125,7 @@ func (a *admin) listProviders(w http.ResponseWriter, r *http.Request) error {
 // stuckOrders answers the processing orders that need the operator: past
 // their deadline (their outcome unknown), or carrying an alert.
 func (a *admin) stuckOrders(w http.ResponseWriter, r *http.Request) error {
-	p, err := parsePage(r.URL.Query(), nil)
+	p, err := parsePage(r.URL.Query(), nil, ordersCursor)
 	if err != nil {
 		return err
 	}

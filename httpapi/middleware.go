@@ -176,6 +176,7 @@ func (a *reseller) authenticate(r *http.Request) (*caller, error) {
 	if err != nil {
 		return nil, err
 	}
+	a.keyUsed(r, hash)
 	st, err := a.AuthCache.currentSettings(r.Context(), a.Store.Settings)
 	if err != nil {
 		return nil, err
@@ -189,6 +190,19 @@ func (a *reseller) authenticate(r *http.Request) (*caller, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// keyUsed records, once a minute per node, that a live key was used.
+func (a *reseller) keyUsed(r *http.Request, hash topupd.KeyHash) {
+	minute := a.Now().Truncate(time.Minute)
+	if last, ok := a.used.Load(hash); ok && !last.(time.Time).Before(minute) {
+		return
+	}
+	if err := a.Store.UseKey(r.Context(), hash, minute); err != nil {
+		a.Logger.WarnContext(r.Context(), "recording a key's use", "err", err)
+		return
+	}
+	a.used.Store(hash, minute)
 }
 
 // eligible applies the settings' eligibility rule to the account.

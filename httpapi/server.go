@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"sync"
 	"time"
 
 	"github.com/topupd/topupd"
@@ -56,6 +57,9 @@ type Deps struct {
 // reseller is the reseller API.
 type reseller struct {
 	Deps
+	// used remembers, per key hash, the minute this node last recorded the
+	// key's use (GET /admin/accounts/{id}/keys shows lastUsedAt).
+	used sync.Map
 }
 
 // NewReseller returns the reseller API handler.

@@ -47,7 +47,7 @@ func benchServer(b *testing.B) (api, key string, client *http.Client) {
 	must(err)
 	acct, err := adm.CreateAccount(ctx, "bench", nil)
 	must(err)
-	k, err := adm.CreateKey(ctx, acct.ID)
+	k, err := adm.CreateKey(ctx, acct.ID, "bench")
 	must(err)
 	_, err = adm.Credit(ctx, acct.ID, topupd.USD(100_000_000), "bench")
 	must(err)

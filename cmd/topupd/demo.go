@@ -59,7 +59,7 @@ func demo(ctx context.Context, store topupd.Store, cfg config, apiAddr, adminAdd
 		return err
 	}
 	key, hash := topupd.NewAPIKey()
-	if err := store.AddKey(ctx, acct.ID, topupd.NewID("key_"), hash, now); err != nil {
+	if err := store.AddKey(ctx, topupd.APIKey{ID: topupd.NewID("key_"), AccountID: acct.ID, Label: "demo", Prefix: key[:topupd.KeyPrefixLen], CreatedAt: now}, hash); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "topupd demo: account %s holds %d USD\n", acct.ID, demoOpeningCredit)

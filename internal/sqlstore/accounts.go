@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/topupd/topupd"
@@ -106,23 +108,115 @@ func (s *Store) UpdateAccount(ctx context.Context, id string, p topupd.AccountPa
 	return out, nil
 }
 
-// AddKey stores the hash of a new API key.
-func (s *Store) AddKey(ctx context.Context, accountID, keyID string, h topupd.KeyHash, now time.Time) error {
+// AddKey stores the hash of a new API key, with its label and prefix.
+func (s *Store) AddKey(ctx context.Context, k topupd.APIKey, h topupd.KeyHash) error {
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var one int
-		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM accounts WHERE id = $1`, accountID).Scan(&one); isNoRows(err) {
-			return topupd.Errorf(topupd.ENotFound, "account %s", accountID)
+		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM accounts WHERE id = $1`, k.AccountID).Scan(&one); isNoRows(err) {
+			return topupd.Errorf(topupd.ENotFound, "account %s", k.AccountID)
 		} else if err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO api_keys (id, account_id, hash, created_at) VALUES ($1, $2, $3, $4)`, keyID, accountID, h[:], ms(now))
-		noteChange(ctx, accountID, map[string]any{}, map[string]any{"keyId": keyID})
+		_, err := tx.ExecContext(ctx, `INSERT INTO api_keys (id, account_id, hash, label, prefix, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+			k.ID, k.AccountID, h[:], k.Label, k.Prefix, ms(k.CreatedAt))
+		noteChange(ctx, k.AccountID, map[string]any{}, map[string]any{"keyId": k.ID, "label": k.Label, "prefix": k.Prefix})
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("store.AddKey %s: %w", accountID, err)
+		return fmt.Errorf("store.AddKey %s: %w", k.AccountID, err)
 	}
 	return nil
+}
+
+// Keys lists an account's keys, newest first.
+func (s *Store) Keys(ctx context.Context, accountID string) ([]topupd.APIKey, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT id, account_id, label, prefix, created_at, last_used_at, revoked_at FROM api_keys
+		WHERE account_id = $1 ORDER BY created_at DESC, id DESC`, accountID)
+	if err != nil {
+		return nil, fmt.Errorf("store.Keys %s: %w", accountID, err)
+	}
+	defer rows.Close()
+	var out []topupd.APIKey
+	for rows.Next() {
+		var k topupd.APIKey
+		var created int64
+		var used, revoked sql.NullInt64
+		if err := rows.Scan(&k.ID, &k.AccountID, &k.Label, &k.Prefix, &created, &used, &revoked); err != nil {
+			return nil, fmt.Errorf("store.Keys %s: %w", accountID, err)
+		}
+		k.CreatedAt = fromMS(created)
+		for _, t := range []struct {
+			v   sql.NullInt64
+			dst **time.Time
+		}{{used, &k.LastUsedAt}, {revoked, &k.RevokedAt}} {
+			if t.v.Valid {
+				at := fromMS(t.v.Int64)
+				*t.dst = &at
+			}
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// UseKey records that a key was used in the minute that starts at minute;
+// a key already seen in that minute is not written again.
+func (s *Store) UseKey(ctx context.Context, h topupd.KeyHash, minute time.Time) error {
+	err := s.retryTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE api_keys SET last_used_at = $2 WHERE hash = $1 AND (last_used_at IS NULL OR last_used_at < $2)`,
+			h[:], ms(minute))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store.UseKey: %w", err)
+	}
+	return nil
+}
+
+// Accounts lists accounts newest first, by (created_at, id) down the
+// accounts_created index: a page starts after the account the query names,
+// so every page costs the same.
+func (s *Store) Accounts(ctx context.Context, q topupd.AccountsQuery) ([]topupd.Account, error) {
+	where, args := []string{}, []any{}
+	add := func(cond string, vals ...any) {
+		for _, v := range vals {
+			args = append(args, v)
+			cond = strings.Replace(cond, "?", "$"+strconv.Itoa(len(args)), 1)
+		}
+		where = append(where, cond)
+	}
+	if q.Search != "" {
+		// Case does not matter, on either database.
+		add("(id = ? OR LOWER(name) LIKE ? ESCAPE '\\')", q.Search, "%"+likeEscape(strings.ToLower(q.Search))+"%")
+	}
+	if q.After != nil {
+		add("(created_at < ? OR (created_at = ? AND id < ?))", ms(q.After.CreatedAt), ms(q.After.CreatedAt), q.After.ID)
+	}
+	tail := ""
+	if len(where) > 0 {
+		tail = "WHERE " + strings.Join(where, " AND ") + " "
+	}
+	args = append(args, q.Limit)
+	rows, err := s.read.QueryContext(ctx, `SELECT `+accountColumns+` FROM accounts `+tail+
+		`ORDER BY created_at DESC, id DESC LIMIT $`+strconv.Itoa(len(args)), args...)
+	if err != nil {
+		return nil, fmt.Errorf("store.Accounts: %w", err)
+	}
+	defer rows.Close()
+	var out []topupd.Account
+	for rows.Next() {
+		a, err := scanAccount(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store.Accounts: %w", err)
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// likeEscape escapes LIKE's wildcards in s.
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
 // RevokeKey refuses a key from now on.

@@ -144,7 +144,7 @@ func testKeys(t *testing.T, e *env) {
 		acc, id string
 		h       topupd.KeyHash
 	}{{a.ID, "key_1", h1}, {a.ID, "key_2", h2}, {b.ID, "key_b", hb}} {
-		if err := e.s.AddKey(e.ctx, k.acc, k.id, k.h, t0); err != nil {
+		if err := e.s.AddKey(e.ctx, topupd.APIKey{ID: k.id, AccountID: k.acc, CreatedAt: t0}, k.h); err != nil {
 			t.Fatalf("AddKey %s: %v", k.id, err)
 		}
 	}
@@ -181,7 +181,7 @@ func testKeys(t *testing.T, e *env) {
 	check("after revoking key_1 twice", map[string]string{"key_1": invalid, "key_2": a.ID, "key_b": b.ID, "unknown": invalid})
 	codeIs(t, e.s.RevokeKey(e.ctx, "key_nope", t0), topupd.ENotFound, "RevokeKey(unknown)")
 
-	if err := e.s.AddKey(e.ctx, "acc_nobody", "key_x", unknown, t0); err == nil {
+	if err := e.s.AddKey(e.ctx, topupd.APIKey{ID: "key_x", AccountID: "acc_nobody", CreatedAt: t0}, unknown); err == nil {
 		t.Errorf("AddKey for an unknown account succeeded")
 	}
 	check("after a refused AddKey", map[string]string{"key_1": invalid, "key_2": a.ID, "key_b": b.ID, "unknown": invalid})

@@ -36,6 +36,7 @@ func Run(t *testing.T, open func(t *testing.T) topupd.Store) {
 		{"Upstreams", upstreamTests},
 		{"Audit", auditTests},
 		{"Actions", actionTests},
+		{"Lists", listTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

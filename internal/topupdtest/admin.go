@@ -32,7 +32,7 @@ func (h *T) NewAccount(credit string, flags map[string]any) Account {
 	h.TB.Helper()
 	acct, err := h.AdminClient.CreateAccount(h.ctx(), fmt.Sprintf("reseller %d", h.seq.Add(1)), flags)
 	h.must("creating an account", err)
-	k, err := h.AdminClient.CreateKey(h.ctx(), acct.ID)
+	k, err := h.AdminClient.CreateKey(h.ctx(), acct.ID, "")
 	h.must("creating a key", err)
 	if acct.ID == "" || k.APIKey == "" || k.KeyID == "" {
 		h.TB.Fatalf("a new account %+v with key %+v", acct, k)

@@ -1,0 +1,101 @@
+package storetest
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/topupd/topupd"
+)
+
+var listTests = []test{
+	{"AccountsNewestFirst", testAccountsNewestFirst},
+	{"KeysListed", testKeysListed},
+}
+
+// testAccountsNewestFirst: the accounts list pages newest first, ties on
+// the creation time broken by id, and finds by id or by a part of the name
+// whatever its case, the LIKE wildcards taken as plain characters.
+func testAccountsNewestFirst(t *testing.T, e *env) {
+	var want []string
+	for i := range 6 {
+		name := fmt.Sprintf("Shop %d", i)
+		if i == 4 {
+			name = "50%_off"
+		}
+		a, err := e.s.CreateAccount(e.ctx, topupd.Account{ID: fmt.Sprintf("acc_%02d", i), Name: name, APIEnabled: true,
+			CreatedAt: t0.Add(time.Duration(i/2) * time.Second)}) // two accounts at each time
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append([]string{a.ID}, want...)
+	}
+	var got []string
+	q := topupd.AccountsQuery{Limit: 4}
+	for {
+		page, err := e.s.Accounts(e.ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range page {
+			got = append(got, a.ID)
+		}
+		if len(page) < q.Limit {
+			break
+		}
+		q.After = &page[len(page)-1]
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("pages (-want +got):\n%s", diff)
+	}
+	for search, n := range map[string]int{"shop": 5, "SHOP 3": 1, "acc_02": 1, "%": 1, "_": 1, "0%_": 1, "x": 0} {
+		page, err := e.s.Accounts(e.ctx, topupd.AccountsQuery{Search: search, Limit: 10})
+		if err != nil || len(page) != n {
+			t.Errorf("search %q: %d accounts, %v; want %d", search, len(page), err, n)
+		}
+	}
+}
+
+// testKeysListed: an account's keys, newest first, with label and prefix,
+// their last use to the minute (never moved back), and their revocation.
+func testKeysListed(t *testing.T, e *env) {
+	a := e.account("keys", 0)
+	var hashes []topupd.KeyHash
+	for i, label := range []string{"first", "second"} {
+		key, h := topupd.NewAPIKey()
+		hashes = append(hashes, h)
+		if err := e.s.AddKey(e.ctx, topupd.APIKey{ID: fmt.Sprintf("key_%d", i), AccountID: a.ID, Label: label, Prefix: key[:8],
+			CreatedAt: t0.Add(time.Duration(i) * time.Second)}, h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	minute := t0.Add(5 * time.Minute).Truncate(time.Minute)
+	for _, m := range []time.Time{minute, minute.Add(-time.Minute)} { // the older minute must not win
+		if err := e.s.UseKey(e.ctx, hashes[1], m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.s.RevokeKey(e.ctx, "key_0", t0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := e.s.Keys(e.ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	revoked := t0.Add(time.Hour)
+	want := []topupd.APIKey{
+		{ID: "key_1", AccountID: a.ID, Label: "second", CreatedAt: t0.Add(time.Second), LastUsedAt: &minute},
+		{ID: "key_0", AccountID: a.ID, Label: "first", CreatedAt: t0, RevokedAt: &revoked},
+	}
+	if diff := cmp.Diff(want, keys, cmpopts.IgnoreFields(topupd.APIKey{}, "Prefix")); diff != "" {
+		t.Errorf("keys (-want +got):\n%s", diff)
+	}
+	for _, k := range keys {
+		if len(k.Prefix) != 8 || k.Prefix[:4] != topupd.APIKeyPrefix {
+			t.Errorf("key %s: prefix %q", k.ID, k.Prefix)
+		}
+	}
+}
