@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 )
 
@@ -46,7 +47,7 @@ func (a *Admin) Do(ctx context.Context, method, path string, body, out any) erro
 		}
 		r.path, r.query = p, query
 	}
-	if body != nil {
+	if body != nil && !isNil(body) {
 		raw, err := json.Marshal(body)
 		if err != nil {
 			return fmt.Errorf("client: %s %s: encoding the body: %w", method, path, err)
@@ -59,3 +60,12 @@ func (a *Admin) Do(ctx context.Context, method, path string, body, out any) erro
 
 // esc escapes one path segment.
 func esc(s string) string { return url.PathEscape(s) }
+
+// isNil reports whether v holds a nil map, slice or pointer: no body.
+func isNil(v any) bool {
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Map, reflect.Slice, reflect.Pointer:
+		return rv.IsNil()
+	}
+	return false
+}

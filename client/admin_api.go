@@ -39,7 +39,7 @@ func (a *Admin) PatchAccount(ctx context.Context, id string, fields map[string]a
 // CreateKey makes an API key for an account, with a label ("" for none);
 // its plaintext is in the answer only.
 func (a *Admin) CreateKey(ctx context.Context, accountID, label string) (NewKey, error) {
-	var body map[string]any
+	var body any // nil, not a nil map: that would be sent as null
 	if label != "" {
 		body = map[string]any{"label": label}
 	}
@@ -246,7 +246,7 @@ func (a *Admin) Order(ctx context.Context, id string) (AdminOrder, error) {
 
 // CompleteOrder completes a processing order, delivering codes (nil for a top-up).
 func (a *Admin) CompleteOrder(ctx context.Context, id string, codes []string) (AdminOrder, error) {
-	var body map[string]any
+	var body any // nil, not a nil map: that would be sent as null
 	if codes != nil {
 		body = map[string]any{"codes": codes}
 	}
