@@ -24,3 +24,24 @@ type LedgerEntry struct {
 	Reference    string
 	CreatedAt    time.Time
 }
+
+// StatementEntry is one ledger entry of a statement, with the trxid and pid
+// of its order when it is an order's charge or refund.
+type StatementEntry struct {
+	LedgerEntry
+	TrxID, PID string
+}
+
+// Statement is an account's ledger entries made in [From, To), oldest
+// first, between the balance at From (Opening) and the balance at To
+// (Closing): the balance at a time is the sum of the entries made before it.
+type Statement struct {
+	AccountID        string
+	From, To         time.Time
+	Opening, Closing Money
+	Entries          []StatementEntry
+}
+
+// MaxStatementEntries bounds the entries of one statement: a longer one is
+// asked for in shorter periods.
+const MaxStatementEntries = 100_000

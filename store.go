@@ -48,6 +48,9 @@ type AccountStore interface {
 	UseKey(ctx context.Context, h KeyHash, minute time.Time) error
 	// Accounts lists accounts, newest first.
 	Accounts(ctx context.Context, q AccountsQuery) ([]Account, error)
+	// Statement reads an account's entries made in [from, to) and its
+	// balances at both ends; more than MaxStatementEntries is EInvalidRequest.
+	Statement(ctx context.Context, accountID string, from, to time.Time) (Statement, error)
 	// RevokeKey refuses a key from now on, or ENotFound.
 	RevokeKey(ctx context.Context, keyID string, now time.Time) error
 	// AccountByKey returns the account owning a live key, or EInvalidKey.

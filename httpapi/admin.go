@@ -88,6 +88,7 @@ func (a *admin) routes(mux *http.ServeMux) {
 	mux.Handle("DELETE /admin/keys/{keyId}", a.write(topupd.PermAccounts, "key.revoke", "keyId", a.revokeKey))
 	mux.Handle("POST /admin/accounts/{id}/credits", a.write(topupd.PermCredit, "account.credit", "id", a.credit))
 	mux.Handle("GET /admin/accounts/{id}/ledger", a.read(a.ledger))
+	mux.Handle("GET /admin/accounts/{id}/statement", a.auth(topupd.PermReports, "", "", a.statement))
 
 	mux.Handle("PUT /admin/services/{slug}", a.write(topupd.PermCatalog, "line.put", "slug", a.putService))
 	mux.Handle("PATCH /admin/services/{slug}", a.write(topupd.PermCatalog, "line.update", "slug", a.patchService))

@@ -140,3 +140,51 @@ func (s *Store) Ledger(ctx context.Context, accountID string, limit int) ([]topu
 	}
 	return out, nil
 }
+
+// Statement reads an account's entries made in [from, to), oldest first,
+// with the balances at from and at to: each the sum of the entries made
+// before it, so that the closing balance is the ledger's balance at to
+// whatever order the entries' times came in. Both reads run in one read
+// transaction, so a write in between cannot tear the statement.
+func (s *Store) Statement(ctx context.Context, accountID string, from, to time.Time) (topupd.Statement, error) {
+	st := topupd.Statement{AccountID: accountID, From: from, To: to, Entries: []topupd.StatementEntry{}}
+	fail := func(err error) (topupd.Statement, error) {
+		return st, fmt.Errorf("store.Statement %s: %w", accountID, err)
+	}
+	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fail(err)
+	}
+	defer tx.Rollback()
+	if err := tx.QueryRowContext(ctx, `SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) FROM ledger WHERE account_id = $1 AND created_at < $2`,
+		accountID, ms(from)).Scan(&st.Opening); err != nil {
+		return fail(err)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT `+entryColumns+`, COALESCE(o.trxid, ''), COALESCE(o.pid, '') FROM ledger l
+		LEFT JOIN orders o ON o.seq = l.order_seq
+		WHERE l.account_id = $1 AND l.created_at >= $2 AND l.created_at < $3 ORDER BY l.created_at, l.seq LIMIT $4`,
+		accountID, ms(from), ms(to), topupd.MaxStatementEntries+1)
+	if err != nil {
+		return fail(err)
+	}
+	defer rows.Close()
+	st.Closing = st.Opening
+	for rows.Next() {
+		var e topupd.StatementEntry
+		var kind string
+		var created int64
+		if err := rows.Scan(&e.ID, &e.AccountID, &kind, &e.Amount, &e.BalanceAfter, &e.OrderID, &e.Reference, &created, &e.TrxID, &e.PID); err != nil {
+			return fail(err)
+		}
+		e.Kind, e.CreatedAt = topupd.EntryKind(kind), fromMS(created)
+		st.Closing += e.Amount
+		st.Entries = append(st.Entries, e)
+	}
+	if err := rows.Err(); err != nil {
+		return fail(err)
+	}
+	if len(st.Entries) > topupd.MaxStatementEntries {
+		return st, topupd.Errorf(topupd.EInvalidRequest, "more than %d entries: ask for a shorter period", topupd.MaxStatementEntries)
+	}
+	return st, nil
+}

@@ -14,6 +14,40 @@ import (
 var listTests = []test{
 	{"AccountsNewestFirst", testAccountsNewestFirst},
 	{"KeysListed", testKeysListed},
+	{"Statement", testStatement},
+}
+
+// testStatement: a statement holds the entries made in [from, to) oldest
+// first, each order entry with its trxid and pid, between the balances at
+// both ends; an account with nothing in the period opens and closes alike.
+func testStatement(t *testing.T, e *env) {
+	e.catalog()
+	a := e.account("stmt", 0)
+	at := func(h int) time.Time { return t0.Add(time.Duration(h) * time.Hour) }
+	for i, amount := range []topupd.Money{topupd.USD(10), topupd.USD(5), -topupd.USD(1)} {
+		if _, _, err := e.s.Credit(e.ctx, a.ID, amount, fmt.Sprintf("c%d", i), at(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := e.place(a.ID, topup("STMT-1"), at(3))
+	st, err := e.s.Statement(e.ctx, a.ID, at(1), at(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Opening != topupd.USD(10) || st.Closing != topupd.USD(14)-priceTopup || len(st.Entries) != 3 {
+		t.Fatalf("statement of [1h, 4h): opening %v closing %v, %d entries", st.Opening, st.Closing, len(st.Entries))
+	}
+	last := st.Entries[2]
+	if last.Kind != topupd.EntryCharge || last.TrxID != "STMT-1" || last.PID != pidTopup || last.OrderID != o.ID || last.Amount != -priceTopup {
+		t.Errorf("the order's entry: %+v", last)
+	}
+	if st.Entries[0].Reference != "c1" || !st.Entries[0].CreatedAt.Equal(at(1)) {
+		t.Errorf("the first entry: %+v", st.Entries[0])
+	}
+	empty, err := e.s.Statement(e.ctx, a.ID, at(10), at(11))
+	if err != nil || empty.Opening != empty.Closing || empty.Closing != e.balance(a.ID) || len(empty.Entries) != 0 {
+		t.Errorf("an empty period: %+v, %v", empty, err)
+	}
 }
 
 // testAccountsNewestFirst: the accounts list pages newest first, ties on
