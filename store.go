@@ -158,6 +158,9 @@ type OrderStore interface {
 	History(ctx context.Context, accountID string, q HistoryQuery) (orders []Order, total int, err error)
 	// Orders returns orders of every account, newest first.
 	Orders(ctx context.Context, q OrdersQuery) ([]Order, error)
+	// SalesReport sums the orders created in [from, to) by the grouping,
+	// one row per key, keys ascending (a day's key is its Day).
+	SalesReport(ctx context.Context, from, to time.Time, by SalesGroup) ([]SalesRow, error)
 }
 
 // Settlement is what to do with a processing order after a supplier call or

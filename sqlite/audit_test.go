@@ -7,12 +7,18 @@ import (
 )
 
 // TestAuditCatchesDamage: the audit finds damage made behind the store's
-// back where the schema has no guard (the stock counter), and names it.
+// back where the schema has no guard (the stock counter, a sales roll-up),
+// and names it: a changed roll-up row differs from its orders both ways.
 func TestAuditCatchesDamage(t *testing.T) {
 	f := newFixture(t)
 	db := rawDB(t, f.path)
-	if _, err := db.Exec(`UPDATE stock_levels SET available = available + 5 WHERE pid = 'key-1'`); err != nil {
-		t.Fatal(err)
+	for _, damage := range []string{
+		`UPDATE stock_levels SET available = available + 5 WHERE pid = 'key-1'`,
+		`UPDATE sales_daily SET revenue = revenue + 1 WHERE rowid = (SELECT MIN(rowid) FROM sales_daily)`,
+	} {
+		if _, err := db.Exec(damage); err != nil {
+			t.Fatal(err)
+		}
 	}
 	s, err := sqlite.Open(t.Context(), f.path, f.vault)
 	if err != nil {
@@ -27,7 +33,8 @@ func TestAuditCatchesDamage(t *testing.T) {
 	for _, c := range au.Checks {
 		got[c.Name] = c.Violations
 	}
-	if got["stock-levels-match-codes"] != 1 || got["orders-final"] != 2 || got["ledger-sums-to-balance"] != 0 {
+	if got["stock-levels-match-codes"] != 1 || got["orders-final"] != 2 || got["ledger-sums-to-balance"] != 0 ||
+		got["sales-roll-ups-match-orders"] != 2 {
 		t.Errorf("audit after damage: %v", got)
 	}
 	if au.OK() {

@@ -39,7 +39,26 @@ var auditChecks = []struct{ name, query string }{
 	{"stock-levels-match-codes", `SELECT s.pid FROM stock_levels s
 		WHERE s.available <> (SELECT COUNT(*) FROM codes c WHERE c.pid = s.pid AND c.order_seq IS NULL)`},
 	{"orders-final", `SELECT id FROM orders WHERE status = 'processing'`},
+	// The daily roll-ups that reports read hold exactly what the orders
+	// they count say: each differing row is named by its day, account and
+	// pack, from either side.
+	{"sales-roll-ups-match-orders", `SELECT CAST(x.day AS TEXT) || ' ' || x.account_id || ' ' || x.pid FROM (
+		SELECT day, account_id, pid, slug, provider, orders, completed, cancelled, processing, charged, revenue, refunds FROM sales_daily
+		EXCEPT ` + SalesDailyFromOrders + `) x
+		UNION ALL SELECT CAST(y.day AS TEXT) || ' ' || y.account_id || ' ' || y.pid FROM (` + SalesDailyFromOrders + `
+		EXCEPT SELECT day, account_id, pid, slug, provider, orders, completed, cancelled, processing, charged, revenue, refunds FROM sales_daily) y`},
 }
+
+// SalesDailyFromOrders computes the rows of sales_daily from the orders, as
+// the migration that created the table filled it.
+const SalesDailyFromOrders = `SELECT created_at / 86400000 AS day, account_id, pid, slug, provider, COUNT(*) AS orders,
+		SUM(CASE WHEN status = 'completed' THEN 1 ELSE 0 END) AS completed,
+		SUM(CASE WHEN status = 'cancelled' THEN 1 ELSE 0 END) AS cancelled,
+		SUM(CASE WHEN status = 'processing' THEN 1 ELSE 0 END) AS processing,
+		SUM(amount) AS charged,
+		SUM(CASE WHEN status = 'completed' THEN amount ELSE 0 END) AS revenue,
+		SUM(CASE WHEN refunded = 1 THEN amount ELSE 0 END) AS refunds
+		FROM orders GROUP BY created_at / 86400000, account_id, pid, slug, provider`
 
 // Audit checks every invariant of the books over the whole database.
 func (s *Store) Audit(ctx context.Context) (topupd.Audit, error) {

@@ -156,6 +156,9 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 	default:
 		return o, fmt.Errorf("settle: unknown status %q", st.Status)
 	}
+	if err == nil && settled.Status.Final() {
+		err = s.rollUp(ctx, tx, &settled, settledDelta(&settled))
+	}
 	if err != nil {
 		return o, err
 	}

@@ -37,6 +37,7 @@ func Run(t *testing.T, open func(t *testing.T) topupd.Store) {
 		{"Audit", auditTests},
 		{"Actions", actionTests},
 		{"Lists", listTests},
+		{"Reports", reportTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -1,0 +1,63 @@
+package topupd
+
+import (
+	"strings"
+	"time"
+)
+
+// SalesGroup is what a sales report sums its orders by.
+type SalesGroup string
+
+// The groupings of a sales report.
+const (
+	ByDay      SalesGroup = "day"
+	ByLine     SalesGroup = "line"
+	ByPack     SalesGroup = "pack"
+	ByAccount  SalesGroup = "account"
+	ByProvider SalesGroup = "provider"
+)
+
+// SalesGroups lists every grouping, in the contract's order.
+var SalesGroups = []SalesGroup{ByDay, ByLine, ByPack, ByAccount, ByProvider}
+
+// ParseSalesGroup reads a groupBy parameter, or EInvalidRequest naming the
+// parameter.
+func ParseSalesGroup(s string) (SalesGroup, error) {
+	for _, g := range SalesGroups {
+		if string(g) == s {
+			return g, nil
+		}
+	}
+	names := make([]string, len(SalesGroups))
+	for i, g := range SalesGroups {
+		names[i] = string(g)
+	}
+	return "", Errorf(EInvalidRequest, "groupBy: one of %s", strings.Join(names, ", "))
+}
+
+// SalesRow sums the orders of one key of a sales report: Revenue is what
+// completed orders were charged, Charged what all of them were, Refunds
+// what cancelled ones got back.
+type SalesRow struct {
+	Key                                      string
+	Orders, Completed, Cancelled, Processing int64
+	Charged, Revenue, Refunds                Money
+}
+
+// Net is what the orders brought in: their charges less their refunds.
+func (r SalesRow) Net() Money { return r.Charged - r.Refunds }
+
+// Add sums another row into r.
+func (r *SalesRow) Add(o SalesRow) {
+	r.Orders += o.Orders
+	r.Completed += o.Completed
+	r.Cancelled += o.Cancelled
+	r.Processing += o.Processing
+	r.Charged += o.Charged
+	r.Revenue += o.Revenue
+	r.Refunds += o.Refunds
+}
+
+// Day is the UTC calendar day a time falls on, as a report's day key names
+// it (2006-01-02).
+func Day(t time.Time) string { return t.UTC().Format(time.DateOnly) }

@@ -1,0 +1,96 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/internal/sqlstore"
+)
+
+// BenchmarkSalesReport reads a 30-day sales report, starting and ending
+// in the middle of a day, over 1,000,000 orders of 60 days, by each
+// grouping; "orders-only" sums the same 30 days straight from the orders,
+// as a report without daily roll-ups would.
+func BenchmarkSalesReport(b *testing.B) {
+	s := openTest(b)
+	end := time.Date(2030, 3, 1, 0, 0, 0, 0, time.UTC)
+	seedSales(b, s, 1_000_000, end.Add(-60*24*time.Hour), end)
+	from, to := end.Add(-45*24*time.Hour+13*time.Hour), end.Add(-15*24*time.Hour+13*time.Hour)
+	for _, by := range topupd.SalesGroups {
+		b.Run("by="+string(by), func(b *testing.B) {
+			for b.Loop() {
+				rows, err := s.SalesReport(context.Background(), from, to, by)
+				if err != nil || len(rows) == 0 {
+					b.Fatalf("%d rows: %v", len(rows), err)
+				}
+			}
+		})
+	}
+	b.Run("orders-only", func(b *testing.B) {
+		for b.Loop() {
+			var n int64
+			err := s.read.QueryRow(`SELECT COUNT(*) FROM (SELECT account_id, COUNT(*), SUM(amount) FROM orders
+				WHERE created_at >= $1 AND created_at < $2 GROUP BY account_id)`, from.UnixMilli(), to.UnixMilli()).Scan(&n)
+			if err != nil || n == 0 {
+				b.Fatalf("%d rows: %v", n, err)
+			}
+		}
+	})
+}
+
+// seedSales writes n orders of 50 accounts over 20 packs of 4 lines and 3
+// providers, spread evenly over [from, to), completed, cancelled (half of
+// them refunded) and processing, straight into the tables, and rolls them
+// up as the migration that made sales_daily does; fast, for read
+// benchmarks only.
+func seedSales(b *testing.B, s *Store, n int, from, to time.Time) {
+	b.Helper()
+	ctx := context.Background()
+	for a := range 50 {
+		if _, err := s.CreateAccount(ctx, topupd.Account{ID: fmt.Sprintf("acc_%02d", a), Name: "shop", APIEnabled: true, CreatedAt: from}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tx.Rollback()
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO orders (id, account_id, account_seq, trxid, idem_key, fingerprint, pid, slug, game, kind,
+		pack_name, provider, quantity, amount, status, refunded, created_at, finished_at, deadline_at)
+		VALUES ($1, $2, $3, $4, $4, 'f', $5, $6, 'g', 'topup', 'pack', $7, 1, $8, $9, $10, $11,
+		CASE WHEN $9 = 'processing' THEN NULL ELSE $11 END, $11)`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	step := to.Sub(from).Milliseconds() / int64(n)
+	for i := range n {
+		status, refunded := "completed", 0
+		switch i % 20 {
+		case 0:
+			status, refunded = "cancelled", 1
+		case 1:
+			status = "cancelled"
+		case 2:
+			status = "processing"
+		}
+		pack := i % 20
+		_, err := stmt.ExecContext(ctx, fmt.Sprintf("ord_%d", i), fmt.Sprintf("acc_%02d", (i/20)%50), i+1, fmt.Sprintf("t-%d", i),
+			fmt.Sprintf("pack-%02d", pack), fmt.Sprintf("line-%d", pack%4), []string{"sim", "manual", "upstream"}[pack%3],
+			10_000+100*pack, status, refunded, from.UnixMilli()+int64(i)*step)
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	stmt.Close()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO sales_daily (day, account_id, pid, slug, provider, orders, completed, cancelled,
+		processing, charged, revenue, refunds) `+sqlstore.SalesDailyFromOrders); err != nil {
+		b.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
+}
