@@ -211,7 +211,7 @@ type ActionsQuery struct {
 	Operator, AccountID, Action string
 	// From and To bound At to [From, To); zero leaves a side open.
 	From, To time.Time
-	// Before, when above 0, selects entries older than the entry of that id.
-	Before int64
+	// Before, when set, selects the entries after this one in the list.
+	Before *ListKey
 	Limit  int
 }

@@ -135,10 +135,17 @@ type OrdersQuery struct {
 	// carrying an alert.
 	Stuck bool
 	Now   time.Time
-	// Before, when above 0, selects orders placed before the order of that
-	// Seq: the next page after it.
-	Before int64
+	// Before, when set, selects the orders after this one in the list: the
+	// next page.
+	Before *ListKey
 	Limit  int
+}
+
+// ListKey is a row's place in a newest-first admin list: by time, then by
+// number (an order's CreatedAt and Seq, an action's At and ID).
+type ListKey struct {
+	At  time.Time
+	Seq int64
 }
 
 // OrderStore places and reads orders.

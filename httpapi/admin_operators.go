@@ -140,7 +140,8 @@ func (a *admin) listActions(w http.ResponseWriter, r *http.Request) error {
 	var next *string
 	if len(acts) > p.Limit {
 		acts = acts[:p.Limit]
-		next = cursorOf(actionsCursor, itoa(acts[len(acts)-1].ID))
+		last := &acts[len(acts)-1]
+		next = keyCursor(actionsCursor, last.At, last.ID)
 	}
 	out := make([]actionView, len(acts))
 	for i, x := range acts {

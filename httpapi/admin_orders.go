@@ -59,7 +59,8 @@ func (a *admin) writeOrders(w http.ResponseWriter, r *http.Request, q topupd.Ord
 	var next *string
 	if len(orders) == q.Limit {
 		orders = orders[:q.Limit-1]
-		next = cursorOf(ordersCursor, itoa(orders[len(orders)-1].Seq))
+		last := &orders[len(orders)-1]
+		next = keyCursor(ordersCursor, last.CreatedAt, last.Seq)
 	}
 	out := make([]adminOrder, len(orders))
 	for i := range orders {

@@ -20,9 +20,9 @@ const (
 type page struct {
 	// Limit is the page's length.
 	Limit int
-	// Before is a numbered list's cursor: the page starts below the row of
-	// this number (0 on the first page).
-	Before int64
+	// Before is a timed list's cursor: the page starts after the row of
+	// this time and number (nil on the first page).
+	Before *topupd.ListKey
 	// After is a named list's cursor: the page starts after the row of this
 	// id ("" on the first page).
 	After string
@@ -42,9 +42,15 @@ func cursorOf(kind, row string) *string {
 	return &c
 }
 
+// keyCursor spells the cursor of a timed list's next page: the last row's
+// time in Unix milliseconds, a dot, and its number.
+func keyCursor(kind string, at time.Time, seq int64) *string {
+	return cursorOf(kind, strconv.FormatInt(at.UnixMilli(), 10)+"."+strconv.FormatInt(seq, 10))
+}
+
 // parsePage reads the paging parameters, limit and cursor (one of kind's),
 // and refuses any parameter that is neither those nor in known, and any
-// given twice. Numbered lists (orders, actions) get Before, named ones
+// given twice. Timed lists (orders, actions) get Before, named ones
 // (accounts) After.
 func parsePage(v url.Values, known map[string]bool, kind string) (page, error) {
 	q := page{Limit: defaultPage}
@@ -78,11 +84,13 @@ func parsePage(v url.Values, known map[string]bool, kind string) (page, error) {
 			q.After = row
 			return q, nil
 		}
-		n, err := strconv.ParseInt(row, 10, 64)
-		if err != nil || n < 1 {
+		at, seq, _ := strings.Cut(row, ".")
+		ms, err1 := strconv.ParseInt(at, 10, 64)
+		n, err2 := strconv.ParseInt(seq, 10, 64)
+		if err1 != nil || err2 != nil || n < 1 || ms < 0 {
 			return q, bad
 		}
-		q.Before = n
+		q.Before = &topupd.ListKey{At: time.UnixMilli(ms).UTC(), Seq: n}
 	}
 	return q, nil
 }

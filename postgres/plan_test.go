@@ -11,7 +11,8 @@ import (
 
 // TestHotQueriesUseIndexes asks PostgreSQL how it would run each hot query
 // with sequential scans and sorts priced out: a query that still needs one
-// has no index to serve it, and would cost more as the tables grow.
+// has no index to serve it, and would cost more as the tables grow. A page
+// of a list must seek to its cursor, so that it costs the same at any depth.
 func TestHotQueriesUseIndexes(t *testing.T) {
 	t.Parallel()
 	dbURL := newSchema(t)
@@ -42,6 +43,13 @@ func TestHotQueriesUseIndexes(t *testing.T) {
 				break
 			}
 		}
+		if q.Cursor != "" {
+			seeks := false
+			plans[0].Plan.walk(func(n node) { seeks = seeks || strings.Contains(n.Cond, "ROW("+q.Cursor+", ") })
+			if !seeks {
+				t.Errorf("%s does not seek to its cursor on %s: %s", q.Name, q.Cursor, out)
+			}
+		}
 	}
 }
 
@@ -49,6 +57,8 @@ func TestHotQueriesUseIndexes(t *testing.T) {
 type node struct {
 	Type  string `json:"Node Type"`
 	Index string `json:"Index Name"`
+	// Cond is the condition the index seeks by (not a filter of its rows).
+	Cond  string `json:"Index Cond"`
 	Plans []node `json:"Plans"`
 }
 

@@ -31,7 +31,8 @@ func openTest(t testing.TB) *Store {
 
 // TestHotQueriesUseIndexes asks SQLite how it runs each hot query: every
 // table must be reached through an index (no full scan, no sort), so that a
-// query costs the same whatever the size of the tables.
+// query costs the same whatever the size of the tables, and a page of a
+// list must seek to its cursor, so that it costs the same at any depth.
 func TestHotQueriesUseIndexes(t *testing.T) {
 	s := openTest(t)
 	hot := sqlstore.HotQueries(dialect)
@@ -60,7 +61,25 @@ func TestHotQueriesUseIndexes(t *testing.T) {
 				break
 			}
 		}
+		if q.Cursor != "" && !seeksCursor(plan, q.Cursor) {
+			t.Errorf("%s does not seek to its cursor on %s:\n  %s", q.Name, q.Cursor, strings.Join(plan, "\n  "))
+		}
 	}
+}
+
+// seeksCursor reports whether a plan's index search bounds col from above
+// (col<? or, as a row value, (col,…)<(…)): a page then starts at its
+// cursor rather than reading every row before it.
+func seeksCursor(plan []string, col string) bool {
+	for _, step := range plan {
+		if i := strings.Index(step, " USING "); strings.HasPrefix(step, "SEARCH ") && i > 0 {
+			cond := step[i:]
+			if strings.Contains(cond, " "+col+"<?") || strings.Contains(cond, "("+col+"<?") || strings.Contains(cond, "("+col+",") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // BenchmarkHistoryPage reads the first and a deep page of one account's

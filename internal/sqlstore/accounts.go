@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -177,28 +176,8 @@ func (s *Store) UseKey(ctx context.Context, h topupd.KeyHash, minute time.Time) 
 // accounts_created index: a page starts after the account the query names,
 // so every page costs the same.
 func (s *Store) Accounts(ctx context.Context, q topupd.AccountsQuery) ([]topupd.Account, error) {
-	where, args := []string{}, []any{}
-	add := func(cond string, vals ...any) {
-		for _, v := range vals {
-			args = append(args, v)
-			cond = strings.Replace(cond, "?", "$"+strconv.Itoa(len(args)), 1)
-		}
-		where = append(where, cond)
-	}
-	if q.Search != "" {
-		// Case does not matter, on either database.
-		add("(id = ? OR LOWER(name) LIKE ? ESCAPE '\\')", q.Search, "%"+likeEscape(strings.ToLower(q.Search))+"%")
-	}
-	if q.After != nil {
-		add("(created_at < ? OR (created_at = ? AND id < ?))", ms(q.After.CreatedAt), ms(q.After.CreatedAt), q.After.ID)
-	}
-	tail := ""
-	if len(where) > 0 {
-		tail = "WHERE " + strings.Join(where, " AND ") + " "
-	}
-	args = append(args, q.Limit)
-	rows, err := s.read.QueryContext(ctx, `SELECT `+accountColumns+` FROM accounts `+tail+
-		`ORDER BY created_at DESC, id DESC LIMIT $`+strconv.Itoa(len(args)), args...)
+	query, args := accountsPage(q)
+	rows, err := s.read.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store.Accounts: %w", err)
 	}
@@ -212,6 +191,21 @@ func (s *Store) Accounts(ctx context.Context, q topupd.AccountsQuery) ([]topupd.
 		out = append(out, a)
 	}
 	return out, rows.Err()
+}
+
+// accountsPage renders the query of a page of the account list, and its
+// arguments. A search matches the id or a part of the name, so it reads
+// every account; without one, a page is one range of accounts_created.
+func accountsPage(q topupd.AccountsQuery) (string, []any) {
+	var w conds
+	if q.Search != "" {
+		// Case does not matter, on either database.
+		w.add("(id = ? OR LOWER(name) LIKE ? ESCAPE '\\')", q.Search, "%"+likeEscape(strings.ToLower(q.Search))+"%")
+	}
+	if q.After != nil {
+		w.add("(created_at, id) < (?, ?)", ms(q.After.CreatedAt), q.After.ID)
+	}
+	return `SELECT ` + accountColumns + ` FROM accounts ` + w.tail("created_at DESC, id DESC", q.Limit), w.args
 }
 
 // likeEscape escapes LIKE's wildcards in s.

@@ -6,8 +6,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/topupd/topupd"
@@ -197,36 +195,11 @@ func (s *Store) SeeOperator(ctx context.Context, name string, now time.Time) err
 	return nil
 }
 
-// Actions reads the action log, newest first; every page is one descending
-// range of id, on the index of its most selective filter.
+// Actions reads the action log, newest first: by at, then id. Every page
+// is one descending range of the index of its first filter.
 func (s *Store) Actions(ctx context.Context, q topupd.ActionsQuery) ([]topupd.Action, error) {
-	var where []string
-	var args []any
-	add := func(cond string, arg any) {
-		args = append(args, arg)
-		where = append(where, strings.ReplaceAll(cond, "?", "$"+strconv.Itoa(len(args))))
-	}
-	for _, f := range []struct{ col, v string }{{"operator", q.Operator}, {"account_id", q.AccountID}, {"action", q.Action}} {
-		if f.v != "" {
-			add(f.col+" = ?", f.v)
-		}
-	}
-	if !q.From.IsZero() {
-		add("at >= ?", ms(q.From))
-	}
-	if !q.To.IsZero() {
-		add("at < ?", ms(q.To))
-	}
-	if q.Before > 0 {
-		add("id < ?", q.Before)
-	}
-	tail := ""
-	if len(where) > 0 {
-		tail = "WHERE " + strings.Join(where, " AND ") + " "
-	}
-	args = append(args, q.Limit)
-	rows, err := s.read.QueryContext(ctx, `SELECT id, at, operator, ip, request_id, action, target, account_id, before, after FROM actions `+
-		tail+"ORDER BY id DESC LIMIT $"+strconv.Itoa(len(args)), args...)
+	query, args := actionsPage(q)
+	rows, err := s.read.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store.Actions: %w", err)
 	}
@@ -250,6 +223,21 @@ func (s *Store) Actions(ctx context.Context, q topupd.ActionsQuery) ([]topupd.Ac
 		out = append(out, a)
 	}
 	return out, rows.Err()
+}
+
+// actionsPage renders the query of a page of the action log, and its arguments.
+func actionsPage(q topupd.ActionsQuery) (string, []any) {
+	var w conds
+	for _, f := range []struct{ col, v string }{{"operator", q.Operator}, {"account_id", q.AccountID}, {"action", q.Action}} {
+		if f.v != "" {
+			w.add(f.col+" = ?", f.v)
+		}
+	}
+	w.span("at", q.From, untilCursor(q.To, q.Before))
+	if q.Before != nil {
+		w.add("(at, id) < (?, ?)", ms(q.Before.At), q.Before.Seq)
+	}
+	return `SELECT id, at, operator, ip, request_id, action, target, account_id, before, after FROM actions ` + w.tail("at DESC, id DESC", q.Limit), w.args
 }
 
 // decodeFields reads a change's fields, numbers exactly (json.Number).

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/topupd/topupd"
 )
@@ -124,50 +123,37 @@ func (s *Store) History(ctx context.Context, accountID string, q topupd.HistoryQ
 	return orders, total, nil
 }
 
-// Orders returns orders of every account, newest first. Every page is one
-// descending range of seq, on the index of its most selective filter.
+// Orders returns orders of every account, newest first: by created_at,
+// then seq. Each filter's index ends in those two columns, so every page is
+// one descending range of the index of its first filter, at any depth.
 func (s *Store) Orders(ctx context.Context, q topupd.OrdersQuery) ([]topupd.Order, error) {
-	var where []string
-	var args []any
-	add := func(cond string, arg any) {
-		args = append(args, arg)
-		where = append(where, strings.ReplaceAll(cond, "?", "$"+strconv.Itoa(len(args))))
-	}
-	if q.Status != "" {
-		add("status = ?", string(q.Status))
-	}
-	for _, f := range []struct{ col, v string }{{"account_id", q.AccountID}, {"trxid", q.TrxID}, {"pid", q.PID}, {"slug", q.Slug}, {"provider", q.Provider}} {
-		if f.v != "" {
-			add(f.col+" = ?", f.v)
-		}
-	}
-	if !q.From.IsZero() {
-		add("created_at >= ?", ms(q.From))
-	}
-	if !q.To.IsZero() {
-		add("created_at < ?", ms(q.To))
-	}
-	if q.Stuck {
-		add("status = 'processing' AND (alert <> '' OR deadline_at < ?)", ms(q.Now))
-	}
-	if q.Before > 0 {
-		add("seq < ?", q.Before)
-	}
-	tail := ""
-	if len(where) > 0 {
-		tail = "WHERE " + strings.Join(where, " AND ") + " "
-	}
-	args = append(args, q.Limit)
-	orders, err := s.listOrders(ctx, tail+"ORDER BY seq DESC LIMIT $"+strconv.Itoa(len(args)), args...)
+	query, args := ordersPage(q)
+	orders, err := s.list(ctx, query, scanOrder, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store.Orders: %w", err)
 	}
 	return orders, nil
 }
 
-// listOrders reads whole orders, selected and ordered by the query's tail.
-func (s *Store) listOrders(ctx context.Context, tail string, args ...any) ([]topupd.Order, error) {
-	return s.list(ctx, `SELECT `+orderColumns+` FROM orders `+tail, scanOrder, args...)
+// ordersPage renders the query of a page of the order list, and its arguments.
+func ordersPage(q topupd.OrdersQuery) (string, []any) {
+	var w conds
+	if q.Status != "" {
+		w.add("status = ?", string(q.Status))
+	}
+	for _, f := range []struct{ col, v string }{{"account_id", q.AccountID}, {"trxid", q.TrxID}, {"pid", q.PID}, {"slug", q.Slug}, {"provider", q.Provider}} {
+		if f.v != "" {
+			w.add(f.col+" = ?", f.v)
+		}
+	}
+	w.span("created_at", q.From, untilCursor(q.To, q.Before))
+	if q.Stuck {
+		w.add("status = 'processing' AND (alert <> '' OR deadline_at < ?)", ms(q.Now))
+	}
+	if q.Before != nil {
+		w.add("(created_at, seq) < (?, ?)", ms(q.Before.At), q.Before.Seq)
+	}
+	return `SELECT ` + orderColumns + ` FROM orders ` + w.tail("created_at DESC, seq DESC", q.Limit), w.args
 }
 
 // list reads the orders query selects, each scanned by scan, and their codes.

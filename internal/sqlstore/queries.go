@@ -1,5 +1,11 @@
 package sqlstore
 
+import (
+	"time"
+
+	"github.com/topupd/topupd"
+)
+
 // The columns each scan function reads, in order.
 const (
 	accountColumns = `id, name, api_enabled, admin_disabled, banned, restricted_until, ip_allowlist, ip_allowlist_required, created_at`
@@ -85,28 +91,61 @@ type HotQuery struct {
 	Name string
 	SQL  string
 	Args []any
+	// Cursor, on a page of a list, is the column its cursor bounds: the
+	// index must seek to the cursor on it, not filter the rows before it.
+	Cursor string
 }
 
 // HotQueries returns the hot queries as the store runs them on d, with
 // example arguments.
 func HotQueries(d Dialect) []HotQuery {
 	q := render(d)
-	return []HotQuery{
-		{"balance", q.balance, []any{"a"}},
-		{"credited total", q.creditedTotal, []any{"a"}},
-		{"order by idempotency key", q.orderByKey, []any{"a", "k"}},
-		{"history page", `SELECT ` + viewColumns + ` FROM orders ` + q.historyTail, []any{"a", 100, 20}},
-		{"codes of order", q.codesOfOrder, []any{1}},
-		{"draw codes", q.drawCodes, []any{1, "p", 3}},
-		{"claim due", q.claimDue, []any{"o", 1, 1, 10}},
-		{"next due", q.nextDue, nil},
-		{"order by id", q.orderByID, []any{"ord_x"}},
-		{"order by seq", q.orderBySeq, []any{1}},
-		{"reseller order by id", q.viewByID, []any{"ord_x"}},
-		{"reseller order by seq", q.viewBySeq, []any{1}},
-		{"order by trxid", q.orderByTrxID, []any{"t"}},
-		{"account by key", q.accountByKey, []any{[]byte("h")}},
-		{"lock account", q.lockAccount, []any{"a"}},
-		{"stock level", q.lockStock, []any{"p"}},
+	hot := []HotQuery{
+		{Name: "balance", SQL: q.balance, Args: []any{"a"}},
+		{Name: "credited total", SQL: q.creditedTotal, Args: []any{"a"}},
+		{Name: "order by idempotency key", SQL: q.orderByKey, Args: []any{"a", "k"}},
+		{Name: "history page", SQL: `SELECT ` + viewColumns + ` FROM orders ` + q.historyTail, Args: []any{"a", 100, 20}},
+		{Name: "codes of order", SQL: q.codesOfOrder, Args: []any{1}},
+		{Name: "draw codes", SQL: q.drawCodes, Args: []any{1, "p", 3}},
+		{Name: "claim due", SQL: q.claimDue, Args: []any{"o", 1, 1, 10}},
+		{Name: "next due", SQL: q.nextDue},
+		{Name: "order by id", SQL: q.orderByID, Args: []any{"ord_x"}},
+		{Name: "order by seq", SQL: q.orderBySeq, Args: []any{1}},
+		{Name: "reseller order by id", SQL: q.viewByID, Args: []any{"ord_x"}},
+		{Name: "reseller order by seq", SQL: q.viewBySeq, Args: []any{1}},
+		{Name: "order by trxid", SQL: q.orderByTrxID, Args: []any{"t"}},
+		{Name: "account by key", SQL: q.accountByKey, Args: []any{[]byte("h")}},
+		{Name: "lock account", SQL: q.lockAccount, Args: []any{"a"}},
+		{Name: "stock level", SQL: q.lockStock, Args: []any{"p"}},
 	}
+	return append(hot, listQueries()...)
+}
+
+// listQueries are the pages of the admin lists deep inside them (after a
+// cursor), under each filter alone and within a period. (A trxid is unique:
+// its page is at most one order, by its own index.)
+func listQueries() []HotQuery {
+	var out []HotQuery
+	key := &topupd.ListKey{At: time.UnixMilli(2_000_000_000_000), Seq: 12_345}
+	from, to := time.UnixMilli(1_000_000_000_000), time.UnixMilli(3_000_000_000_000)
+	for name, q := range map[string]topupd.OrdersQuery{
+		"every order": {}, "by status": {Status: topupd.StatusCompleted}, "by account": {AccountID: "a"},
+		"by pack": {PID: "p"}, "by line": {Slug: "s"}, "by provider": {Provider: "sim"},
+		"in a period": {From: from, To: to}, "by pack in a period": {PID: "p", From: from, To: to},
+		"by account in a period": {AccountID: "a", From: from, To: to}, "stuck": {Stuck: true, Now: to},
+	} {
+		q.Before, q.Limit = key, 51
+		sql, args := ordersPage(q)
+		out = append(out, HotQuery{Name: "order list " + name + ", after a cursor", SQL: sql, Args: args, Cursor: "created_at"})
+	}
+	for name, q := range map[string]topupd.ActionsQuery{
+		"every action": {}, "by operator": {Operator: "o"}, "by account": {AccountID: "a"}, "by action": {Action: "x"},
+		"in a period": {From: from, To: to}, "by operator in a period": {Operator: "o", From: from, To: to},
+	} {
+		q.Before, q.Limit = key, 51
+		sql, args := actionsPage(q)
+		out = append(out, HotQuery{Name: "action log " + name + ", after a cursor", SQL: sql, Args: args, Cursor: "at"})
+	}
+	sql, args := accountsPage(topupd.AccountsQuery{After: &topupd.Account{ID: "a", CreatedAt: from}, Limit: 51})
+	return append(out, HotQuery{Name: "account list, after a cursor", SQL: sql, Args: args, Cursor: "created_at"})
 }

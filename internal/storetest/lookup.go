@@ -1,6 +1,8 @@
 package storetest
 
 import (
+	"fmt"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -16,6 +18,7 @@ var lookupTests = []test{
 	{"HistoryPaging", testHistoryPaging},
 	{"HistorySameInstant", testHistorySameInstant},
 	{"OperatorOrders", testOperatorOrders},
+	{"OrderPages", testOrderPages},
 	{"StuckAlerts", testStuckAlerts},
 }
 
@@ -210,8 +213,8 @@ func testOperatorOrders(t *testing.T, e *env) {
 		{"to", topupd.OrdersQuery{To: t0.Add(time.Second), Limit: 100}, []string{p1.ID}},
 		{"from and to", topupd.OrdersQuery{From: t0.Add(time.Second), To: t0.Add(2 * time.Second), Limit: 100}, []string{k1.ID}},
 		{"account and status", topupd.OrdersQuery{AccountID: a.ID, Status: topupd.StatusCompleted, Limit: 100}, nil},
-		{"page after p2", topupd.OrdersQuery{Before: p2.Seq, Limit: 100}, []string{k1.ID, p1.ID}},
-		{"page after p2, one", topupd.OrdersQuery{Before: p2.Seq, Limit: 1}, []string{k1.ID}},
+		{"page after p2", topupd.OrdersQuery{Before: &topupd.ListKey{At: p2.CreatedAt, Seq: p2.Seq}, Limit: 100}, []string{k1.ID, p1.ID}},
+		{"page after p2, one", topupd.OrdersQuery{Before: &topupd.ListKey{At: p2.CreatedAt, Seq: p2.Seq}, Limit: 1}, []string{k1.ID}},
 	}
 	for _, c := range cases {
 		got, err := e.s.Orders(e.ctx, c.q)
@@ -226,6 +229,58 @@ func testOperatorOrders(t *testing.T, e *env) {
 	for _, o := range all {
 		if diff := cmp.Diff(e.order(o.ID), o, cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("Orders entry %s differs from Order (-order +list):\n%s", o.ID, diff)
+		}
+	}
+}
+
+// testOrderPages: orders stored out of their creation order (a node's
+// clock behind another's), several at one instant, page newest first by
+// creation time, then by seq, under each filter and within a period: the
+// pages, walked cursor by cursor, hold every selected order once, in order.
+func testOrderPages(t *testing.T, e *env) {
+	e.catalog()
+	e.stock(pidKey, 20)
+	a, b := e.account("a", topupd.USD(1000)), e.account("b", topupd.USD(1000))
+	var placed []topupd.Order
+	for i := range 24 {
+		at := t0.Add(time.Duration((i*7)%10) * time.Second) // 0, 7, 4, 1, 8, …: out of order, with ties
+		req := topup(fmt.Sprintf("PG-%d", i))
+		if i%3 == 0 {
+			req = keys(pidKey, fmt.Sprintf("PG-%d", i), 1)
+		}
+		placed = append(placed, e.place([]topupd.Account{a, b}[i%2].ID, req, at))
+	}
+	slices.SortFunc(placed, func(x, y topupd.Order) int {
+		if c := y.CreatedAt.Compare(x.CreatedAt); c != 0 {
+			return c
+		}
+		return int(y.Seq - x.Seq)
+	})
+	for _, q := range []topupd.OrdersQuery{{}, {AccountID: b.ID}, {PID: pidTopup}, {Status: topupd.StatusCompleted},
+		{From: t0.Add(2 * time.Second), To: t0.Add(8 * time.Second)}, {AccountID: a.ID, From: t0.Add(3 * time.Second)}} {
+		var want []string
+		for _, o := range placed {
+			if (q.AccountID == "" || o.AccountID == q.AccountID) && (q.PID == "" || o.PID == q.PID) && (q.Status == "" || o.Status == q.Status) &&
+				!o.CreatedAt.Before(q.From) && (q.To.IsZero() || o.CreatedAt.Before(q.To)) {
+				want = append(want, o.ID)
+			}
+		}
+		var got []string
+		q.Limit = 3
+		for range 20 {
+			page, err := e.s.Orders(e.ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, ids(page)...)
+			if len(page) < q.Limit {
+				break
+			}
+			last := page[len(page)-1]
+			q.Before = &topupd.ListKey{At: last.CreatedAt, Seq: last.Seq}
+		}
+		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("pages of %+v (-want +got):\n%s", q, diff)
 		}
 	}
 }
