@@ -57,3 +57,20 @@ type InFlight interface {
 	// its lock lapses within ttl.
 	Hold(ctx context.Context, key string, ttl time.Duration) (release func(), ok bool, err error)
 }
+
+// Invalidations carry word between the nodes of a deployment that what
+// decides who may call (keys, accounts, settings) changed, so that no node
+// keeps admitting a call on what it remembered from before. Package
+// broadcast implements them on Redis and on PostgreSQL.
+type Invalidations interface {
+	// Announce tells every node, this one too, and returns once each node
+	// that heard it has forgotten, or once within has passed, whichever
+	// comes first. A node that remembers for at most within has then
+	// forgotten too.
+	Announce(ctx context.Context, within time.Duration) error
+	// Listen calls forget on each announcement, until ctx ends. hearing
+	// says whether announcements reach this node: while they do not (before
+	// the first connection, and while it is lost) the node must not
+	// remember anything, since it may miss the word.
+	Listen(ctx context.Context, forget func(), hearing func(bool))
+}

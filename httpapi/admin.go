@@ -153,11 +153,17 @@ func (a *admin) auth(perm topupd.Permission, action, target string, h handlerFun
 				}
 				r = r.WithContext(topupd.WithChange(r.Context(), c))
 			}
-			err = h(w, r)
-			if r.Method != http.MethodGet {
-				// Accounts, keys, credits and settings decide who is admitted.
-				a.AuthCache.Invalidate()
+			if r.Method == http.MethodGet {
+				return h(w, r)
 			}
+			// Accounts, keys and settings decide who is admitted: every node
+			// forgets them before the answer goes out.
+			held := &heldAnswer{ResponseWriter: w}
+			err = h(held, r)
+			if ierr := a.AuthCache.Invalidate(r.Context()); ierr != nil {
+				a.Logger.WarnContext(r.Context(), "invalidating the auth cache", "err", ierr)
+			}
+			held.send()
 			return err
 		}()
 		if err != nil {

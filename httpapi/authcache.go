@@ -1,8 +1,11 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
+	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/topupd/topupd"
@@ -13,12 +16,15 @@ const maxCachedKeys = 100_000
 
 // AuthCache remembers for a short time which account each API key belongs
 // to, and the settings, so that most calls cost one database round trip
-// fewer. Every admin change made on this node clears it at once; changes
-// made on another node are seen within the TTL. Unknown keys are never
-// remembered, so a new key works at once.
+// fewer. Every admin change clears it before its answer: on this node at
+// once, and on every other node of a deployment through Invalidations
+// (Follow). Unknown keys are never remembered, so a new key works at once.
 type AuthCache struct {
 	ttl time.Duration
 	now func() time.Time
+
+	inv     topupd.Invalidations // nil: a node on its own
+	hearing atomic.Bool          // with inv: whether its word reaches this node; if not, nothing is remembered
 
 	mu       sync.Mutex
 	accounts map[topupd.KeyHash]cachedAccount
@@ -40,11 +46,36 @@ func NewAuthCache(ttl time.Duration, now func() time.Time) *AuthCache {
 	return &AuthCache{ttl: ttl, now: now, accounts: map[topupd.KeyHash]cachedAccount{}}
 }
 
-// Invalidate forgets everything.
-func (c *AuthCache) Invalidate() {
+// Follow makes the cache one node's of a deployment: Invalidate tells
+// every node through inv, and this node forgets when told. Until inv's word
+// reaches this node, and whenever it stops reaching it, nothing is
+// remembered. It listens until ctx ends; call it before serving.
+func (c *AuthCache) Follow(ctx context.Context, inv topupd.Invalidations) {
+	c.inv = inv
+	go inv.Listen(ctx, c.forget, c.hearing.Store)
+}
+
+// Invalidate forgets everything, on every node: it returns once each node
+// has forgotten, or once the TTL has passed and with it everything any node
+// remembered from before the call.
+func (c *AuthCache) Invalidate(ctx context.Context) error {
 	if c == nil {
-		return
+		return nil
 	}
+	c.forget()
+	if c.inv == nil {
+		return nil
+	}
+	return c.inv.Announce(ctx, c.ttl)
+}
+
+// remembering says whether the cache may serve and keep entries now.
+func (c *AuthCache) remembering() bool {
+	return c != nil && (c.inv == nil || c.hearing.Load())
+}
+
+// forget drops everything this node remembers.
+func (c *AuthCache) forget() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.accounts = map[topupd.KeyHash]cachedAccount{}
@@ -54,7 +85,7 @@ func (c *AuthCache) Invalidate() {
 
 // account returns the key's account, from the cache or from load.
 func (c *AuthCache) account(ctx context.Context, h topupd.KeyHash, load func(context.Context, topupd.KeyHash) (topupd.Account, error)) (topupd.Account, error) {
-	if c == nil {
+	if !c.remembering() {
 		return load(ctx, h)
 	}
 	now := c.now()
@@ -82,7 +113,7 @@ func (c *AuthCache) account(ctx context.Context, h topupd.KeyHash, load func(con
 
 // currentSettings returns the settings, from the cache or from load.
 func (c *AuthCache) currentSettings(ctx context.Context, load func(context.Context) (topupd.Settings, error)) (topupd.Settings, error) {
-	if c == nil {
+	if !c.remembering() {
 		return load(ctx)
 	}
 	now := c.now()
@@ -102,4 +133,33 @@ func (c *AuthCache) currentSettings(ctx context.Context, load func(context.Conte
 	}
 	c.mu.Unlock()
 	return st, nil
+}
+
+// heldAnswer keeps a handler's answer until send, so that what must happen
+// before the caller hears it (every node forgetting) can come between.
+type heldAnswer struct {
+	http.ResponseWriter
+	status int
+	body   bytes.Buffer
+}
+
+// WriteHeader keeps the status.
+func (h *heldAnswer) WriteHeader(status int) {
+	if h.status == 0 {
+		h.status = status
+	}
+}
+
+// Write keeps the body.
+func (h *heldAnswer) Write(b []byte) (int, error) {
+	h.WriteHeader(http.StatusOK)
+	return h.body.Write(b)
+}
+
+// send answers what was kept, if anything.
+func (h *heldAnswer) send() {
+	if h.status != 0 {
+		h.ResponseWriter.WriteHeader(h.status)
+		h.ResponseWriter.Write(h.body.Bytes())
+	}
 }

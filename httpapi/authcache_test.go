@@ -67,3 +67,21 @@ func TestAuthCache(t *testing.T) {
 		t.Errorf("right after revoking the key: %v", r)
 	}
 }
+
+// TestAuthCacheDeafRemembersNothing: a node whose invalidations cannot
+// reach it (its Redis does not answer) may miss another node's revocation,
+// so its cache remembers nothing: every call looks its key up.
+func TestAuthCacheDeafRemembersNothing(t *testing.T) {
+	var keys, settings atomic.Int32
+	h := topupdtest.New(t, topupdtest.WithAuthCache(), topupdtest.WithRedis("redis://127.0.0.1:1/0"),
+		topupdtest.WithStore(func(s topupd.Store) topupd.Store { return countingStore{Store: s, keys: &keys, settings: &settings} }))
+	a := h.NewAccount("10", nil) // each admin write waits out the TTL: nobody acknowledges
+	for range 5 {
+		if r := h.Do("GET", "/balance", a.Key, nil); r.Status != http.StatusOK {
+			t.Fatalf("balance: %v", r)
+		}
+	}
+	if keys.Load() != 5 || settings.Load() != 5 {
+		t.Errorf("5 calls on a deaf node made %d key lookups and %d settings reads; want 5 and 5", keys.Load(), settings.Load())
+	}
+}

@@ -72,11 +72,17 @@ func testSchema(t testing.TB, pg string) string {
 	return u.String()
 }
 
-// newCluster starts n nodes sharing a fresh schema and a fresh Redis prefix.
+// newCluster starts n nodes sharing a fresh schema and a fresh Redis prefix;
+// redisURL, when set, replaces this machine's Redis, and noRedis leaves
+// the nodes without one.
 func newCluster(t testing.TB, n int, redisURL string, extra ...string) *cluster {
 	t.Helper()
 	pg, redis := scaleServices(t)
-	if redisURL != "" {
+	switch redisURL {
+	case "":
+	case noRedis:
+		redis = ""
+	default:
 		redis = redisURL
 	}
 	secret := make([]byte, 32)
@@ -101,10 +107,15 @@ func newCluster(t testing.TB, n int, redisURL string, extra ...string) *cluster 
 // start runs node i. Its Redis budget is clusterRedisTimeout unless extra
 // says otherwise.
 func (c *cluster) start(t testing.TB, i int, extra ...string) *proc {
-	args := append([]string{"--redis", c.redis, "--redis-prefix", c.prefix, "--node-id", fmt.Sprintf("node-%d", i),
-		"--retry-base", "50ms", "--retry-max", "500ms", "--redis-timeout", clusterRedisTimeout}, extra...)
-	return startProcEnv(t, c.env, c.db, args...)
+	args := []string{"--node-id", fmt.Sprintf("node-%d", i), "--retry-base", "50ms", "--retry-max", "500ms"}
+	if c.redis != "" {
+		args = append(args, "--redis", c.redis, "--redis-prefix", c.prefix, "--redis-timeout", clusterRedisTimeout)
+	}
+	return startProcEnv(t, c.env, c.db, append(args, extra...)...)
 }
+
+// noRedis, as newCluster's redisURL, starts nodes that share only PostgreSQL.
+const noRedis = "none"
 
 // clusterRedisTimeout is the nodes' --redis-timeout: the default 200 ms runs
 // out on a busy machine running three nodes, the database and Redis at once.

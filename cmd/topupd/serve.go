@@ -8,7 +8,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/topupd/topupd/httpapi"
 	"github.com/topupd/topupd/internal/app"
@@ -27,6 +30,7 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 		cfg.AdminToken = randomToken()
 	}
 	cfg.Logger, cfg.AuthCacheTTL = log, time.Second
+	redisLog.Do(func() { redis.SetLogger(redisLogger{log}) })
 	a, err := app.New(ctx, cfg.Config)
 	if err != nil {
 		return err
@@ -49,6 +53,18 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, "topupd: TOPUPD_ADMIN_TOKEN is empty, so the admin API refuses every call")
 	}
 	return serveUntil(ctx, log, map[net.Listener]http.Handler{apiLn: a.Reseller, adminLn: a.Admin})
+}
+
+// redisLog sends go-redis's own messages (a failed dial, a lost
+// subscription) to the process's log, once per process: it is global.
+var redisLog sync.Once
+
+// redisLogger writes go-redis's messages as warnings of the log.
+type redisLogger struct{ log *slog.Logger }
+
+// Printf logs one message of go-redis.
+func (l redisLogger) Printf(ctx context.Context, format string, v ...any) {
+	l.log.WarnContext(ctx, "redis", "detail", fmt.Sprintf(format, v...))
 }
 
 // listen opens the reseller and admin listeners.

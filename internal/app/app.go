@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/broadcast"
 	"github.com/topupd/topupd/fulfil"
 	"github.com/topupd/topupd/httpapi"
 	"github.com/topupd/topupd/internal/metrics"
@@ -94,10 +95,11 @@ type App struct {
 	// Metrics are this process's Prometheus series.
 	Metrics *metrics.Metrics
 
-	log        *slog.Logger
-	limits     *limits
-	stopEngine context.CancelFunc
-	engineDone chan struct{}
+	log           *slog.Logger
+	limits        *limits
+	stopListening context.CancelFunc
+	stopEngine    context.CancelFunc
+	engineDone    chan struct{}
 }
 
 // New opens the store, builds every part and starts the engine. Close
@@ -153,6 +155,9 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	var cache *httpapi.AuthCache
 	if cfg.AuthCacheTTL > 0 {
 		cache = httpapi.NewAuthCache(cfg.AuthCacheTTL, now)
+		if err := a.follow(ctx, cfg, cache); err != nil {
+			return nil, err
+		}
 	}
 	apiStore := a.Store
 	if cfg.WrapStore != nil {
@@ -189,6 +194,10 @@ func (a *App) Close() error {
 		<-a.engineDone
 		a.stopEngine = nil
 	}
+	if a.stopListening != nil {
+		a.stopListening()
+		a.stopListening = nil
+	}
 	if a.limits != nil {
 		a.limits.close()
 		a.limits = nil
@@ -199,6 +208,26 @@ func (a *App) Close() error {
 		a.Store = nil
 	}
 	return err
+}
+
+// follow makes the auth cache hear the other nodes of the deployment: on
+// Redis when there is one, else on PostgreSQL; a SQLite node is alone.
+func (a *App) follow(ctx context.Context, cfg Config, cache *httpapi.AuthCache) error {
+	inv := a.limits.invalidations
+	if inv == nil && IsPostgres(cfg.DB) {
+		pg, err := broadcast.NewPostgres(ctx, cfg.DB, 5*time.Second, cfg.Logger)
+		if err != nil {
+			return err
+		}
+		inv = pg
+	}
+	if inv == nil {
+		return nil
+	}
+	listen, stop := context.WithCancel(context.Background())
+	a.stopListening = stop
+	cache.Follow(listen, inv)
+	return nil
 }
 
 // newEngine builds the engine with every supplier the configuration allows.

@@ -7,6 +7,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/broadcast"
 	"github.com/topupd/topupd/ratelimit"
 )
 
@@ -17,6 +19,8 @@ type limits struct {
 	inFlight ratelimit.InFlight
 	checks   map[string]func(context.Context) error
 	close    func()
+	// invalidations tell every node that uses the same Redis; nil without Redis.
+	invalidations topupd.Invalidations
 }
 
 // newLimits builds the limits --redis asks for.
@@ -48,6 +52,7 @@ func newLimits(cfg Config) (*limits, error) {
 			defer cancel()
 			return client.Ping(ctx).Err()
 		}},
-		close: func() { client.Close() },
+		close:         func() { client.Close() },
+		invalidations: broadcast.NewRedis(client, cfg.RedisPrefix, cfg.RedisTimeout, cfg.Logger),
 	}, nil
 }

@@ -42,6 +42,7 @@ type config struct {
 	simOff         bool
 	wrap           func(http.Handler) http.Handler
 	rateClock      *Clock
+	redis          string
 }
 
 // Option shapes a server.
@@ -89,6 +90,10 @@ func WithDeadline(d time.Duration) Option { return func(cfg *config) { cfg.deadl
 // WithAuthCache gives both APIs one auth cache with a one-second TTL, as
 // topupd serve does.
 func WithAuthCache() Option { return func(cfg *config) { cfg.authCache = true } }
+
+// WithRedis gives the server a Redis (a URL), under a key prefix of its
+// own: the in-flight locks and the auth cache's invalidations use it.
+func WithRedis(url string) Option { return func(cfg *config) { cfg.redis = url } }
 
 // WithSimOff turns the sim supplier off, as --sim off does.
 func WithSimOff() Option { return func(cfg *config) { cfg.simOff = true } }
@@ -165,6 +170,9 @@ func New(tb testing.TB, opts ...Option) *T {
 	}
 	if cfg.authCache {
 		ac.AuthCacheTTL = time.Second
+	}
+	if cfg.redis != "" {
+		ac.Redis, ac.RedisPrefix = cfg.redis, "test:"+topupd.NewID("h")+":"
 	}
 	a, err := app.New(context.Background(), ac)
 	if err != nil {
