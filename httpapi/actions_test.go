@@ -123,7 +123,7 @@ func TestActionLog(t *testing.T) {
 	if len(all) != len(acts) {
 		t.Errorf("paged by 3: %d entries, want %d", len(all), len(acts))
 	}
-	for _, q := range []string{"?limit=0", "?limit=501", "?color=red", "?from=yesterday", "?cursor=abc"} {
+	for _, q := range []string{"?limit=0", "?limit=501", "?limit=10000", "?color=red", "?from=yesterday", "?cursor=abc", "?cursor=o:1.1", "?cursor=x:7"} {
 		if r := h.AdminDo("GET", "/admin/actions"+q, nil); r.Status != 400 || r.Str("code") != "INVALID_REQUEST" {
 			t.Errorf("GET /admin/actions%s: %v", q, r)
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -96,12 +98,18 @@ func TestAdminOrdersFilters(t *testing.T) {
 		t.Errorf("paged two at a time (-want +got):\n%s", diff)
 	}
 
-	for _, q := range []string{"overdue=true", "nosuch=1", "limit=0", "limit=501", "limit=x", "cursor=abc", "status=done",
-		"from=yesterday", "status=processing&status=completed"} {
+	before := orderIDs(h.AdminOK(http.StatusOK, "GET", "/admin/orders?limit=500", nil))
+	for q, param := range map[string]string{"overdue=true": "overdue", "nosuch=1": "nosuch", "limit=0": "limit", "limit=501": "limit",
+		"limit=10000": "limit", "limit=x": "limit", "cursor=abc": "cursor", "cursor=x:1.1": "cursor", "cursor=a:acc_x": "cursor",
+		"cursor=o:5": "cursor", "cursor=o:1.x": "cursor", "status=done": "status", "from=yesterday": "from", "to=2026-13-01T00:00:00Z": "to",
+		"status=processing&status=completed": "status"} {
 		r := h.AdminDo("GET", "/admin/orders?"+q, nil)
-		if r.Status != http.StatusBadRequest || r.Str("code") != "INVALID_REQUEST" {
-			t.Errorf("?%s: %v, want 400 INVALID_REQUEST", q, r)
+		if r.Status != http.StatusBadRequest || r.Str("code") != "INVALID_REQUEST" || !strings.Contains(r.Str("detail"), param) {
+			t.Errorf("?%s: %v, want 400 INVALID_REQUEST naming %s", q, r, param)
 		}
+	}
+	if after := orderIDs(h.AdminOK(http.StatusOK, "GET", "/admin/orders?limit=500", nil)); !slices.Equal(before, after) {
+		t.Errorf("after the refused calls the orders are %v, were %v", after, before)
 	}
 	if r := h.AdminOK(http.StatusOK, "GET", "/admin/orders?limit=500", nil); len(orderIDs(r)) != len(ids) {
 		t.Errorf("limit=500: %v", r)
