@@ -15,6 +15,7 @@ type Store interface {
 	FulfilmentStore
 	UpstreamStore
 	OperatorStore
+	ConsoleStore
 	// Settings returns the operator's settings.
 	Settings(ctx context.Context) (Settings, error)
 	// UpdateSettings applies a patch and returns the new settings.

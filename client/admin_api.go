@@ -324,6 +324,14 @@ func (a *Admin) CreateOperatorToken(ctx context.Context, name string) (string, e
 	return out.Token, err
 }
 
+// SetupLink makes a one-time console setup link for an operator, valid
+// 24 h: where they set a password and enrol TOTP.
+func (a *Admin) SetupLink(ctx context.Context, name string) (SetupLink, error) {
+	var out SetupLink
+	err := a.Do(ctx, http.MethodPost, "/admin/operators/"+esc(name)+"/setup-link", nil, &out)
+	return out, err
+}
+
 // Actions reads one page of the action log, newest first; query holds its
 // filters (operator, accountId, action, from, to, limit, cursor).
 func (a *Admin) Actions(ctx context.Context, query url.Values) (ActionPage, error) {

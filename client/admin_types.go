@@ -226,3 +226,9 @@ type AccountPage struct {
 	// NextCursor fetches the next page; empty on the last.
 	NextCursor string
 }
+
+// SetupLink is a one-time console setup link.
+type SetupLink struct {
+	URL       string    `json:"url"`
+	ExpiresAt time.Time `json:"expiresAt"`
+}

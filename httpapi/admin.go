@@ -39,6 +39,9 @@ type AdminDeps struct {
 	// MetricsToken, when set, is a bearer token that may read /metrics
 	// (besides an operator's).
 	MetricsToken string
+	// ConsoleURL, when set, is the console's public address, which setup
+	// links start with; by default the admin address the call came to.
+	ConsoleURL string
 }
 
 // admin is the operator's API.
@@ -117,6 +120,7 @@ func (a *admin) routes(mux *http.ServeMux) {
 	mux.Handle("GET /admin/operators", a.read(a.listOperators))
 	mux.Handle("PATCH /admin/operators/{name}", a.write(topupd.PermOperators, "operator.update", "name", a.patchOperator))
 	mux.Handle("POST /admin/operators/{name}/tokens", a.write(topupd.PermOperators, "operator.token", "name", a.createOperatorToken))
+	mux.Handle("POST /admin/operators/{name}/setup-link", a.write(topupd.PermOperators, "operator.setup-link", "name", a.createSetupLink))
 	mux.Handle("GET /admin/actions", a.read(a.listActions))
 }
 
@@ -177,6 +181,9 @@ func (a *admin) auth(perm topupd.Permission, action, target string, h handlerFun
 // disabled. Anything else is 401.
 func (a *admin) operator(r *http.Request) (topupd.Operator, error) {
 	unauthorized := topupd.Errorf(topupd.EUnauthorized, "a valid admin bearer token is required")
+	if c, ok := inProcessCallerOf(r.Context()); ok {
+		return a.inProcessOperator(r, c)
+	}
 	if bearerOK(r, a.Token) {
 		whoOf(r.Context()).operator = topupd.RootOperator
 		return topupd.Operator{Name: topupd.RootOperator, Role: topupd.RoleOwner}, nil
@@ -195,6 +202,28 @@ func (a *admin) operator(r *http.Request) (topupd.Operator, error) {
 		return op, topupd.Errorf(topupd.EUnauthorized, "operator %s is disabled", op.Name)
 	}
 	whoOf(r.Context()).operator = op.Name
+	if err := a.Store.SeeOperator(r.Context(), op.Name, a.Now()); err != nil {
+		a.Logger.WarnContext(r.Context(), "recording an operator's call", "operator", op.Name, "err", err)
+	}
+	return op, nil
+}
+
+// inProcessOperator is the operator an in-process call is made for (see
+// AsOperator): root, or a named operator who is not disabled.
+func (a *admin) inProcessOperator(r *http.Request, c inProcessCaller) (topupd.Operator, error) {
+	whoOf(r.Context()).operator = c.operator
+	if c.operator == topupd.RootOperator {
+		return topupd.Operator{Name: topupd.RootOperator, Role: topupd.RoleOwner}, nil
+	}
+	op, err := a.Store.Operator(r.Context(), c.operator)
+	switch {
+	case topupd.CodeOf(err) == topupd.ENotFound:
+		return op, topupd.Errorf(topupd.EUnauthorized, "no operator %s", c.operator)
+	case err != nil:
+		return op, err
+	case op.Disabled:
+		return op, topupd.Errorf(topupd.EUnauthorized, "operator %s is disabled", op.Name)
+	}
 	if err := a.Store.SeeOperator(r.Context(), op.Name, a.Now()); err != nil {
 		a.Logger.WarnContext(r.Context(), "recording an operator's call", "operator", op.Name, "err", err)
 	}

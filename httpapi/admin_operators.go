@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/topupd/topupd"
@@ -103,6 +104,35 @@ func (a *admin) createOperatorToken(w http.ResponseWriter, r *http.Request) erro
 	}
 	writeJSON(w, http.StatusCreated, map[string]any{"success": true, "token": token})
 	return nil
+}
+
+// createSetupLink gives an operator a one-time link, valid 24 h, where they
+// set a console password and enrol TOTP; earlier unused links stop working.
+func (a *admin) createSetupLink(w http.ResponseWriter, r *http.Request) error {
+	if _, err := readAdminObject(r); err != nil {
+		return err
+	}
+	link, hash := topupd.NewSecret()
+	now := a.Now()
+	expires := now.Add(topupd.SetupLinkTTL)
+	if err := a.Store.CreateSetupLink(r.Context(), r.PathValue("name"), hash, now, expires); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"success": true, "url": a.consoleURL(r) + "setup/" + link, "expiresAt": rfc3339(expires)})
+	return nil
+}
+
+// consoleURL is where the console is, ending in a slash: ConsoleURL when
+// set, else /console/ on the host the call was made to.
+func (a *admin) consoleURL(r *http.Request) string {
+	if a.ConsoleURL != "" {
+		return strings.TrimSuffix(a.ConsoleURL, "/") + "/"
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host + "/console/"
 }
 
 // actionView is an entry of the action log.

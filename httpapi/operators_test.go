@@ -45,6 +45,7 @@ func TestRoles(t *testing.T) {
 		{"settings", "PATCH", "/admin/settings", func() any { return map[string]any{"simDelayMs": n} }, nil},
 		{"new operator", "POST", "/admin/operators", func() any { return map[string]any{"name": "x" + fresh(), "role": "viewer"} }, nil},
 		{"operator token", "POST", "/admin/operators/op-viewer/tokens", func() any { return nil }, nil},
+		{"setup link", "POST", "/admin/operators/op-viewer/setup-link", func() any { return nil }, nil},
 		{"statement", "GET", "/admin/accounts/" + a.ID + "/statement?from=2026-01-01T00:00:00Z&to=2026-02-01T00:00:00Z", func() any { return nil }, []string{"finance"}},
 		{"sales report", "GET", "/admin/reports/sales?from=2026-01-01T00:00:00Z&to=2026-02-01T00:00:00Z", func() any { return nil }, []string{"finance"}},
 	}

@@ -59,6 +59,9 @@ type Config struct {
 	SimOff bool
 	// MetricsToken, when set, may read GET /metrics besides an operator's token.
 	MetricsToken string
+	// ConsoleURL, when set, is the console's public address (setup links
+	// start with it).
+	ConsoleURL string
 	// AuthCacheTTL is how long keys' accounts and the settings are
 	// remembered between calls (topupd serve: one second); 0 remembers nothing.
 	AuthCacheTTL time.Duration
@@ -174,7 +177,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	a.Admin, err = httpapi.NewAdmin(httpapi.AdminDeps{
 		Store: a.Store, Logger: cfg.Logger, Now: cfg.Now, Token: cfg.AdminToken, Wake: a.Engine.Wake, Health: a.Engine.Health,
 		Deadline: cfg.Deadline, Checks: a.limits.checks, AuthCache: cache, SimOff: cfg.SimOff,
-		Metrics: a.Metrics, MetricsToken: cfg.MetricsToken,
+		Metrics: a.Metrics, MetricsToken: cfg.MetricsToken, ConsoleURL: cfg.ConsoleURL,
 	})
 	if err != nil {
 		return nil, err
