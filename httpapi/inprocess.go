@@ -9,7 +9,7 @@ import (
 
 // inProcessCaller is who an in-process admin call is made for.
 type inProcessCaller struct {
-	operator, ip, requestID string
+	operator, ip, requestID, host string
 }
 
 // inProcessKey carries the inProcessCaller of in-process admin calls in a context.
@@ -17,10 +17,11 @@ type inProcessKey struct{}
 
 // AsOperator returns a context whose admin calls through Transport are
 // made as the named operator (RootOperator for the command line), from ip,
-// under requestID: the console sets it once it has checked a session. A
-// request from the network cannot carry it.
-func AsOperator(ctx context.Context, operator, ip, requestID string) context.Context {
-	return context.WithValue(ctx, inProcessKey{}, inProcessCaller{operator: operator, ip: ip, requestID: requestID})
+// under requestID, to host (the console's own, which setup links start
+// with; empty keeps the client's): the console sets it once it has checked
+// a session. A request from the network cannot carry it.
+func AsOperator(ctx context.Context, operator, ip, requestID, host string) context.Context {
+	return context.WithValue(ctx, inProcessKey{}, inProcessCaller{operator: operator, ip: ip, requestID: requestID, host: host})
 }
 
 // inProcessCallerOf returns the in-process inProcessCaller of a request, if any.
@@ -48,6 +49,9 @@ func (t Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		if c.requestID != "" {
 			req.Header.Set(RequestIDHeader, c.requestID)
+		}
+		if c.host != "" {
+			req.Host = c.host
 		}
 	}
 	rec := httptest.NewRecorder()

@@ -59,7 +59,7 @@ func TestInProcessAdminCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	as := func(name string) context.Context {
-		return httpapi.AsOperator(t.Context(), name, "198.51.100.7", "req-console-1")
+		return httpapi.AsOperator(t.Context(), name, "198.51.100.7", "req-console-1", "")
 	}
 	if _, err := adm.Credit(as("kim"), a.ID, client.Money(10_000), "in-process"); err != nil {
 		t.Fatalf("kim's credit: %v", err)

@@ -1,13 +1,18 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"strings"
 	"time"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/internal/logctx"
+	"github.com/topupd/topupd/internal/metrics"
 )
 
 // RequestIDHeader carries a request's id, on every answer of both APIs.
@@ -107,4 +112,44 @@ func routeOf(pattern string) string {
 		return path
 	}
 	return pattern
+}
+
+// Observe gives a handler that is neither API (the console) what every
+// answer of topupd gets: an X-Request-Id, one log line a request under the
+// route mux matches (with the operator NoteOperator names), and the request
+// metrics under api. A panic is logged and answered 500.
+func Observe(api string, log *slog.Logger, m *metrics.Metrics, mux *http.ServeMux, h http.Handler) http.Handler {
+	log = logctx.Logger(log)
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := requestID(r)
+		rw.Header().Set(RequestIDHeader, id)
+		caller := &who{}
+		r = r.WithContext(context.WithValue(logctx.WithRequestID(r.Context(), id), whoKey{}, caller))
+		w := &statusWriter{ResponseWriter: rw}
+		_, pattern := mux.Handler(r)
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				log.ErrorContext(r.Context(), "panic", "method", r.Method, "route", routeOf(pattern), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				if w.status == 0 {
+					http.Error(w, "internal error", http.StatusInternalServerError)
+				}
+			}
+			status := cmp.Or(w.status, http.StatusOK)
+			logRequest(log, r, routeOf(pattern), status, start, caller, clientIPText(r, nil))
+			m.Request(api, routeOf(pattern), status, time.Since(start))
+		}()
+		h.ServeHTTP(w, r)
+	})
+}
+
+// NoteOperator names, for the log line of the request ctx belongs to, the
+// operator who made it.
+func NoteOperator(ctx context.Context, name string) {
+	if w := whoOf(ctx); w != nil {
+		w.operator = name
+	}
 }

@@ -52,7 +52,7 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	if cfg.AdminToken == "" {
 		fmt.Fprintln(stdout, "topupd: TOPUPD_ADMIN_TOKEN is empty, so the admin API refuses every call")
 	}
-	return serveUntil(ctx, log, map[net.Listener]http.Handler{apiLn: a.Reseller, adminLn: a.Admin})
+	return serveUntil(ctx, log, map[net.Listener]http.Handler{apiLn: a.Reseller, adminLn: a.AdminSite()})
 }
 
 // redisLog sends go-redis's own messages (a failed dial, a lost

@@ -18,6 +18,8 @@ import (
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/broadcast"
+	"github.com/topupd/topupd/client"
+	"github.com/topupd/topupd/console"
 	"github.com/topupd/topupd/fulfil"
 	"github.com/topupd/topupd/httpapi"
 	"github.com/topupd/topupd/internal/metrics"
@@ -95,6 +97,9 @@ type App struct {
 	Reseller http.Handler
 	// Admin is the admin API's handler.
 	Admin http.Handler
+	// Console is the operator console's handler, served under /console/
+	// on the admin address (AdminSite serves both).
+	Console http.Handler
 	// Metrics are this process's Prometheus series.
 	Metrics *metrics.Metrics
 
@@ -182,6 +187,9 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if a.Console, err = newConsole(cfg, a.Store, a.Admin, vault, a.Metrics); err != nil {
+		return nil, err
+	}
 	engineCtx, stop := context.WithCancel(context.Background())
 	a.stopEngine, a.engineDone = stop, make(chan struct{})
 	go func() { a.Engine.Run(engineCtx); close(a.engineDone) }()
@@ -211,6 +219,30 @@ func (a *App) Close() error {
 		a.Store = nil
 	}
 	return err
+}
+
+// AdminSite is what the admin address serves: the console under
+// /console/, the admin API everywhere else.
+func (a *App) AdminSite() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/console/", a.Console)
+	mux.Handle("/", a.Admin)
+	return mux
+}
+
+// newConsole builds the console, which calls the admin API in process.
+func newConsole(cfg Config, store topupd.Store, admin http.Handler, vault *topupd.Vault, m *metrics.Metrics) (http.Handler, error) {
+	adm, err := client.NewAdmin("http://console.invalid", "in-process", client.WithRetries(0),
+		client.WithHTTPClient(&http.Client{Transport: httpapi.Transport{Admin: admin}}))
+	if err != nil {
+		return nil, err
+	}
+	c, err := console.New(console.Deps{Store: store, Admin: adm, As: httpapi.AsOperator, Seen: httpapi.NoteOperator, Vault: vault,
+		Now: cfg.Now, Logger: cfg.Logger, SecureCookies: strings.HasPrefix(cfg.ConsoleURL, "https://")})
+	if err != nil {
+		return nil, err
+	}
+	return httpapi.Observe("console", cfg.Logger, m, c.Mux(), c), nil
 }
 
 // follow makes the auth cache hear the other nodes of the deployment: on

@@ -56,7 +56,7 @@ func OpenTool(ctx context.Context, cfg Config, base string) (*Tool, error) {
 // AsRoot is the context of the tool's calls: made as root, from the
 // command line.
 func AsRoot(ctx context.Context) context.Context {
-	return httpapi.AsOperator(ctx, topupd.RootOperator, "", "cli")
+	return httpapi.AsOperator(ctx, topupd.RootOperator, "", "cli", "")
 }
 
 // Close closes the database.

@@ -193,7 +193,10 @@ func New(tb testing.TB, opts ...Option) *T {
 	}
 	h.API = httptest.NewServer(reseller)
 	tb.Cleanup(h.API.Close)
-	h.Admin = httptest.NewServer(h.check.admin(a.Admin))
+	site := http.NewServeMux()
+	site.Handle("/console/", a.Console)
+	site.Handle("/", h.check.admin(a.Admin))
+	h.Admin = httptest.NewServer(site)
 	tb.Cleanup(h.Admin.Close)
 	h.HTTP = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 256, MaxConnsPerHost: 256}}
 	tb.Cleanup(h.HTTP.CloseIdleConnections)

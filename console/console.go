@@ -1,0 +1,98 @@
+// Package console is the operator's web console, served under /console/ on
+// the admin address. It signs operators in with a password and a TOTP code
+// and keeps their sessions server-side; everything else it does, it does
+// by calling the admin API in process (Deps.Admin) as the signed-in
+// operator, so that the console can do exactly what the operator's role
+// allows on the admin API, through the same operations, and every change
+// it makes is in the action log under the operator's name.
+//
+// Pages are server-rendered HTML from embedded templates. The only script
+// is an embedded file (no inline script: the Content-Security-Policy
+// forbids it) that adds progress to stock uploads; every page works
+// without it.
+package console
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"html/template"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/client"
+)
+
+//go:embed assets templates
+var files embed.FS
+
+// Deps are what the console needs.
+type Deps struct {
+	// Store keeps operators' credentials and sessions.
+	Store topupd.Store
+	// Admin calls the admin API in process; each call's context comes from As.
+	Admin *client.Admin
+	// As makes a context whose admin calls are made as an operator, from
+	// an IP, under a request id, to the console's host.
+	As func(ctx context.Context, operator, ip, requestID, host string) context.Context
+	// Seen names, for the request's log line, the operator who made it.
+	Seen func(ctx context.Context, operator string)
+	// Vault seals the operators' TOTP secrets.
+	Vault *topupd.Vault
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+	// Logger gets what goes wrong.
+	Logger *slog.Logger
+	// SecureCookies marks the session cookie Secure: set it when the
+	// console is reached over TLS.
+	SecureCookies bool
+}
+
+// Console is the console's handler and what it keeps in memory.
+type Console struct {
+	Deps
+	mux      *http.ServeMux
+	pages    map[string]*template.Template
+	failures *ipFailures
+}
+
+// New returns the console, to be served under /console/.
+func New(d Deps) (*Console, error) {
+	switch {
+	case d.Store == nil || d.Admin == nil || d.As == nil || d.Vault == nil:
+		return nil, errors.New("console.New: a store, an admin client, As and a vault are required")
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if d.Seen == nil {
+		d.Seen = func(context.Context, string) {}
+	}
+	pages, err := parsePages()
+	if err != nil {
+		return nil, err
+	}
+	c := &Console{Deps: d, mux: http.NewServeMux(), pages: pages, failures: newIPFailures(d.Now)}
+	c.routes()
+	return c, nil
+}
+
+// Mux is the console's routes, for the request log to name them.
+func (c *Console) Mux() *http.ServeMux { return c.mux }
+
+// ServeHTTP answers a console request, with the headers every page has.
+func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "+
+		"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Frame-Options", "DENY")
+	c.mux.ServeHTTP(w, r)
+}

@@ -1,0 +1,221 @@
+package console
+
+import (
+	"bytes"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/client"
+)
+
+// view is what every page's template gets.
+type view struct {
+	Title string
+	// S is the signed-in session; nil on the sign-in pages.
+	S *session
+	// Nav is the menu: only what the operator's role may see.
+	Nav []navLink
+	// Flash is the outcome of the last action, shown once.
+	Flash string
+	// Error says what went wrong, on the page that failed.
+	Error string
+	// Data is the page's own.
+	Data any
+}
+
+// Op is the signed-in operator's name.
+func (v view) Op() string {
+	if v.S == nil {
+		return ""
+	}
+	return v.S.op.Name
+}
+
+// Role is the signed-in operator's role.
+func (v view) Role() string {
+	if v.S == nil {
+		return ""
+	}
+	return string(v.S.op.Role)
+}
+
+// CSRF is the token every form of the session carries.
+func (v view) CSRF() string {
+	if v.S == nil {
+		return ""
+	}
+	return v.S.csrf
+}
+
+// May reports whether the signed-in operator's role allows a permission.
+func (v view) May(p string) bool { return v.S != nil && v.S.may(topupd.Permission(p)) }
+
+// navLink is one entry of the menu.
+type navLink struct {
+	Path, Label string
+	Active      bool
+}
+
+// menu is the whole menu with the permission each entry needs.
+var menu = []struct {
+	path, label string
+	perm        topupd.Permission
+}{
+	{"/console/", "Dashboard", topupd.PermRead},
+	{"/console/orders", "Orders", topupd.PermRead},
+	{"/console/accounts", "Accounts", topupd.PermRead},
+	{"/console/catalog", "Catalog", topupd.PermRead},
+	{"/console/stock", "Stock", topupd.PermRead},
+	{"/console/suppliers", "Suppliers", topupd.PermRead},
+	{"/console/reports", "Reports", topupd.PermReports},
+	{"/console/operators", "Operators", topupd.PermOperators},
+	{"/console/actions", "Action log", topupd.PermRead},
+	{"/console/settings", "Settings", topupd.PermRead},
+}
+
+// navFor is the menu a session sees, with the current page marked.
+func navFor(s *session, path string) []navLink {
+	if s == nil {
+		return nil
+	}
+	var out []navLink
+	for _, m := range menu {
+		if s.may(m.perm) {
+			active := path == m.path || (m.path != "/console/" && strings.HasPrefix(path, m.path))
+			out = append(out, navLink{Path: m.path, Label: m.label, Active: active})
+		}
+	}
+	return out
+}
+
+// funcs are the templates' helpers.
+var funcs = template.FuncMap{
+	"usd": func(m client.Money) string { return m.String() },
+	"when": func(t time.Time) string {
+		if t.IsZero() {
+			return "—"
+		}
+		return t.UTC().Format("2006-01-02 15:04:05")
+	},
+	"whenp": func(t *time.Time) string {
+		if t == nil || t.IsZero() {
+			return "—"
+		}
+		return t.UTC().Format("2006-01-02 15:04")
+	},
+	"date": func(t time.Time) string { return t.UTC().Format(time.DateOnly) },
+	"join": strings.Join,
+}
+
+// parsePages reads every page template with the layout.
+func parsePages() (map[string]*template.Template, error) {
+	names, err := fs.Glob(files, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	pages := map[string]*template.Template{}
+	for _, n := range names {
+		name := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
+		if name == "layout" {
+			continue
+		}
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(files, "templates/layout.html", n)
+		if err != nil {
+			return nil, fmt.Errorf("console: template %s: %w", name, err)
+		}
+		pages[name] = t
+	}
+	return pages, nil
+}
+
+// render answers a page. Its flash, if any, is shown once.
+func (c *Console) render(w http.ResponseWriter, r *http.Request, s *session, status int, page, title string, data any) {
+	v := view{Title: title, S: s, Nav: navFor(s, r.URL.Path), Data: data}
+	if ck, err := r.Cookie(flashCookie); err == nil {
+		v.Flash = unflash(ck.Value)
+		c.setCookie(w, flashCookie, "", -1)
+	}
+	c.renderView(w, r, status, page, v)
+}
+
+// renderView answers a page from a view made already.
+func (c *Console) renderView(w http.ResponseWriter, r *http.Request, status int, page string, v view) {
+	t := c.pages[page]
+	if t == nil {
+		panic("console: no page " + page)
+	}
+	var b bytes.Buffer
+	if err := t.Execute(&b, v); err != nil {
+		c.Logger.ErrorContext(r.Context(), "console: rendering", "page", page, "err", err)
+		http.Error(w, "the page could not be drawn", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(b.Bytes())
+}
+
+// fail answers a page that says what went wrong.
+func (c *Console) fail(w http.ResponseWriter, r *http.Request, s *session, status int, msg string) {
+	v := view{Title: http.StatusText(status), S: s, Nav: navFor(s, r.URL.Path), Error: msg}
+	c.renderView(w, r, status, "error", v)
+}
+
+// failErr answers an error a page's work returned: the admin API's refusal
+// with its status and message, anything else as a 500 that is logged.
+func (c *Console) failErr(w http.ResponseWriter, r *http.Request, s *session, err error) {
+	if e, ok := client.AsError(err); ok && e.StatusCode > 0 && e.StatusCode < 500 {
+		c.fail(w, r, s, e.StatusCode, refusal(e))
+		return
+	}
+	var pe pageError
+	if errors.As(err, &pe) {
+		c.fail(w, r, s, pe.status, pe.msg)
+		return
+	}
+	c.Logger.ErrorContext(r.Context(), "console", "path", r.URL.Path, "err", err)
+	c.fail(w, r, s, http.StatusInternalServerError, "Something went wrong; it is in the log.")
+}
+
+// pageError is a refusal the console itself makes, with its status.
+type pageError struct {
+	status int
+	msg    string
+}
+
+func (e pageError) Error() string { return e.msg }
+
+// refusal says in words why the admin API refused a call.
+func refusal(e *client.Error) string {
+	msg := e.Detail
+	if msg == "" {
+		msg = e.Message
+	}
+	if e.Code != "" {
+		return e.Code + ": " + msg
+	}
+	return msg
+}
+
+// flash leaves a message for the next page the browser loads.
+func (c *Console) flash(w http.ResponseWriter, msg string) {
+	c.setCookie(w, flashCookie, base64.RawURLEncoding.EncodeToString([]byte(msg)), 60)
+}
+
+// unflash reads a flash cookie's message.
+func unflash(v string) string {
+	b, err := base64.RawURLEncoding.DecodeString(v)
+	if err != nil || len(b) > 500 {
+		return ""
+	}
+	return string(b)
+}
