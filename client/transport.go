@@ -60,6 +60,10 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 			if out == nil {
 				return nil
 			}
+			if raw, ok := out.(*[]byte); ok { // an answer that is not JSON, such as a CSV
+				*raw = append((*raw)[:0], a.raw...)
+				return nil
+			}
 			if err := json.Unmarshal(a.raw, out); err != nil {
 				return fmt.Errorf("client: %s %s: decoding the %d answer: %w", r.method, r.path, a.status, err)
 			}
