@@ -36,7 +36,8 @@ func NewAdmin(baseURL, token string, opts ...Option) (*Admin, error) {
 }
 
 // Do calls method path (which may carry a query string) with body (encoded
-// to JSON; nil for none) and decodes a 2xx answer into out (when not nil).
+// to JSON; nil for none) and decodes a 2xx answer into out (when not nil;
+// a *[]byte gets it as it came, such as a CSV).
 // The typed methods use it; it serves any call they do not cover.
 func (a *Admin) Do(ctx context.Context, method, path string, body, out any) error {
 	r := request{method: method, path: path}
