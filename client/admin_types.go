@@ -54,8 +54,8 @@ type Line struct {
 	Kind            string          `json:"kind"` // topup, subscription, gamekey or giftcard
 	Status          string          `json:"status"`
 	Required        []RequiredField `json:"required"`
-	ServerIDOptions []Option        `json:"serverIdOptions,omitempty"`
-	RegionOptions   []Option        `json:"regionOptions,omitempty"`
+	ServerIDOptions []Choice        `json:"serverIdOptions,omitempty"`
+	RegionOptions   []Choice        `json:"regionOptions,omitempty"`
 }
 
 // Pack is a pack as the operator sends and sees it.
