@@ -169,6 +169,9 @@ type OrderStore interface {
 	// SalesReport sums the orders created in [from, to) by the grouping,
 	// one row per key, keys ascending (a day's key is its Day).
 	SalesReport(ctx context.Context, from, to time.Time, by SalesGroup) ([]SalesRow, error)
+	// OrderEvents returns the events recorded of one order (by internal
+	// id), oldest first; an order without any, or no such order, has none.
+	OrderEvents(ctx context.Context, seq int64) ([]OrderEvent, error)
 }
 
 // Settlement is what to do with a processing order after a supplier call or
@@ -190,6 +193,9 @@ type Settlement struct {
 	// Alert, with StatusProcessing, records why the order needs the
 	// operator; a processing settlement without one clears it.
 	Alert string
+	// Note, with StatusProcessing, says why the order is rescheduled; the
+	// order's history records it (after the alert, if any).
+	Note string
 }
 
 // FulfilmentStore lets the engine claim and settle processing orders.
@@ -199,18 +205,21 @@ type FulfilmentStore interface {
 	ClaimDue(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]Order, error)
 	// NextDue returns when the earliest processing order falls due, if any.
 	NextDue(ctx context.Context) (time.Time, bool, error)
-	// MarkSubmitting records, before a submit, that its outcome may become unknown.
+	// MarkSubmitting records, before a submit, that its outcome may become
+	// unknown, and the attempt in the order's history.
 	MarkSubmitting(ctx context.Context, seq int64, owner string) error
-	// Settle completes, cancels or reschedules a processing order. A final
-	// order is EOrderFinal; a lost lease is EConflict; a code to deliver
-	// that is already held anywhere is ECodeAlreadyUsed, and nothing changes.
+	// Settle completes, cancels or reschedules a processing order, and
+	// records it in the order's history. A final order is EOrderFinal; a
+	// lost lease is EConflict; a code to deliver that is already held
+	// anywhere is ECodeAlreadyUsed, and nothing changes.
 	Settle(ctx context.Context, seq int64, s Settlement) (Order, error)
 	// ReleaseLeases lets go of every order the owner holds.
 	ReleaseLeases(ctx context.Context, owner string) error
 	// Order returns one order by public or internal id ("" account: any).
 	Order(ctx context.Context, accountID, id string) (Order, error)
-	// RetryOrder makes a processing order due now, releases its lease, and
-	// moves its deadline to no earlier than deadline; a final order is EOrderFinal.
+	// RetryOrder makes a processing order due now, releases its lease,
+	// moves its deadline to no earlier than deadline, and records it in the
+	// order's history; a final order is EOrderFinal.
 	RetryOrder(ctx context.Context, seq int64, now, deadline time.Time) (Order, error)
 }
 

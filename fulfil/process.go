@@ -68,7 +68,10 @@ func (e *Engine) settleOutcome(ctx context.Context, o topupd.Order, out topupd.O
 	case topupd.OutcomeFailed:
 		st.Status, st.Error, st.Refund = topupd.StatusCancelled, out.Message, true
 	case topupd.OutcomePending:
-		st.Status, st.RetryAt = topupd.StatusProcessing, out.RetryAt
+		st.Status, st.RetryAt, st.Note = topupd.StatusProcessing, out.RetryAt, "the supplier says pending"
+		if out.Message != "" {
+			st.Note += ": " + out.Message
+		}
 		if st.RetryAt.IsZero() || !st.RetryAt.After(now) {
 			st.RetryAt = now.Add(e.backoff(o.Attempts))
 		}
@@ -90,7 +93,7 @@ func (e *Engine) retry(ctx context.Context, o topupd.Order, cause error) topupd.
 		e.cfg.Logger.WarnContext(ctx, "fulfil: transient supplier error; retrying", "order", o.ID, "provider", o.Provider, "attempts", o.Attempts, "err", cause)
 	}
 	at := e.notPast(o, now, now.Add(e.backoff(o.Attempts)))
-	return e.settle(ctx, o, topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: at, Now: now, LeaseOwner: e.cfg.Owner})
+	return e.settle(ctx, o, topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: at, Now: now, LeaseOwner: e.cfg.Owner, Note: cause.Error()})
 }
 
 // notPast moves a retry planned before the order's deadline to no later
@@ -147,7 +150,7 @@ func (e *Engine) alert(ctx context.Context, o topupd.Order, alert, why, supplier
 	e.cfg.Logger.ErrorContext(ctx, "fulfil: ALERT: "+alert+"; asking the supplier again, never refunding without its answer or an operator",
 		"order", o.ID, "provider", o.Provider, "upstream", o.Upstream, "deadline", o.DeadlineAt, "attempts", o.Attempts, "why", why)
 	return e.settle(ctx, o, topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: now.Add(e.backoff(o.Attempts)), Now: now,
-		LeaseOwner: e.cfg.Owner, Alert: alert, SupplierRef: supplierRef})
+		LeaseOwner: e.cfg.Owner, Alert: alert, Note: why, SupplierRef: supplierRef})
 }
 
 // settle writes a settlement; a lost lease or an order already final means

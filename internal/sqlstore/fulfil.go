@@ -49,18 +49,21 @@ func (s *Store) NextDue(ctx context.Context) (time.Time, bool, error) {
 	return fromMS(next), true, nil
 }
 
-// MarkSubmitting records that a submit is about to start.
+// MarkSubmitting records that a submit is about to start, and the attempt
+// in the order's history. The store has no clock and the interface passes
+// no time, so the event is stamped with this node's time.Now: the engine's
+// own times come from its Config.Now, which only tests move.
 func (s *Store) MarkSubmitting(ctx context.Context, seq int64, owner string) error {
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE orders SET supplier = 'submitting'
-			WHERE seq = $1 AND status = 'processing' AND lease_owner = $2`, seq, owner)
-		if err != nil {
+		var provider, upstream string
+		err := tx.QueryRowContext(ctx, `UPDATE orders SET supplier = 'submitting'
+			WHERE seq = $1 AND status = 'processing' AND lease_owner = $2 RETURNING provider, upstream`, seq, owner).Scan(&provider, &upstream)
+		if isNoRows(err) {
+			return topupd.Errorf(topupd.EConflict, "order %d is not leased to %s", seq, owner)
+		} else if err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return topupd.Errorf(topupd.EConflict, "order %d is not leased to %s", seq, owner)
-		}
-		return nil
+		return addEvent(ctx, tx, seq, time.Now(), topupd.EventSubmitting, submittingNote(provider, upstream))
 	})
 	if err != nil {
 		return fmt.Errorf("store.MarkSubmitting %d: %w", seq, err)
@@ -159,6 +162,10 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 	if err == nil && settled.Status.Final() {
 		err = s.rollUp(ctx, tx, &settled, settledDelta(&settled))
 	}
+	if err == nil {
+		kind, note := settledEvent(&st, &settled)
+		err = addEvent(ctx, tx, seq, st.Now, kind, note)
+	}
 	if err != nil {
 		return o, err
 	}
@@ -191,6 +198,13 @@ func (s *Store) RetryOrder(ctx context.Context, seq int64, now, deadline time.Ti
 			return topupd.Errorf(topupd.EOrderFinal, "order %s is already %s", o.ID, o.Status)
 		}
 		if _, err := tx.ExecContext(ctx, s.q.retryOrder, seq, ms(now), ms(deadline)); err != nil {
+			return err
+		}
+		var by string
+		if c := topupd.ChangeOf(ctx); c != nil && c.Operator != "" {
+			by = "by " + c.Operator
+		}
+		if err := addEvent(ctx, tx, seq, now, topupd.EventRetried, by); err != nil {
 			return err
 		}
 		before := o.LogFields()

@@ -46,6 +46,7 @@ type queries struct {
 	lockSettings  string // reads the settings and takes their row lock
 	accountLocked string // reads an account and takes its row lock
 	retryOrder    string // makes an order due now and extends its deadline
+	orderEvents   string // an order's history, oldest first
 }
 
 // render writes the queries for one dialect.
@@ -82,6 +83,7 @@ func render(d Dialect) queries {
 		accountLocked: `SELECT ` + accountColumns + ` FROM accounts WHERE id = $1` + d.LockRow,
 		retryOrder: `UPDATE orders SET next_attempt_at = $2, lease_owner = NULL, lease_until = NULL, alert = '',
 			deadline_at = ` + d.Greatest + `(deadline_at, $3) WHERE seq = $1`,
+		orderEvents: `SELECT at, kind, note FROM order_events WHERE order_seq = $1 ORDER BY at, id`,
 	}
 }
 
@@ -117,6 +119,7 @@ func HotQueries(d Dialect) []HotQuery {
 		{Name: "account by key", SQL: q.accountByKey, Args: []any{[]byte("h")}},
 		{Name: "lock account", SQL: q.lockAccount, Args: []any{"a"}},
 		{Name: "stock level", SQL: q.lockStock, Args: []any{"p"}},
+		{Name: "order events", SQL: q.orderEvents, Args: []any{1}},
 	}
 	return append(hot, listQueries()...)
 }

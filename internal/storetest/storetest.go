@@ -38,6 +38,7 @@ func Run(t *testing.T, open func(t *testing.T) topupd.Store) {
 		{"Actions", actionTests},
 		{"Lists", listTests},
 		{"Reports", reportTests},
+		{"OrderEvents", eventTests},
 		{"Console", consoleTests},
 	}
 	for _, g := range groups {

@@ -1,0 +1,72 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/topupd/topupd"
+)
+
+// addEvent records one step of an order's history, in the transaction
+// that takes the step.
+func addEvent(ctx context.Context, tx *sql.Tx, seq int64, at time.Time, kind, note string) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO order_events (order_seq, at, kind, note) VALUES ($1, $2, $3, $4)`,
+		seq, ms(at), kind, topupd.EventNote(note))
+	if err != nil {
+		return fmt.Errorf("%s event of order %d: %w", kind, seq, err)
+	}
+	return nil
+}
+
+// settledEvent is the history's record of a settlement: a retry says why
+// (the alert, then the note), a final state carries the order's error.
+func settledEvent(st *topupd.Settlement, settled *topupd.Order) (kind, note string) {
+	switch settled.Status {
+	case topupd.StatusCompleted:
+		return topupd.EventCompleted, ""
+	case topupd.StatusCancelled:
+		return topupd.EventCancelled, settled.Error
+	}
+	switch {
+	case st.Alert != "" && st.Note != "":
+		note = st.Alert + ": " + st.Note
+	default:
+		note = st.Alert + st.Note
+	}
+	return topupd.EventRetry, note
+}
+
+// submittingNote names the supplier a submit goes to: the provider, and
+// its upstream if any.
+func submittingNote(provider, upstream string) string {
+	if upstream == "" {
+		return provider
+	}
+	return provider + " " + upstream
+}
+
+// OrderEvents returns an order's recorded events, oldest first (by time,
+// then as recorded).
+func (s *Store) OrderEvents(ctx context.Context, seq int64) ([]topupd.OrderEvent, error) {
+	rows, err := s.read.QueryContext(ctx, s.q.orderEvents, seq)
+	if err != nil {
+		return nil, fmt.Errorf("store.OrderEvents %d: %w", seq, err)
+	}
+	defer rows.Close()
+	out := []topupd.OrderEvent{}
+	for rows.Next() {
+		var e topupd.OrderEvent
+		var at int64
+		if err := rows.Scan(&at, &e.Kind, &e.Note); err != nil {
+			return nil, fmt.Errorf("store.OrderEvents %d: %w", seq, err)
+		}
+		e.At = fromMS(at)
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store.OrderEvents %d: %w", seq, err)
+	}
+	return out, nil
+}
