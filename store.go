@@ -172,6 +172,10 @@ type OrderStore interface {
 	// OrderEvents returns the events recorded of one order (by internal
 	// id), oldest first; an order without any, or no such order, has none.
 	OrderEvents(ctx context.Context, seq int64) ([]OrderEvent, error)
+	// Durations reads how long the orders created on the whole UTC days
+	// that [from, to) touches took from placed to final, one row per line
+	// with any final order, by slug.
+	Durations(ctx context.Context, from, to time.Time) ([]DurationRow, error)
 }
 
 // Settlement is what to do with a processing order after a supplier call or

@@ -7,14 +7,16 @@ import (
 )
 
 // TestAuditCatchesDamage: the audit finds damage made behind the store's
-// back where the schema has no guard (the stock counter, a sales roll-up),
-// and names it: a changed roll-up row differs from its orders both ways.
+// back where the schema has no guard (the stock counter, a sales roll-up,
+// a roll-up of durations), and names it: a changed roll-up row differs
+// from its orders both ways.
 func TestAuditCatchesDamage(t *testing.T) {
 	f := newFixture(t)
 	db := rawDB(t, f.path)
 	for _, damage := range []string{
 		`UPDATE stock_levels SET available = available + 5 WHERE pid = 'key-1'`,
 		`UPDATE sales_daily SET revenue = revenue + 1 WHERE rowid = (SELECT MIN(rowid) FROM sales_daily)`,
+		`UPDATE durations_daily SET orders = orders + 1 WHERE rowid = (SELECT MIN(rowid) FROM durations_daily)`,
 	} {
 		if _, err := db.Exec(damage); err != nil {
 			t.Fatal(err)
@@ -34,7 +36,7 @@ func TestAuditCatchesDamage(t *testing.T) {
 		got[c.Name] = c.Violations
 	}
 	if got["stock-levels-match-codes"] != 1 || got["orders-final"] != 2 || got["ledger-sums-to-balance"] != 0 ||
-		got["sales-roll-ups-match-orders"] != 2 {
+		got["sales-roll-ups-match-orders"] != 2 || got["duration-roll-ups-match-orders"] != 2 {
 		t.Errorf("audit after damage: %v", got)
 	}
 	if au.OK() {

@@ -47,6 +47,13 @@ var auditChecks = []struct{ name, query string }{
 		EXCEPT ` + SalesDailyFromOrders + `) x
 		UNION ALL SELECT CAST(y.day AS TEXT) || ' ' || y.account_id || ' ' || y.pid FROM (` + SalesDailyFromOrders + `
 		EXCEPT SELECT day, account_id, pid, slug, provider, orders, completed, cancelled, processing, charged, revenue, refunds FROM sales_daily) y`},
+	// The roll-ups of time to a final state count each final order once, in
+	// the bucket its times say: each differing row is named by its day, line
+	// and bucket, from either side.
+	{"duration-roll-ups-match-orders", `SELECT CAST(x.day AS TEXT) || ' ' || x.slug || ' ' || CAST(x.bucket AS TEXT) FROM (
+		SELECT day, slug, bucket, orders FROM durations_daily EXCEPT ` + DurationsDailyFromOrders + `) x
+		UNION ALL SELECT CAST(y.day AS TEXT) || ' ' || y.slug || ' ' || CAST(y.bucket AS TEXT) FROM (` + DurationsDailyFromOrders + `
+		EXCEPT SELECT day, slug, bucket, orders FROM durations_daily) y`},
 }
 
 // SalesDailyFromOrders computes the rows of sales_daily from the orders, as

@@ -166,6 +166,9 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 		kind, note := settledEvent(&st, &settled)
 		err = addEvent(ctx, tx, seq, st.Now, kind, note)
 	}
+	if err == nil && settled.Status.Final() {
+		err = s.rollUpDuration(ctx, tx, &settled)
+	}
 	if err != nil {
 		return o, err
 	}

@@ -90,6 +90,11 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 			return topupd.Order{}, false, reject(topupd.EInsufficientStock)
 		}
 	}
+	if o.Status.Final() {
+		if err := s.rollUpDuration(ctx, tx, &o); err != nil {
+			return topupd.Order{}, false, err
+		}
+	}
 	return o, false, nil
 }
 

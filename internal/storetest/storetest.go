@@ -39,6 +39,7 @@ func Run(t *testing.T, open func(t *testing.T) topupd.Store) {
 		{"Lists", listTests},
 		{"Reports", reportTests},
 		{"OrderEvents", eventTests},
+		{"Durations", durationTests},
 		{"Console", consoleTests},
 	}
 	for _, g := range groups {

@@ -1,0 +1,39 @@
+package sqlstore
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMigrationsBucketAsTheStoreDoes: the migration that made
+// durations_daily fills it, on both databases, with exactly the query the
+// audit recounts it with, whose buckets are written from
+// topupd.DurationBuckets: the Go list is the one source of the edges.
+func TestMigrationsBucketAsTheStoreDoes(t *testing.T) {
+	words := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	want := words(`INSERT INTO durations_daily (day, slug, bucket, orders) ` + DurationsDailyFromOrders + `;`)
+	for _, db := range []string{"sqlite", "postgres"} {
+		files, err := filepath.Glob(filepath.Join("..", "..", db, "migrations", "00009_*.sql"))
+		if err != nil || len(files) != 1 {
+			t.Fatalf("%s: migration 00009: %v, %v", db, files, err)
+		}
+		b, err := os.ReadFile(files[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(words(string(b)), want) {
+			t.Errorf("%s does not fill durations_daily with\n%s", files[0], want)
+		}
+	}
+}
+
+// TestFloorDiv: days before 1970 round down too.
+func TestFloorDiv(t *testing.T) {
+	for _, c := range [][3]int64{{0, 10, 0}, {9, 10, 0}, {10, 10, 1}, {-1, 10, -1}, {-10, 10, -1}, {-11, 10, -2}} {
+		if got := floorDiv(c[0], c[1]); got != c[2] {
+			t.Errorf("floorDiv(%d, %d) = %d, want %d", c[0], c[1], got, c[2])
+		}
+	}
+}
