@@ -237,7 +237,7 @@ func (a *Admin) orderPage(ctx context.Context, path string, q url.Values) (Admin
 	return page, err
 }
 
-// Order reads one order by its order id or internal id.
+// Order reads one order by its order id or internal id, with its history.
 func (a *Admin) Order(ctx context.Context, id string) (AdminOrder, error) {
 	var o AdminOrder
 	err := a.Do(ctx, http.MethodGet, "/admin/orders/"+esc(id), nil, &o)

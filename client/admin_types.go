@@ -106,10 +106,23 @@ type UpstreamServer struct {
 }
 
 // AdminOrder is an order as the operator sees it: the reseller shape, plus
-// its internal id, account, supplier and any alert.
+// its internal id, account, supplier and any alert; one order read or
+// changed alone (not a list's) carries its history too.
 type AdminOrder struct {
 	Order
 	OrderAdmin
+	// History is the order's story, oldest first: placed, each step since
+	// (a submit, a retry and why, an operator's retry), and its end.
+	History []OrderEvent `json:"history,omitempty"`
+}
+
+// OrderEvent is one step of an order's history. Kind is placed,
+// submitting, retry, retried, completed or cancelled; Note says more (the
+// supplier, why a retry, a cancellation's error).
+type OrderEvent struct {
+	At   time.Time `json:"at"`
+	Kind string    `json:"kind"`
+	Note string    `json:"note,omitempty"`
 }
 
 // OrderAdmin are the fields of an order only the operator sees.
@@ -125,13 +138,21 @@ type OrderAdmin struct {
 	Alert       string    `json:"alert,omitempty"`
 }
 
-// UnmarshalJSON reads one object into both parts (Order's own
-// UnmarshalJSON, promoted, would read only the reseller shape).
+// UnmarshalJSON reads one object into both parts and the history
+// (Order's own UnmarshalJSON, promoted, would read only the reseller shape).
 func (o *AdminOrder) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &o.Order); err != nil {
 		return err
 	}
-	return json.Unmarshal(b, &o.OrderAdmin)
+	if err := json.Unmarshal(b, &o.OrderAdmin); err != nil {
+		return err
+	}
+	var h struct {
+		History []OrderEvent `json:"history"`
+	}
+	err := json.Unmarshal(b, &h)
+	o.History = h.History
+	return err
 }
 
 // AdminOrdersQuery selects orders of every account, newest first; every

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -22,14 +23,43 @@ type adminOrder struct {
 	orderView
 }
 
-// adminOrderView is the answer about one order.
+// adminOrderView is the answer about one order: the order and its history.
 type adminOrderView struct {
 	Success bool `json:"success"`
 	adminOrder
+	History []orderEvent `json:"history"`
 }
 
-func (a *admin) viewOrder(o *topupd.Order) adminOrderView {
-	return adminOrderView{Success: true, adminOrder: a.orderItem(o)}
+// orderEvent is one step of an order's history as the API shows it.
+type orderEvent struct {
+	At   string `json:"at"`
+	Kind string `json:"kind"`
+	Note string `json:"note"`
+}
+
+// viewOrder is the answer about one order, with its whole history: placed,
+// the events the store recorded, and its final state.
+func (a *admin) viewOrder(ctx context.Context, o *topupd.Order) (adminOrderView, error) {
+	events, err := a.Store.OrderEvents(ctx, o.Seq)
+	if err != nil {
+		return adminOrderView{}, err
+	}
+	story := topupd.OrderHistory(o, events)
+	history := make([]orderEvent, len(story))
+	for i, e := range story {
+		history[i] = orderEvent{At: e.At.UTC().Format(time.RFC3339Nano), Kind: e.Kind, Note: e.Note}
+	}
+	return adminOrderView{Success: true, adminOrder: a.orderItem(o), History: history}, nil
+}
+
+// writeOrder answers one order with its history.
+func (a *admin) writeOrder(w http.ResponseWriter, r *http.Request, o *topupd.Order) error {
+	v, err := a.viewOrder(r.Context(), o)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, v)
+	return nil
 }
 
 // orderItem is one order in the admin shape, as lists hold it.
@@ -75,8 +105,7 @@ func (a *admin) getOrder(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, a.viewOrder(&o))
-	return nil
+	return a.writeOrder(w, r, &o)
 }
 
 // operatorCancelled is the error of an order an operator cancels without saying why.
@@ -122,8 +151,7 @@ func (a *admin) settle(w http.ResponseWriter, r *http.Request, st topupd.Settlem
 		return err
 	}
 	a.Metrics.OrderFinished(&o)
-	writeJSON(w, http.StatusOK, a.viewOrder(&o))
-	return nil
+	return a.writeOrder(w, r, &o)
 }
 
 // settingsView is the settings as the operator sees and sends them.

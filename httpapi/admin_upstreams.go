@@ -145,6 +145,5 @@ func (a *admin) retryOrder(w http.ResponseWriter, r *http.Request) error {
 	if a.Wake != nil {
 		a.Wake()
 	}
-	writeJSON(w, http.StatusOK, a.viewOrder(&o))
-	return nil
+	return a.writeOrder(w, r, &o)
 }
