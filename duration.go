@@ -11,7 +11,8 @@ import (
 // one more bucket, DurationOverflow's, holds those above the last edge. The
 // stores keep their daily counts per line in these buckets (the SQL of
 // their roll-up is written from this list), so the list may only ever grow
-// at its end, with a migration that recounts the overflow bucket.
+// at its end, with a migration that recounts the overflow bucket (and
+// api/admin.yaml names them for the API's users).
 var DurationBuckets = []time.Duration{
 	100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond,
 	time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 30 * time.Second,
@@ -67,6 +68,21 @@ func Percentile(counts []int64, percent int) time.Duration {
 		}
 	}
 	return DurationOverflow // unreachable: the counts sum to total
+}
+
+// WholeDays returns the whole UTC days that [from, to) touches, as
+// [first, end): a roll-up by day reads all of each. An empty span touches
+// none (first equals end).
+func WholeDays(from, to time.Time) (first, end time.Time) {
+	const day = 24 * time.Hour
+	first, end = from.UTC().Truncate(day), to.UTC().Truncate(day)
+	if end.Before(to) {
+		end = end.Add(day)
+	}
+	if !from.Before(to) {
+		end = first
+	}
+	return first, end
 }
 
 // DurationRow is how long the orders of one line took from placed to final

@@ -92,3 +92,26 @@ func TestPercentile(t *testing.T) {
 		t.Errorf("NewDurationRow = %+v, want %+v", row, want)
 	}
 }
+
+// TestWholeDays: a span is read as the whole UTC days it touches; an
+// instant at midnight starts a day, an end at midnight does not touch it.
+func TestWholeDays(t *testing.T) {
+	d := func(day, hour int) time.Time { return time.Date(2030, 1, day, hour, 0, 0, 0, time.UTC) }
+	tests := []struct{ from, to, first, end time.Time }{
+		{d(2, 0), d(3, 0), d(2, 0), d(3, 0)},
+		{d(2, 5), d(2, 6), d(2, 0), d(3, 0)},
+		{d(2, 23), d(3, 1), d(2, 0), d(4, 0)},
+		{d(2, 0), d(9, 0), d(2, 0), d(9, 0)},
+		{d(2, 5), d(2, 5), d(2, 0), d(2, 0)},
+		{d(3, 5), d(2, 5), d(3, 0), d(3, 0)},
+		{d(2, 5).In(time.FixedZone("UTC+7", 7*3600)), d(3, 0), d(2, 0), d(3, 0)},
+		{time.Date(1969, 12, 31, 5, 0, 0, 0, time.UTC), time.Date(1970, 1, 1, 1, 0, 0, 0, time.UTC),
+			time.Date(1969, 12, 31, 0, 0, 0, 0, time.UTC), time.Date(1970, 1, 2, 0, 0, 0, 0, time.UTC)},
+	}
+	for _, tc := range tests {
+		first, end := WholeDays(tc.from, tc.to)
+		if !first.Equal(tc.first) || !end.Equal(tc.end) {
+			t.Errorf("WholeDays(%v, %v) = [%v, %v), want [%v, %v)", tc.from, tc.to, first, end, tc.first, tc.end)
+		}
+	}
+}

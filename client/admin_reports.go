@@ -2,9 +2,12 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/topupd/topupd"
 )
 
 // StatementEntry is one ledger entry of a statement; an order's charge or
@@ -53,6 +56,49 @@ type SalesReport struct {
 	Total   SalesRow   `json:"total"`
 }
 
+// DurationOverflow stands for a percentile longer than the last bucket
+// edge of a durations report (48 h), whose upper bound nobody knows.
+const DurationOverflow = topupd.DurationOverflow
+
+// DurationLine is how long the orders of one line took from placed to
+// final: how many reached a final state, and upper bounds of the median
+// and 95th percentile of their times (the upper edge of the bucket, from
+// 100 ms to 48 h, where each falls; DurationOverflow beyond it).
+type DurationLine struct {
+	Slug     string
+	Orders   int64
+	P50, P95 time.Duration
+}
+
+// UnmarshalJSON reads p50Ms and p95Ms, null beyond the last edge.
+func (l *DurationLine) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Slug   string `json:"slug"`
+		Orders int64  `json:"orders"`
+		P50Ms  *int64 `json:"p50Ms"`
+		P95Ms  *int64 `json:"p95Ms"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	ms := func(v *int64) time.Duration {
+		if v == nil {
+			return DurationOverflow
+		}
+		return time.Duration(*v) * time.Millisecond
+	}
+	*l = DurationLine{Slug: w.Slug, Orders: w.Orders, P50: ms(w.P50Ms), P95: ms(w.P95Ms)}
+	return nil
+}
+
+// DurationReport is how long the orders created on the whole UTC days
+// [From, To) took to a final state, one line per slug.
+type DurationReport struct {
+	From  time.Time      `json:"from"`
+	To    time.Time      `json:"to"`
+	Lines []DurationLine `json:"lines"`
+}
+
 // Statement reads an account's statement for [from, to).
 func (a *Admin) Statement(ctx context.Context, accountID string, from, to time.Time) (Statement, error) {
 	var out Statement
@@ -67,6 +113,14 @@ func (a *Admin) SalesReport(ctx context.Context, from, to time.Time, groupBy str
 	q.Set("groupBy", groupBy)
 	var out SalesReport
 	err := a.Do(ctx, http.MethodGet, "/admin/reports/sales?"+q.Encode(), nil, &out)
+	return out, err
+}
+
+// Durations reads how long the orders created on the whole UTC days that
+// [from, to) touches took from placed to final, per line.
+func (a *Admin) Durations(ctx context.Context, from, to time.Time) (DurationReport, error) {
+	var out DurationReport
+	err := a.Do(ctx, http.MethodGet, "/admin/reports/durations?"+span(from, to).Encode(), nil, &out)
 	return out, err
 }
 

@@ -93,6 +93,7 @@ func (a *admin) routes(mux *http.ServeMux) {
 	mux.Handle("GET /admin/accounts/{id}/ledger", a.read(a.ledger))
 	mux.Handle("GET /admin/accounts/{id}/statement", a.auth(topupd.PermReports, "", "", a.statement))
 	mux.Handle("GET /admin/reports/sales", a.auth(topupd.PermReports, "", "", a.salesReport))
+	mux.Handle("GET /admin/reports/durations", a.auth(topupd.PermReports, "", "", a.durationsReport))
 
 	mux.Handle("PUT /admin/services/{slug}", a.write(topupd.PermCatalog, "line.put", "slug", a.putService))
 	mux.Handle("PATCH /admin/services/{slug}", a.write(topupd.PermCatalog, "line.update", "slug", a.patchService))

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -38,17 +39,9 @@ func (a *admin) salesReport(w http.ResponseWriter, r *http.Request) error {
 	if err := knownParams(v, "from", "to", "groupBy", "format"); err != nil {
 		return err
 	}
-	from, to, err := parseSpan(v)
+	from, to, err := reportSpan(v)
 	if err != nil {
 		return err
-	}
-	switch {
-	case from.IsZero() || to.IsZero():
-		return topupd.Errorf(topupd.EInvalidRequest, "from and to: both are required")
-	case !from.Before(to):
-		return topupd.Errorf(topupd.EInvalidRequest, "from: must be before to")
-	case to.Sub(from) > maxReportSpan:
-		return topupd.Errorf(topupd.EInvalidRequest, "to: at most 366 days after from")
 	}
 	by := topupd.ByDay
 	if g := v.Get("groupBy"); g != "" {
@@ -81,5 +74,67 @@ func (a *admin) salesReport(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"success": true, "from": rfc3339(from), "to": rfc3339(to), "groupBy": by,
 		"rows": rows, "total": newSalesRow(total)})
+	return nil
+}
+
+// reportSpan reads a report's period: from and to, both required, from
+// before to, at most maxReportSpan apart.
+func reportSpan(v url.Values) (from, to time.Time, err error) {
+	if from, to, err = parseSpan(v); err != nil {
+		return from, to, err
+	}
+	switch {
+	case from.IsZero() || to.IsZero():
+		return from, to, topupd.Errorf(topupd.EInvalidRequest, "from and to: both are required")
+	case !from.Before(to):
+		return from, to, topupd.Errorf(topupd.EInvalidRequest, "from: must be before to")
+	case to.Sub(from) > maxReportSpan:
+		return from, to, topupd.Errorf(topupd.EInvalidRequest, "to: at most 366 days after from")
+	}
+	return from, to, nil
+}
+
+// durationLine is how long one line's orders took to a final state, as the
+// API shows it: a percentile past the last bucket edge is null.
+type durationLine struct {
+	Slug   string `json:"slug"`
+	Orders int64  `json:"orders"`
+	P50Ms  *int64 `json:"p50Ms"`
+	P95Ms  *int64 `json:"p95Ms"`
+}
+
+// durationMs spells an upper bound of a percentile in milliseconds, null
+// when it is past the last bucket edge.
+func durationMs(d time.Duration) *int64 {
+	if d == topupd.DurationOverflow {
+		return nil
+	}
+	ms := d.Milliseconds()
+	return &ms
+}
+
+// durationsReport answers, per line, how many orders created on the whole
+// UTC days that [from, to) touches reached a final state, and upper bounds
+// of the median and 95th percentile of their time from placed to final.
+// from and to in the answer are the whole days read.
+func (a *admin) durationsReport(w http.ResponseWriter, r *http.Request) error {
+	v := r.URL.Query()
+	if err := knownParams(v, "from", "to"); err != nil {
+		return err
+	}
+	from, to, err := reportSpan(v)
+	if err != nil {
+		return err
+	}
+	rows, err := a.Store.Durations(r.Context(), from, to)
+	if err != nil {
+		return err
+	}
+	lines := make([]durationLine, len(rows))
+	for i, row := range rows {
+		lines[i] = durationLine{Slug: row.Slug, Orders: row.Orders, P50Ms: durationMs(row.P50), P95Ms: durationMs(row.P95)}
+	}
+	first, end := topupd.WholeDays(from, to)
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "from": rfc3339(first), "to": rfc3339(end), "lines": lines})
 	return nil
 }

@@ -48,6 +48,7 @@ func TestRoles(t *testing.T) {
 		{"setup link", "POST", "/admin/operators/op-viewer/setup-link", func() any { return nil }, nil},
 		{"statement", "GET", "/admin/accounts/" + a.ID + "/statement?from=2026-01-01T00:00:00Z&to=2026-02-01T00:00:00Z", func() any { return nil }, []string{"finance"}},
 		{"sales report", "GET", "/admin/reports/sales?from=2026-01-01T00:00:00Z&to=2026-02-01T00:00:00Z", func() any { return nil }, []string{"finance"}},
+		{"durations report", "GET", "/admin/reports/durations?from=2026-01-01T00:00:00Z&to=2026-02-01T00:00:00Z", func() any { return nil }, []string{"finance"}},
 	}
 	state := func() string {
 		var b strings.Builder

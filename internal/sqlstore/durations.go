@@ -53,7 +53,8 @@ func (s *Store) rollUpDuration(ctx context.Context, tx *sql.Tx, o *topupd.Order)
 // Durations sums the roll-ups of the whole UTC days that [from, to)
 // touches, per line and bucket, into each line's percentiles.
 func (s *Store) Durations(ctx context.Context, from, to time.Time) ([]topupd.DurationRow, error) {
-	firstDay, endDay := floorDiv(ms(from), dayMS), -floorDiv(-ms(to), dayMS) // the days are [firstDay, endDay)
+	first, end := topupd.WholeDays(from, to)
+	firstDay, endDay := ms(first)/dayMS, ms(end)/dayMS // the days are [firstDay, endDay)
 	rows, err := s.read.QueryContext(ctx, `SELECT slug, bucket, CAST(SUM(orders) AS BIGINT) FROM durations_daily
 		WHERE day >= $1 AND day < $2 GROUP BY slug, bucket`, firstDay, endDay)
 	if err != nil {
@@ -84,13 +85,4 @@ func (s *Store) Durations(ctx context.Context, from, to time.Time) ([]topupd.Dur
 	}
 	slices.SortFunc(out, func(a, b topupd.DurationRow) int { return cmp.Compare(a.Slug, b.Slug) })
 	return out, nil
-}
-
-// floorDiv divides rounding down, before 1970 too.
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 && (a < 0) != (b < 0) {
-		q--
-	}
-	return q
 }

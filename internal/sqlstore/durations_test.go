@@ -28,12 +28,3 @@ func TestMigrationsBucketAsTheStoreDoes(t *testing.T) {
 		}
 	}
 }
-
-// TestFloorDiv: days before 1970 round down too.
-func TestFloorDiv(t *testing.T) {
-	for _, c := range [][3]int64{{0, 10, 0}, {9, 10, 0}, {10, 10, 1}, {-1, 10, -1}, {-10, 10, -1}, {-11, 10, -2}} {
-		if got := floorDiv(c[0], c[1]); got != c[2] {
-			t.Errorf("floorDiv(%d, %d) = %d, want %d", c[0], c[1], got, c[2])
-		}
-	}
-}
