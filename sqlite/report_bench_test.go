@@ -41,11 +41,42 @@ func BenchmarkSalesReport(b *testing.B) {
 	})
 }
 
+// BenchmarkDurations reads the 30-day report of time to final per line
+// over 1,000,000 orders of 60 days, from the daily roll-ups;
+// "orders-only" reads the same days' final orders' durations per line,
+// sorted, as percentiles without roll-ups would need.
+func BenchmarkDurations(b *testing.B) {
+	s := openTest(b)
+	end := time.Date(2030, 3, 1, 0, 0, 0, 0, time.UTC)
+	seedSales(b, s, 1_000_000, end.Add(-60*24*time.Hour), end)
+	from, to := end.Add(-45*24*time.Hour+13*time.Hour), end.Add(-15*24*time.Hour+13*time.Hour)
+	b.Run("roll-ups", func(b *testing.B) {
+		for b.Loop() {
+			rows, err := s.Durations(context.Background(), from, to)
+			if err != nil || len(rows) != 4 {
+				b.Fatalf("%d rows: %v", len(rows), err)
+			}
+		}
+	})
+	b.Run("orders-only", func(b *testing.B) {
+		first, end := topupd.WholeDays(from, to)
+		for b.Loop() {
+			var n int64
+			err := s.read.QueryRow(`SELECT COUNT(*) FROM (SELECT slug, finished_at - created_at AS d FROM orders
+				WHERE created_at >= $1 AND created_at < $2 AND status <> 'processing' ORDER BY slug, d)`,
+				first.UnixMilli(), end.UnixMilli()).Scan(&n)
+			if err != nil || n == 0 {
+				b.Fatalf("%d rows: %v", n, err)
+			}
+		}
+	})
+}
+
 // seedSales writes n orders of 50 accounts over 20 packs of 4 lines and 3
 // providers, spread evenly over [from, to), completed, cancelled (half of
-// them refunded) and processing, straight into the tables, and rolls them
-// up as the migration that made sales_daily does; fast, for read
-// benchmarks only.
+// them refunded) and processing, final within 0 to 10 minutes, straight
+// into the tables, and rolls them up as the migrations that made
+// sales_daily and durations_daily do; fast, for read benchmarks only.
 func seedSales(b *testing.B, s *Store, n int, from, to time.Time) {
 	b.Helper()
 	ctx := context.Background()
@@ -62,7 +93,7 @@ func seedSales(b *testing.B, s *Store, n int, from, to time.Time) {
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO orders (id, account_id, account_seq, trxid, idem_key, fingerprint, pid, slug, game, kind,
 		pack_name, provider, quantity, amount, status, refunded, created_at, finished_at, deadline_at)
 		VALUES ($1, $2, $3, $4, $4, 'f', $5, $6, 'g', 'topup', 'pack', $7, 1, $8, $9, $10, $11,
-		CASE WHEN $9 = 'processing' THEN NULL ELSE $11 END, $11)`)
+		CASE WHEN $9 = 'processing' THEN NULL ELSE $11 + $12 END, $11)`)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -80,7 +111,7 @@ func seedSales(b *testing.B, s *Store, n int, from, to time.Time) {
 		pack := i % 20
 		_, err := stmt.ExecContext(ctx, fmt.Sprintf("ord_%d", i), fmt.Sprintf("acc_%02d", (i/20)%50), i+1, fmt.Sprintf("t-%d", i),
 			fmt.Sprintf("pack-%02d", pack), fmt.Sprintf("line-%d", pack%4), []string{"sim", "manual", "upstream"}[pack%3],
-			10_000+100*pack, status, refunded, from.UnixMilli()+int64(i)*step)
+			10_000+100*pack, status, refunded, from.UnixMilli()+int64(i)*step, (int64(i)*7_919)%600_000)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -88,6 +119,9 @@ func seedSales(b *testing.B, s *Store, n int, from, to time.Time) {
 	stmt.Close()
 	if _, err := tx.ExecContext(ctx, `INSERT INTO sales_daily (day, account_id, pid, slug, provider, orders, completed, cancelled,
 		processing, charged, revenue, refunds) `+sqlstore.SalesDailyFromOrders); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO durations_daily (day, slug, bucket, orders) `+sqlstore.DurationsDailyFromOrders); err != nil {
 		b.Fatal(err)
 	}
 	if err := tx.Commit(); err != nil {
