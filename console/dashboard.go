@@ -2,10 +2,146 @@ package console
 
 import (
 	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/client"
 )
 
-// dashboard is the console's front page.
+// dashData is the dashboard.
+type dashData struct {
+	// Periods are today, the last 7 days and the last 30 (with today).
+	Periods []period
+	// Chart is revenue per day over the last 30 days.
+	Chart     chart
+	Gauges    topupd.Gauges
+	Stuck     []client.AdminOrder
+	Alerts    []client.Health
+	LowStock  []client.Pack
+	Providers int
+	// Durations are each line's times to a final state, one cell a period.
+	Durations []lineDurations
+}
+
+// lineDurations is one line's times to a final state in each period.
+type lineDurations struct {
+	Slug  string
+	Cells []client.DurationLine
+}
+
+// period sums a report's days.
+type period struct {
+	Label string
+	client.SalesRow
+	Success string
+}
+
+// dashboard is the console's front page: takings (for a role that reads
+// reports), orders processing and stuck, supplier alerts, packs low on
+// stock, and what the business owes its resellers.
 func (c *Console) dashboard(w http.ResponseWriter, r *http.Request, s *session) error {
-	c.render(w, r, s, http.StatusOK, "dashboard", "Dashboard", nil)
+	var d dashData
+	var err error
+	if d.Gauges, err = c.Store.Gauges(r.Context()); err != nil {
+		return err
+	}
+	stuck, err := c.Admin.StuckOrders(s.ctx)
+	if err != nil {
+		return err
+	}
+	d.Stuck = stuck.Orders
+	health, err := c.Admin.Providers(s.ctx)
+	if err != nil {
+		return err
+	}
+	d.Providers = len(health)
+	for _, h := range health {
+		if h.Alert || h.StuckOrders > 0 {
+			d.Alerts = append(d.Alerts, h)
+		}
+	}
+	packs, err := c.stockPacks(s)
+	if err != nil {
+		return err
+	}
+	for _, p := range packs {
+		if p.Status == "active" && p.Available < LowStock {
+			d.LowStock = append(d.LowStock, p)
+		}
+	}
+	if s.may(topupd.PermReports) {
+		if err := c.takings(s, &d); err != nil {
+			return err
+		}
+	}
+	c.render(w, r, s, http.StatusOK, "dashboard", "Dashboard", d)
 	return nil
+}
+
+// takings fills the periods and the chart from one sales report by day.
+func (c *Console) takings(s *session, d *dashData) error {
+	today := c.Now().UTC().Truncate(24 * time.Hour)
+	from, to := today.AddDate(0, 0, -29), today.AddDate(0, 0, 1)
+	rep, err := c.Admin.SalesReport(s.ctx, from, to, "day")
+	if err != nil {
+		return err
+	}
+	byDay := map[string]client.SalesRow{}
+	for _, row := range rep.Rows {
+		byDay[row.Key] = row
+	}
+	d.Periods = []period{{Label: "Today"}, {Label: "7 days"}, {Label: "30 days"}}
+	var days []client.SalesRow
+	for i := 29; i >= 0; i-- {
+		day := today.AddDate(0, 0, -i).Format(time.DateOnly)
+		row := byDay[day]
+		row.Key = day
+		days = append(days, row)
+		for j, span := range []int{1, 7, 30} {
+			if i < span {
+				addRow(&d.Periods[j].SalesRow, row)
+			}
+		}
+	}
+	for i := range d.Periods {
+		p := &d.Periods[i]
+		p.Success = pctText(p.Completed, p.Completed+p.Cancelled)
+	}
+	d.Chart = revenueChart(days)
+	return c.durations(s, d, today)
+}
+
+// durations fills each line's p50 and p95 times for the three periods.
+func (c *Console) durations(s *session, d *dashData, today time.Time) error {
+	at := map[string]int{}
+	for i, span := range []int{1, 7, 30} {
+		rep, err := c.Admin.Durations(s.ctx, today.AddDate(0, 0, 1-span), today.AddDate(0, 0, 1))
+		if err != nil {
+			return err
+		}
+		for _, l := range rep.Lines {
+			j, ok := at[l.Slug]
+			if !ok {
+				j = len(d.Durations)
+				at[l.Slug] = j
+				d.Durations = append(d.Durations, lineDurations{Slug: l.Slug, Cells: make([]client.DurationLine, 3)})
+			}
+			d.Durations[j].Cells[i] = l
+		}
+	}
+	slices.SortFunc(d.Durations, func(a, b lineDurations) int { return strings.Compare(a.Slug, b.Slug) })
+	return nil
+}
+
+// addRow sums a report row into another.
+func addRow(t *client.SalesRow, r client.SalesRow) {
+	t.Orders += r.Orders
+	t.Completed += r.Completed
+	t.Cancelled += r.Cancelled
+	t.Processing += r.Processing
+	t.RevenueUSD += r.RevenueUSD
+	t.RefundsUSD += r.RefundsUSD
+	t.NetUSD += r.NetUSD
 }

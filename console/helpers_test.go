@@ -70,7 +70,11 @@ func (b *tab) open(path string) {
 func (b *tab) fill(fields map[string]string) {
 	b.t.Helper()
 	for sel, v := range fields {
-		b.do(chromedp.SetValue(chromedp.CSS(sel), v))
+		b.do(chromedp.WaitReady(chromedp.CSS(sel)))
+		js := fmt.Sprintf(`(() => { const e = document.querySelector(%q); e.value = %q; return true })()`, sel, v)
+		if _, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](js)); err != nil {
+			b.t.Fatalf("filling %s: %v (at %s)", sel, err, b.url())
+		}
 	}
 }
 

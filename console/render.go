@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -97,7 +98,7 @@ func navFor(s *session, path string) []navLink {
 
 // funcs are the templates' helpers.
 var funcs = template.FuncMap{
-	"usd": func(m client.Money) string { return m.String() },
+	"usd": usd,
 	"when": func(t time.Time) string {
 		if t.IsZero() {
 			return "—"
@@ -110,8 +111,42 @@ var funcs = template.FuncMap{
 		}
 		return t.UTC().Format("2006-01-02 15:04")
 	},
-	"date": func(t time.Time) string { return t.UTC().Format(time.DateOnly) },
-	"join": strings.Join,
+	"date":   func(t time.Time) string { return t.UTC().Format(time.DateOnly) },
+	"join":   strings.Join,
+	"split":  strings.Fields,
+	"add":    func(a, b int64) int64 { return a + b },
+	"mul100": func(f float64) float64 { return f * 100 },
+	"setting": func(name, label string, on bool, v view) settingView {
+		return settingView{Name: name, Label: label, On: on, V: v}
+	},
+	"plural": plural,
+	"pct":    pctText,
+	"dur":    durText,
+}
+
+// settingView is one switch of the settings page.
+type settingView struct {
+	Name, Label string
+	On          bool
+	V           view
+}
+
+// usd shows an amount of USD with at least two decimals: "25.50", "0.0125".
+func usd(m client.Money) string {
+	s := m.String()
+	whole, frac, _ := strings.Cut(s, ".")
+	for len(frac) < 2 {
+		frac += "0"
+	}
+	return whole + "." + frac
+}
+
+// plural counts things in words: "1 code", "2 codes".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return strconv.Itoa(n) + " " + thing + "s"
 }
 
 // parsePages reads every page template with the layout.
@@ -123,10 +158,10 @@ func parsePages() (map[string]*template.Template, error) {
 	pages := map[string]*template.Template{}
 	for _, n := range names {
 		name := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
-		if name == "layout" {
+		if name == "layout" || name == "partials" {
 			continue
 		}
-		t, err := template.New("layout.html").Funcs(funcs).ParseFS(files, "templates/layout.html", n)
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/partials.html", n)
 		if err != nil {
 			return nil, fmt.Errorf("console: template %s: %w", name, err)
 		}

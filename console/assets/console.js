@@ -9,7 +9,7 @@ document.addEventListener("DOMContentLoaded", () => {
 async function uploadInChunks(event) {
   const form = event.currentTarget;
   const file = form.querySelector("input[type=file]").files[0];
-  if (!file || !window.fetch) return; // the plain form posts the file
+  if (!file || !window.fetch || !form.dataset.chunkUrl) return; // the plain form posts the file
   event.preventDefault();
   const bar = document.getElementById("upload-progress");
   const out = document.getElementById("upload-result");

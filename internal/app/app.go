@@ -130,9 +130,10 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 		now = time.Now
 	}
 	a = &App{log: cfg.Logger}
+	built := a // a is nil once an error is returned
 	defer func() {
 		if err != nil {
-			a.Close()
+			built.Close()
 		}
 	}()
 	secret, err := loadSecret(cfg)

@@ -1,0 +1,208 @@
+package console
+
+import (
+	"github.com/topupd/topupd"
+	"html/template"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/topupd/topupd/client"
+)
+
+// LargeCredit is the amount ($1,000) from which a credit asks to be confirmed.
+var LargeCredit = topupd.USD(1000)
+
+// accountsData is the accounts page: a search and one page of accounts.
+type accountsData struct {
+	Q        string
+	Accounts []client.AdminAccount
+	Next     template.URL
+}
+
+// accounts lists and searches accounts, newest first.
+func (c *Console) accounts(w http.ResponseWriter, r *http.Request, s *session) error {
+	q := r.URL.Query()
+	page, err := c.Admin.Accounts(s.ctx, strings.TrimSpace(q.Get("q")), q.Get("cursor"), 50)
+	if err != nil {
+		return err
+	}
+	d := accountsData{Q: q.Get("q"), Accounts: page.Accounts}
+	if page.NextCursor != "" {
+		d.Next = pageQuery(q, "cursor", page.NextCursor)
+	}
+	c.render(w, r, s, http.StatusOK, "accounts", "Accounts", d)
+	return nil
+}
+
+// createAccount makes an account and opens its page.
+func (c *Console) createAccount(w http.ResponseWriter, r *http.Request, s *session) error {
+	a, err := c.Admin.CreateAccount(s.ctx, strings.TrimSpace(r.PostFormValue("name")), nil)
+	if err != nil {
+		return err
+	}
+	return c.done(w, r, "/console/accounts/"+url.PathEscape(a.ID), "Account "+a.ID+" is created.")
+}
+
+// accountData is an account's page.
+type accountData struct {
+	A          client.AdminAccount
+	Keys       []client.Key
+	Ledger     []client.LedgerEntry
+	Allowlist  string
+	Restricted string
+	From, To   string
+	NewKey     *client.NewKey
+}
+
+// account shows an account: balance, ledger, statement, keys, flags,
+// allow-list, and the forms the operator's role may use.
+func (c *Console) account(w http.ResponseWriter, r *http.Request, s *session) error {
+	d, err := c.accountPage(s, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	c.render(w, r, s, http.StatusOK, "account", "Account "+d.A.Name, d)
+	return nil
+}
+
+// accountPage gathers an account's page.
+func (c *Console) accountPage(s *session, id string) (accountData, error) {
+	a, err := c.Admin.Account(s.ctx, id)
+	if err != nil {
+		return accountData{}, err
+	}
+	d := accountData{A: a, Allowlist: strings.Join(a.IPAllowlist, "\n")}
+	if a.RestrictedUntil != nil {
+		d.Restricted = a.RestrictedUntil.UTC().Format("2006-01-02T15:04")
+	}
+	now := c.Now().UTC()
+	d.From, d.To = now.AddDate(0, -1, 0).Format(time.DateOnly), now.Format(time.DateOnly)
+	if d.Keys, err = c.Admin.Keys(s.ctx, id); err != nil {
+		return d, err
+	}
+	d.Ledger, err = c.Admin.Ledger(s.ctx, id, 50)
+	return d, err
+}
+
+// credit credits (or, negative, corrects) an account with a required
+// reference; a large amount asks to be confirmed first.
+func (c *Console) credit(w http.ResponseWriter, r *http.Request, s *session) error {
+	id := r.PathValue("id")
+	back := "/console/accounts/" + url.PathEscape(id)
+	amount, err := money(r, "amount", "Amount")
+	if err != nil {
+		return err
+	}
+	ref := strings.TrimSpace(r.PostFormValue("reference"))
+	if ref == "" {
+		return pageError{http.StatusBadRequest, "Reference: required, such as the bank transfer's number."}
+	}
+	if (amount >= LargeCredit || amount <= -LargeCredit) &&
+		!c.confirmed(w, r, s, "Credit "+usd(amount)+" to "+id+" (reference "+ref+")? That is a large amount.", back) {
+		return nil
+	}
+	res, err := c.Admin.Credit(s.ctx, id, amount, ref)
+	if err != nil {
+		return err
+	}
+	msg := "Credited " + usd(amount) + "; the balance is " + usd(res.BalanceUSD) + "."
+	if res.Repeated {
+		msg = "Reference " + ref + " was used before: nothing was credited again. The balance is " + usd(res.BalanceUSD) + "."
+	}
+	return c.done(w, r, back, msg)
+}
+
+// flags changes an account's flags (a PATCH of only them).
+func (c *Console) flags(w http.ResponseWriter, r *http.Request, s *session) error {
+	id := r.PathValue("id")
+	f := map[string]any{}
+	for _, name := range []string{"apiEnabled", "adminDisabled", "banned", "ipAllowlistRequired"} {
+		f[name] = r.PostFormValue(name) == "yes"
+	}
+	f["restrictedUntil"] = nil
+	if v := strings.TrimSpace(r.PostFormValue("restrictedUntil")); v != "" {
+		t, err := time.Parse("2006-01-02T15:04", v)
+		if err != nil {
+			return pageError{http.StatusBadRequest, "Restricted until: a date and time such as 2026-12-01T09:00 (UTC)."}
+		}
+		f["restrictedUntil"] = t.UTC().Format(time.RFC3339)
+	}
+	if _, err := c.Admin.PatchAccount(s.ctx, id, f); err != nil {
+		return err
+	}
+	return c.done(w, r, "/console/accounts/"+url.PathEscape(id), "The flags are saved.")
+}
+
+// allowlist replaces an account's IPv4 allow-list.
+func (c *Console) allowlist(w http.ResponseWriter, r *http.Request, s *session) error {
+	id := r.PathValue("id")
+	list := lines(r.PostFormValue("ipAllowlist"))
+	if list == nil {
+		list = []string{}
+	}
+	if _, err := c.Admin.PatchAccount(s.ctx, id, map[string]any{"ipAllowlist": list}); err != nil {
+		return err
+	}
+	return c.done(w, r, "/console/accounts/"+url.PathEscape(id), "The allow-list is saved: "+plural(len(list), "entry")+".")
+}
+
+// createKey makes an API key with a label and shows it this once, on the
+// account's page (never in a redirect or a cookie).
+func (c *Console) createKey(w http.ResponseWriter, r *http.Request, s *session) error {
+	id := r.PathValue("id")
+	k, err := c.Admin.CreateKey(s.ctx, id, strings.TrimSpace(r.PostFormValue("label")))
+	if err != nil {
+		return err
+	}
+	d, err := c.accountPage(s, id)
+	if err != nil {
+		return err
+	}
+	d.NewKey = &k
+	c.render(w, r, s, http.StatusCreated, "account", "Account "+d.A.Name, d)
+	return nil
+}
+
+// revokeKey revokes an API key, after a confirmation.
+func (c *Console) revokeKey(w http.ResponseWriter, r *http.Request, s *session) error {
+	id, key := r.PathValue("id"), r.PathValue("keyId")
+	back := "/console/accounts/" + url.PathEscape(id)
+	if !c.confirmed(w, r, s, "Revoke key "+key+"? Clients using it are refused from now on.", back) {
+		return nil
+	}
+	if err := c.Admin.RevokeKey(s.ctx, key); err != nil {
+		return err
+	}
+	return c.done(w, r, back, "Key "+key+" is revoked.")
+}
+
+// statementCSV downloads an account's statement of [from, to] as CSV.
+func (c *Console) statementCSV(w http.ResponseWriter, r *http.Request, s *session) error {
+	id, q := r.PathValue("id"), r.URL.Query()
+	now := c.Now().UTC()
+	from, err := dayParam(q, "from", now.AddDate(0, -1, 0))
+	if err != nil {
+		return err
+	}
+	to, err := dayParam(q, "to", now)
+	if err != nil {
+		return err
+	}
+	v := url.Values{"from": {from.Format(time.RFC3339)}, "to": {to.AddDate(0, 0, 1).Format(time.RFC3339)}, "format": {"csv"}}
+	var body []byte
+	if err := c.Admin.Do(s.ctx, http.MethodGet, "/admin/accounts/"+url.PathEscape(id)+"/statement?"+v.Encode(), nil, &body); err != nil {
+		return err
+	}
+	return sendCSV(w, "statement-"+id+"-"+from.Format(time.DateOnly)+".csv", body)
+}
+
+// sendCSV answers a CSV download.
+func sendCSV(w http.ResponseWriter, name string, body []byte) error {
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
+	w.Header().Set("Cache-Control", "no-store")
+	_, err := w.Write(body)
+	return err
+}

@@ -1,0 +1,288 @@
+package console
+
+import (
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/client"
+)
+
+// suppliersData is the suppliers page.
+type suppliersData struct {
+	Providers []client.Health
+	Upstreams []client.UpstreamServer
+	Stuck     []client.AdminOrder
+}
+
+// suppliers shows each provider and upstream with its health and alerts,
+// and the orders that need the operator.
+func (c *Console) suppliers(w http.ResponseWriter, r *http.Request, s *session) error {
+	var d suppliersData
+	var err error
+	if d.Providers, err = c.Admin.Providers(s.ctx); err != nil {
+		return err
+	}
+	if d.Upstreams, err = c.Admin.Upstreams(s.ctx); err != nil {
+		return err
+	}
+	stuck, err := c.Admin.StuckOrders(s.ctx)
+	if err != nil {
+		return err
+	}
+	d.Stuck = stuck.Orders
+	c.render(w, r, s, http.StatusOK, "suppliers", "Suppliers", d)
+	return nil
+}
+
+// putUpstream adds or changes an upstream's address and key.
+func (c *Console) putUpstream(w http.ResponseWriter, r *http.Request, s *session) error {
+	name := strings.TrimSpace(r.PostFormValue("name"))
+	if err := c.Admin.PutUpstream(s.ctx, name, strings.TrimSpace(r.PostFormValue("baseUrl")), strings.TrimSpace(r.PostFormValue("apiKey"))); err != nil {
+		return err
+	}
+	return c.done(w, r, "/console/suppliers", "Upstream "+name+" is saved.")
+}
+
+// reportData is the reports page.
+type reportData struct {
+	From, To, GroupBy string
+	Groups            []topupd.SalesGroup
+	Report            client.SalesReport
+	CSV               template.URL
+}
+
+// reportSpan reads a report's days, [from, to] inclusive as the form names
+// them: the last 30 days by default.
+func (c *Console) reportSpan(q url.Values) (from, to time.Time, err error) {
+	today := c.Now().UTC().Truncate(24 * time.Hour)
+	if from, err = dayParam(q, "from", today.AddDate(0, 0, -29)); err != nil {
+		return
+	}
+	to, err = dayParam(q, "to", today)
+	return from, to.AddDate(0, 0, 1), err
+}
+
+// reports shows sales by day, line, pack, account or provider.
+func (c *Console) reports(w http.ResponseWriter, r *http.Request, s *session) error {
+	q := r.URL.Query()
+	from, to, err := c.reportSpan(q)
+	if err != nil {
+		return err
+	}
+	d := reportData{From: from.Format(time.DateOnly), To: to.AddDate(0, 0, -1).Format(time.DateOnly), GroupBy: q.Get("groupBy"), Groups: topupd.SalesGroups}
+	if d.GroupBy == "" {
+		d.GroupBy = "day"
+	}
+	if d.Report, err = c.Admin.SalesReport(s.ctx, from, to, d.GroupBy); err != nil {
+		return err
+	}
+	d.CSV = template.URL(url.Values{"from": {d.From}, "to": {d.To}, "groupBy": {d.GroupBy}}.Encode())
+	c.render(w, r, s, http.StatusOK, "reports", "Reports", d)
+	return nil
+}
+
+// reportCSV downloads a sales report as the admin API writes it.
+func (c *Console) reportCSV(w http.ResponseWriter, r *http.Request, s *session) error {
+	q := r.URL.Query()
+	from, to, err := c.reportSpan(q)
+	if err != nil {
+		return err
+	}
+	v := url.Values{"from": {from.Format(time.RFC3339)}, "to": {to.Format(time.RFC3339)}, "groupBy": {q.Get("groupBy")}, "format": {"csv"}}
+	if v.Get("groupBy") == "" {
+		v.Set("groupBy", "day")
+	}
+	var body []byte
+	if err := c.Admin.Do(s.ctx, http.MethodGet, "/admin/reports/sales?"+v.Encode(), nil, &body); err != nil {
+		return err
+	}
+	return sendCSV(w, fmt.Sprintf("sales-by-%s-%s.csv", v.Get("groupBy"), from.Format(time.DateOnly)), body)
+}
+
+// operatorsData is the operators page.
+type operatorsData struct {
+	Operators []client.Operator
+	Roles     []string
+	Link      *client.SetupLink
+	LinkFor   string
+}
+
+// operators lists the operators, with forms to add one, change a role,
+// disable, and make a setup link (owner only).
+func (c *Console) operators(w http.ResponseWriter, r *http.Request, s *session) error {
+	return c.operatorsPage(w, r, s, http.StatusOK, operatorsData{})
+}
+
+// operatorsPage renders the operators page with d's link, if any.
+func (c *Console) operatorsPage(w http.ResponseWriter, r *http.Request, s *session, status int, d operatorsData) error {
+	ops, err := c.Admin.Operators(s.ctx)
+	if err != nil {
+		return err
+	}
+	d.Operators, d.Roles = ops, []string{"owner", "finance", "support", "viewer"}
+	c.render(w, r, s, status, "operators", "Operators", d)
+	return nil
+}
+
+// addOperator creates an operator and shows their setup link once.
+func (c *Console) addOperator(w http.ResponseWriter, r *http.Request, s *session) error {
+	name := strings.TrimSpace(r.PostFormValue("name"))
+	if _, err := c.Admin.CreateOperator(s.ctx, name, r.PostFormValue("role")); err != nil {
+		return err
+	}
+	return c.setupLinkFor(w, r, s, name)
+}
+
+// setupLink makes a fresh setup link for an operator and shows it once.
+func (c *Console) setupLink(w http.ResponseWriter, r *http.Request, s *session) error {
+	return c.setupLinkFor(w, r, s, r.PathValue("name"))
+}
+
+// setupLinkFor makes and shows a setup link.
+func (c *Console) setupLinkFor(w http.ResponseWriter, r *http.Request, s *session, name string) error {
+	link, err := c.Admin.SetupLink(s.ctx, name)
+	if err != nil {
+		return err
+	}
+	return c.operatorsPage(w, r, s, http.StatusCreated, operatorsData{Link: &link, LinkFor: name})
+}
+
+// patchOperator changes an operator's role, or disables or enables them;
+// disabling asks to be confirmed.
+func (c *Console) patchOperator(w http.ResponseWriter, r *http.Request, s *session) error {
+	name := r.PathValue("name")
+	f := map[string]any{}
+	if role := r.PostFormValue("role"); role != "" {
+		f["role"] = role
+	}
+	if d := r.PostFormValue("disabled"); d != "" {
+		f["disabled"] = d == "yes"
+		if d == "yes" && !c.confirmed(w, r, s, "Disable operator "+name+"? Their tokens and console sessions stop working.", "/console/operators") {
+			return nil
+		}
+	}
+	if err := c.Admin.PatchOperator(s.ctx, name, f); err != nil {
+		return err
+	}
+	return c.done(w, r, "/console/operators", "Operator "+name+" is saved.")
+}
+
+// actionsData is the action log page.
+type actionsData struct {
+	Q       url.Values
+	Actions []actionRow
+	Next    template.URL
+}
+
+// actionRow is one action with its changes in words.
+type actionRow struct {
+	client.Action
+	Changes string
+}
+
+// actions shows the action log, newest first, filtered by operator,
+// account, action and day.
+func (c *Console) actions(w http.ResponseWriter, r *http.Request, s *session) error {
+	q := r.URL.Query()
+	v := url.Values{}
+	for _, k := range []string{"operator", "accountId", "action", "cursor"} {
+		if x := strings.TrimSpace(q.Get(k)); x != "" {
+			v.Set(k, x)
+		}
+	}
+	for _, k := range []string{"from", "to"} {
+		t, err := dayParam(q, k, time.Time{})
+		if err != nil {
+			return err
+		}
+		if !t.IsZero() {
+			if k == "to" {
+				t = t.AddDate(0, 0, 1)
+			}
+			v.Set(k, t.Format(time.RFC3339))
+		}
+	}
+	v.Set("limit", "50")
+	page, err := c.Admin.Actions(s.ctx, v)
+	if err != nil {
+		return err
+	}
+	d := actionsData{Q: q}
+	for _, a := range page.Actions {
+		d.Actions = append(d.Actions, actionRow{Action: a, Changes: changes(a.Before, a.After)})
+	}
+	if page.NextCursor != "" {
+		d.Next = pageQuery(q, "cursor", page.NextCursor)
+	}
+	c.render(w, r, s, http.StatusOK, "actions", "Action log", d)
+	return nil
+}
+
+// changes says what an action changed: "field: before → after", a field a line.
+func changes(before, after map[string]any) string {
+	keys := map[string]bool{}
+	for k := range before {
+		keys[k] = true
+	}
+	for k := range after {
+		keys[k] = true
+	}
+	names := make([]string, 0, len(keys))
+	for k := range keys {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, k := range names {
+		x, hadX := before[k]
+		y, hadY := after[k]
+		if hadX && hadY && fmt.Sprint(x) == fmt.Sprint(y) {
+			continue
+		}
+		switch {
+		case !hadX:
+			fmt.Fprintf(&b, "%s: %v\n", k, y)
+		case !hadY:
+			fmt.Fprintf(&b, "%s: %v → (none)\n", k, x)
+		default:
+			fmt.Fprintf(&b, "%s: %v → %v\n", k, x, y)
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// settings shows maintenance and orders-off with their switches.
+func (c *Console) settings(w http.ResponseWriter, r *http.Request, s *session) error {
+	st, err := c.Admin.Settings(s.ctx)
+	if err != nil {
+		return err
+	}
+	c.render(w, r, s, http.StatusOK, "settings", "Settings", st)
+	return nil
+}
+
+// setSetting turns maintenance or orders-off on or off, after a confirmation.
+func (c *Console) setSetting(w http.ResponseWriter, r *http.Request, s *session) error {
+	name, on := r.PostFormValue("name"), r.PostFormValue("value") == "on"
+	what := map[string]string{"maintenance": "maintenance (new orders get 503 MAINTENANCE; reads go on)", "ordersDisabled": "orders off (new orders get 503 API_ORDER_DISABLED; reads go on)"}[name]
+	if what == "" {
+		return pageError{http.StatusBadRequest, "There is no such setting."}
+	}
+	verb := "Turn off "
+	if on {
+		verb = "Turn on "
+	}
+	if !c.confirmed(w, r, s, verb+what+"?", "/console/settings") {
+		return nil
+	}
+	if _, err := c.Admin.PatchSettings(s.ctx, map[string]any{name: on}); err != nil {
+		return err
+	}
+	return c.done(w, r, "/console/settings", "Saved: "+strings.ToLower(verb)+what+".")
+}

@@ -1,0 +1,155 @@
+package console
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/topupd/topupd/client"
+)
+
+// Stock uploads: a file of up to MaxUploadBytes is sent to the admin API
+// in chunks of uploadChunk codes, each its own stock.add in the action log.
+const (
+	// MaxUploadBytes bounds an uploaded file of codes.
+	MaxUploadBytes = 64 << 20
+	uploadChunk    = 5000
+	// LowStock is the count of codes below which a pack is low on stock.
+	LowStock = 10
+)
+
+// stockData is the stock page: each stock pack's count, and an upload's
+// result.
+type stockData struct {
+	Packs  []client.Pack
+	Result *uploadResult
+}
+
+// uploadResult sums an upload's chunks.
+type uploadResult struct {
+	PID                                 string
+	Codes, Added, Duplicates, Available int
+}
+
+// stock shows the count of codes per stock pack and the upload form.
+func (c *Console) stock(w http.ResponseWriter, r *http.Request, s *session) error {
+	d, err := c.stockPage(s)
+	if err != nil {
+		return err
+	}
+	c.render(w, r, s, http.StatusOK, "stock", "Stock", d)
+	return nil
+}
+
+// stockPage reads the packs that draw from stock.
+func (c *Console) stockPage(s *session) (stockData, error) {
+	packs, err := c.stockPacks(s)
+	return stockData{Packs: packs}, err
+}
+
+// stockPacks are the packs that draw from stock: those marked so, and
+// every pack of a key or gift-card line.
+func (c *Console) stockPacks(s *session) ([]client.Pack, error) {
+	lines, err := c.Admin.Services(s.ctx)
+	if err != nil {
+		return nil, err
+	}
+	codes := map[string]bool{}
+	for _, l := range lines {
+		codes[l.Slug] = l.Kind == "gamekey" || l.Kind == "giftcard"
+	}
+	packs, err := c.Admin.Products(s.ctx)
+	var out []client.Pack
+	for _, p := range packs {
+		if p.StockBased || codes[p.Slug] {
+			p.StockBased = true
+			out = append(out, p)
+		}
+	}
+	return out, err
+}
+
+// uploadStock adds the codes of an uploaded .csv or .txt file to a pack's
+// stock (the form without script: the script sends chunks itself).
+func (c *Console) uploadStock(w http.ResponseWriter, r *http.Request, s *session) error {
+	r.Body = http.MaxBytesReader(w, r.Body, MaxUploadBytes)
+	file, _, err := r.FormFile("file")
+	if err != nil {
+		return pageError{http.StatusBadRequest, "File: choose a .csv or .txt file of codes, at most 64 MiB."}
+	}
+	defer file.Close()
+	codes, err := readCodeFile(file)
+	if err != nil {
+		return pageError{http.StatusBadRequest, "File: " + err.Error()}
+	}
+	res := uploadResult{PID: r.FormValue("pid"), Codes: len(codes)}
+	for i := 0; i < len(codes); i += uploadChunk {
+		part, err := c.Admin.AddStock(s.ctx, res.PID, codes[i:min(i+uploadChunk, len(codes))])
+		if err != nil {
+			if i > 0 {
+				c.flash(w, "Codes sent before the error were added; send the file again to add the rest.")
+			}
+			return err
+		}
+		res.Added, res.Duplicates, res.Available = res.Added+part.Added, res.Duplicates+part.Duplicates, part.Available
+	}
+	d, err := c.stockPage(s)
+	if err != nil {
+		return err
+	}
+	d.Result = &res
+	c.render(w, r, s, http.StatusOK, "stock", "Stock", d)
+	return nil
+}
+
+// readCodeFile reads codes from a file: one a line, the first column of a
+// CSV; blank lines and a "code" header are skipped.
+func readCodeFile(f io.Reader) ([]string, error) {
+	var codes []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 64<<10)
+	for sc.Scan() {
+		code, _, _ := strings.Cut(sc.Text(), ",")
+		code = strings.Trim(strings.TrimSpace(code), `"`)
+		if code == "" || strings.EqualFold(code, "code") {
+			continue
+		}
+		codes = append(codes, code)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if len(codes) == 0 {
+		return nil, errors.New("no codes in it")
+	}
+	return codes, nil
+}
+
+// stockChunk adds one chunk of codes the script sends, answering JSON.
+func (c *Console) stockChunk(w http.ResponseWriter, r *http.Request, s *session) error {
+	var in struct {
+		PID   string   `json:"pid"`
+		Codes []string `json:"codes"`
+	}
+	answer := func(status int, v any) error {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		return json.NewEncoder(w).Encode(v)
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 8<<20)).Decode(&in); err != nil {
+		return answer(http.StatusBadRequest, map[string]string{"error": "the chunk is not JSON: " + err.Error()})
+	}
+	res, err := c.Admin.AddStock(s.ctx, in.PID, in.Codes)
+	if err != nil {
+		status := http.StatusInternalServerError
+		if e, ok := client.AsError(err); ok && e.StatusCode > 0 {
+			status = e.StatusCode
+			err = errors.New(refusal(e))
+		}
+		return answer(status, map[string]string{"error": err.Error()})
+	}
+	return answer(http.StatusOK, res)
+}
