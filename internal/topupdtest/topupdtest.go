@@ -125,6 +125,8 @@ type T struct {
 	Calls *SupplierLog
 	// Codes holds the codes AddStock stocked, by PID.
 	Codes map[string][]string
+	// DB is the path of the server's SQLite file.
+	DB string
 	// Logs is the server's log. When the test ends, it must hold none of
 	// the secrets registered with Logs.Secret (the admin token, and every
 	// API key and code the helpers made are registered by themselves).
@@ -162,8 +164,9 @@ func New(tb testing.TB, opts ...Option) *T {
 	}
 	secret := make([]byte, topupd.SecretKeySize)
 	rand.Read(secret)
+	h.DB = filepath.Join(tb.TempDir(), "topupd.db")
 	ac := app.Config{
-		DB: filepath.Join(tb.TempDir(), "topupd.db"), SecretKey: base64.StdEncoding.EncodeToString(secret), AdminToken: h.Token,
+		DB: h.DB, SecretKey: base64.StdEncoding.EncodeToString(secret), AdminToken: h.Token,
 		TrustedProxies: cfg.trustedProxies, Deadline: cfg.deadline, NodeID: topupd.NewID("test_"), SimOff: cfg.simOff,
 		Logger: newLogger(h.Logs), Now: cfg.clockNow(), Poll: 50 * time.Millisecond, MaxBody: cfg.maxBody, Limiter: limiter,
 		WrapStore: cfg.wrapStore, WrapProvider: h.Calls.watch, MetricsToken: h.MetricsToken,
