@@ -67,6 +67,9 @@ type AccountStore interface {
 	Credit(ctx context.Context, accountID string, amount Money, reference string, now time.Time) (e LedgerEntry, repeated bool, err error)
 	// Ledger returns the account's entries, newest first.
 	Ledger(ctx context.Context, accountID string, limit int) ([]LedgerEntry, error)
+	// OrderEntries returns the entries of one order (by internal seq): its
+	// charge and any refund, oldest first.
+	OrderEntries(ctx context.Context, orderSeq int64) ([]LedgerEntry, error)
 }
 
 // CatalogStore keeps service lines, packs and code stock.
@@ -166,6 +169,9 @@ type OrderStore interface {
 	History(ctx context.Context, accountID string, q HistoryQuery) (orders []Order, total int, err error)
 	// Orders returns orders of every account, newest first.
 	Orders(ctx context.Context, q OrdersQuery) ([]Order, error)
+	// StuckCounts counts the stuck orders (as OrdersQuery.Stuck selects
+	// them at now) of each provider and upstream.
+	StuckCounts(ctx context.Context, now time.Time) ([]StuckCount, error)
 	// SalesReport sums the orders created in [from, to) by the grouping,
 	// one row per key, keys ascending (a day's key is its Day).
 	SalesReport(ctx context.Context, from, to time.Time, by SalesGroup) ([]SalesRow, error)
@@ -236,6 +242,12 @@ type UpstreamStore interface {
 	Upstream(ctx context.Context, name string) (Upstream, error)
 	// Upstreams returns every upstream by name, with their API keys.
 	Upstreams(ctx context.Context) ([]Upstream, error)
+}
+
+// StuckCount is how many stuck orders one supplier has.
+type StuckCount struct {
+	Provider, Upstream string
+	Orders             int
 }
 
 // Gauges are totals read for the metrics at each scrape.

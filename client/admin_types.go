@@ -114,6 +114,9 @@ type AdminOrder struct {
 	// History is the order's story, oldest first: placed, each step since
 	// (a submit, a retry and why, an operator's retry), and its end.
 	History []OrderEvent `json:"history,omitempty"`
+	// Ledger is the order's charge and any refund, oldest first (on an
+	// answer about one order; empty in lists).
+	Ledger []LedgerEntry `json:"ledger,omitempty"`
 }
 
 // OrderEvent is one step of an order's history. Kind is placed,
@@ -148,10 +151,11 @@ func (o *AdminOrder) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	var h struct {
-		History []OrderEvent `json:"history"`
+		History []OrderEvent  `json:"history"`
+		Ledger  []LedgerEntry `json:"ledger"`
 	}
 	err := json.Unmarshal(b, &h)
-	o.History = h.History
+	o.History, o.Ledger = h.History, h.Ledger
 	return err
 }
 

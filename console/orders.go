@@ -66,28 +66,9 @@ func (c *Console) order(w http.ResponseWriter, r *http.Request, s *session) erro
 	if err != nil {
 		return err
 	}
-	d := orderData{O: o}
-	if d.Ledger, err = c.orderLedger(s, o); err != nil {
-		return err
-	}
+	d := orderData{O: o, Ledger: o.Ledger}
 	c.render(w, r, s, http.StatusOK, "order", "Order "+o.OrderID, d)
 	return nil
-}
-
-// orderLedger is the account's ledger entries for one order: its charge
-// and any refund.
-func (c *Console) orderLedger(s *session, o client.AdminOrder) ([]client.LedgerEntry, error) {
-	entries, err := c.Admin.Ledger(s.ctx, o.AccountID, 1000)
-	if err != nil {
-		return nil, err
-	}
-	var out []client.LedgerEntry
-	for _, e := range entries {
-		if e.OrderID == o.OrderID || e.OrderID == o.ID {
-			out = append(out, e)
-		}
-	}
-	return out, nil
 }
 
 // orderAction completes, cancels or retries an order, after a confirmation.

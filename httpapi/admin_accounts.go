@@ -268,11 +268,16 @@ func (a *admin) ledger(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "entries": viewEntries(entries)})
+	return nil
+}
+
+// viewEntries shows ledger entries as the admin API does.
+func viewEntries(entries []topupd.LedgerEntry) []entryView {
 	out := make([]entryView, len(entries))
 	for i, e := range entries {
 		out[i] = entryView{ID: entryID(e.ID), Kind: string(e.Kind), AmountUsd: e.Amount, BalanceAfterUsd: e.BalanceAfter,
 			OrderID: e.OrderID, Reference: e.Reference, CreatedAt: e.CreatedAt.Format(time.RFC3339Nano)}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "entries": out})
-	return nil
+	return out
 }

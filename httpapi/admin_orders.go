@@ -23,11 +23,13 @@ type adminOrder struct {
 	orderView
 }
 
-// adminOrderView is the answer about one order: the order and its history.
+// adminOrderView is the answer about one order: the order, its history
+// and its ledger entries.
 type adminOrderView struct {
 	Success bool `json:"success"`
 	adminOrder
 	History []orderEvent `json:"history"`
+	Ledger  []entryView  `json:"ledger"`
 }
 
 // orderEvent is one step of an order's history as the API shows it.
@@ -37,8 +39,9 @@ type orderEvent struct {
 	Note string `json:"note"`
 }
 
-// viewOrder is the answer about one order, with its whole history: placed,
-// the events the store recorded, and its final state.
+// viewOrder is the answer about one order, with its whole history (placed,
+// the events the store recorded, and its final state) and its charge and
+// any refund.
 func (a *admin) viewOrder(ctx context.Context, o *topupd.Order) (adminOrderView, error) {
 	events, err := a.Store.OrderEvents(ctx, o.Seq)
 	if err != nil {
@@ -49,7 +52,11 @@ func (a *admin) viewOrder(ctx context.Context, o *topupd.Order) (adminOrderView,
 	for i, e := range story {
 		history[i] = orderEvent{At: e.At.UTC().Format(time.RFC3339Nano), Kind: e.Kind, Note: e.Note}
 	}
-	return adminOrderView{Success: true, adminOrder: a.orderItem(o), History: history}, nil
+	entries, err := a.Store.OrderEntries(ctx, o.Seq)
+	if err != nil {
+		return adminOrderView{}, err
+	}
+	return adminOrderView{Success: true, adminOrder: a.orderItem(o), History: history, Ledger: viewEntries(entries)}, nil
 }
 
 // writeOrder answers one order with its history.

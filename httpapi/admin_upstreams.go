@@ -85,21 +85,18 @@ func (a *admin) listUpstreams(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// maxStuckScan bounds how many stuck orders the supplier list counts.
-const maxStuckScan = 10_000
-
 // listProviders answers every supplier's health as this node has seen it,
 // and how many of its orders are stuck, as the database holds them; a
 // supplier with stuck orders is alerting.
 func (a *admin) listProviders(w http.ResponseWriter, r *http.Request) error {
-	stuck, err := a.Store.Orders(r.Context(), topupd.OrdersQuery{Stuck: true, Now: a.Now(), Limit: maxStuckScan})
+	stuck, err := a.Store.StuckCounts(r.Context(), a.Now())
 	if err != nil {
 		return err
 	}
 	type key struct{ provider, upstream string }
 	counts := map[key]int{}
-	for _, o := range stuck {
-		counts[key{o.Provider, o.Upstream}]++
+	for _, c := range stuck {
+		counts[key{c.Provider, c.Upstream}] = c.Orders
 	}
 	out := []healthView{}
 	for _, h := range a.Health() {

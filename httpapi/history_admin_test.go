@@ -95,6 +95,16 @@ func TestAdminOrderHistory(t *testing.T) {
 		t.Errorf("a cancelled order's history ends %v", last)
 	}
 
+	// The order's ledger entries: its charge and its refund (the cancel refunds by default).
+	ledger, err := h.AdminClient.Order(t.Context(), cancelled)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := ledger.Ledger; len(l) != 2 || l[0].Kind != "charge" || l[1].Kind != "refund" || l[0].OrderID != cancelled ||
+		l[1].AmountUSD != -l[0].AmountUSD || l[1].BalanceAfterUSD != l[0].BalanceAfterUSD-l[0].AmountUSD {
+		t.Errorf("a refunded order's ledger: %+v", l)
+	}
+
 	key := h.Place(a, order{"pid": topupdtest.PIDKey, "trxid": h.Trx(), "quantity": 1}).Str("orderId")
 	want = []client.OrderEvent{{At: clock.Now(), Kind: "placed"}, {At: clock.Now(), Kind: "completed"}}
 	if diff := cmp.Diff(want, historyOf(t, get(key))); diff != "" {

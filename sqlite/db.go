@@ -51,6 +51,7 @@ var _ topupd.Store = (*Store)(nil)
 var dialect = sqlstore.Dialect{
 	Name:              "sqlite",
 	Greatest:          "MAX",
+	IndexedBy:         " INDEXED BY ",
 	IsUniqueViolation: isUniqueViolation,
 	// One writer, and each durable commit costs an fsync: concurrent write
 	// transactions share one commit, each in a savepoint of its own.

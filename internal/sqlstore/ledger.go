@@ -1,9 +1,11 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/topupd/topupd"
@@ -138,6 +140,29 @@ func (s *Store) Ledger(ctx context.Context, accountID string, limit int) ([]topu
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store.Ledger %s: %w", accountID, err)
 	}
+	return out, nil
+}
+
+// OrderEntries returns an order's charge and refund, oldest first, each by
+// its own unique index.
+func (s *Store) OrderEntries(ctx context.Context, orderSeq int64) ([]topupd.LedgerEntry, error) {
+	rows, err := s.read.QueryContext(ctx, s.q.orderEntries, orderSeq)
+	if err != nil {
+		return nil, fmt.Errorf("store.OrderEntries %d: %w", orderSeq, err)
+	}
+	defer rows.Close()
+	out := []topupd.LedgerEntry{}
+	for rows.Next() {
+		e, err := scanEntry(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store.OrderEntries %d: %w", orderSeq, err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store.OrderEntries %d: %w", orderSeq, err)
+	}
+	slices.SortFunc(out, func(a, b topupd.LedgerEntry) int { return cmp.Compare(a.ID, b.ID) }) // the union's order is not promised
 	return out, nil
 }
 

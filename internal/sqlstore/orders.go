@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/topupd/topupd"
 )
@@ -148,12 +149,38 @@ func ordersPage(q topupd.OrdersQuery) (string, []any) {
 	}
 	w.span("created_at", q.From, untilCursor(q.To, q.Before))
 	if q.Stuck {
-		w.add("status = 'processing' AND (alert <> '' OR deadline_at < ?)", ms(q.Now))
+		w.add(stuckWhere, ms(q.Now))
 	}
 	if q.Before != nil {
 		w.add("(created_at, seq) < (?, ?)", ms(q.Before.At), q.Before.Seq)
 	}
 	return `SELECT ` + orderColumns + ` FROM orders ` + w.tail("created_at DESC, seq DESC", q.Limit), w.args
+}
+
+// stuckWhere selects the stuck orders: processing with an alert, or past
+// their deadline.
+const stuckWhere = "status = 'processing' AND (alert <> '' OR deadline_at < ?)"
+
+// StuckCounts counts the stuck orders of each provider and upstream, in
+// the database rather than by reading them.
+func (s *Store) StuckCounts(ctx context.Context, now time.Time) ([]topupd.StuckCount, error) {
+	rows, err := s.read.QueryContext(ctx, s.q.stuckCounts, ms(now))
+	if err != nil {
+		return nil, fmt.Errorf("store.StuckCounts: %w", err)
+	}
+	defer rows.Close()
+	out := []topupd.StuckCount{}
+	for rows.Next() {
+		var c topupd.StuckCount
+		if err := rows.Scan(&c.Provider, &c.Upstream, &c.Orders); err != nil {
+			return nil, fmt.Errorf("store.StuckCounts: %w", err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store.StuckCounts: %w", err)
+	}
+	return out, nil
 }
 
 // list reads the orders query selects, each scanned by scan, and their codes.

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"strings"
 	"time"
 
 	"github.com/topupd/topupd"
@@ -47,6 +48,17 @@ type queries struct {
 	accountLocked string // reads an account and takes its row lock
 	retryOrder    string // makes an order due now and extends its deadline
 	orderEvents   string // an order's history, oldest first
+	orderEntries  string // an order's charge and refund, oldest first
+	stuckCounts   string // the stuck orders of each supplier, counted from orders_stuck
+}
+
+// indexedBy names the index a query must read, where the dialect takes
+// such a hint.
+func indexedBy(d Dialect, index string) string {
+	if d.IndexedBy == "" {
+		return ""
+	}
+	return d.IndexedBy + index
 }
 
 // render writes the queries for one dialect.
@@ -84,6 +96,10 @@ func render(d Dialect) queries {
 		retryOrder: `UPDATE orders SET next_attempt_at = $2, lease_owner = NULL, lease_until = NULL, alert = '',
 			deadline_at = ` + d.Greatest + `(deadline_at, $3) WHERE seq = $1`,
 		orderEvents: `SELECT at, kind, note FROM order_events WHERE order_seq = $1 ORDER BY at, id`,
+		stuckCounts: `SELECT provider, upstream, COUNT(*) FROM orders` + indexedBy(d, "orders_stuck") + ` WHERE ` +
+			strings.Replace(stuckWhere, "?", "$1", 1) + ` GROUP BY provider, upstream ORDER BY provider, upstream`,
+		orderEntries: `SELECT ` + entryColumns + ` FROM ledger l WHERE order_seq = $1 AND kind = 'charge'
+			UNION ALL SELECT ` + entryColumns + ` FROM ledger l WHERE order_seq = $1 AND kind = 'refund'`,
 	}
 }
 
@@ -120,6 +136,8 @@ func HotQueries(d Dialect) []HotQuery {
 		{Name: "lock account", SQL: q.lockAccount, Args: []any{"a"}},
 		{Name: "stock level", SQL: q.lockStock, Args: []any{"p"}},
 		{Name: "order events", SQL: q.orderEvents, Args: []any{1}},
+		{Name: "ledger of order", SQL: q.orderEntries, Args: []any{1}},
+		{Name: "stuck counts", SQL: q.stuckCounts, Args: []any{1}},
 	}
 	return append(hot, listQueries()...)
 }

@@ -42,6 +42,10 @@ type Dialect struct {
 	SkipLocked string
 	// Greatest names the function that returns the larger of two values.
 	Greatest string
+	// IndexedBy follows a table name to make a query read one index
+	// (" INDEXED BY x"), where the planner might choose a worse one; empty
+	// where it needs no telling.
+	IndexedBy string
 	// IsUniqueViolation reports an error raised by a unique index.
 	IsUniqueViolation func(error) bool
 	// IsTransient reports a deadlock or serialization failure: the

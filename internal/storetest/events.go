@@ -13,6 +13,77 @@ import (
 // eventTests check the history of an order.
 var eventTests = []test{
 	{"OrderEvents", testOrderEvents},
+	{"OrderEntries", testOrderEntries},
+	{"StuckCounts", testStuckCounts},
+}
+
+// testStuckCounts: a processing order with an alert is stuck at once, one
+// past its deadline from then on; final orders never are; each supplier's
+// count is what the stuck list holds.
+func testStuckCounts(t *testing.T, e *env) {
+	e.catalog()
+	a := e.account("a", topupd.USD(100))
+	alerted := e.place(a.ID, topup("SC-1"), t0)
+	e.place(a.ID, topup("SC-2"), t0)
+	done := e.place(a.ID, topup("SC-3"), t0)
+	if _, err := e.s.Settle(e.ctx, alerted.Seq, topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: t0.Add(time.Hour), Now: t0,
+		Alert: topupd.AlertPastDeadline}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.s.Settle(e.ctx, done.Seq, topupd.Settlement{Status: topupd.StatusCompleted, Now: t0}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		now  time.Time
+		want int
+	}{{t0, 1}, {t0.Add(deadline + time.Millisecond), 2}} {
+		got, err := e.s.StuckCounts(e.ctx, c.now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed, err := e.s.Orders(e.ctx, topupd.OrdersQuery{Stuck: true, Now: c.now, Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []topupd.StuckCount{{Provider: alerted.Provider, Upstream: alerted.Upstream, Orders: c.want}}
+		if diff := cmp.Diff(want, got); diff != "" || len(listed) != c.want {
+			t.Errorf("at %v: %d listed; counts (-want +got):\n%s", c.now, len(listed), diff)
+		}
+	}
+}
+
+// testOrderEntries: an order's ledger entries are its charge and, once it
+// is refunded, its refund, oldest first, and no other order's or credit's.
+func testOrderEntries(t *testing.T, e *env) {
+	e.catalog()
+	a := e.account("a", topupd.USD(100))
+	o := e.place(a.ID, topup("LE-1"), t0)
+	other := e.place(a.ID, topup("LE-2"), t0)
+	entries := func(seq int64) []topupd.LedgerEntry {
+		t.Helper()
+		got, err := e.s.OrderEntries(e.ctx, seq)
+		if err != nil {
+			t.Fatalf("OrderEntries %d: %v", seq, err)
+		}
+		return got
+	}
+	if got := entries(o.Seq); len(got) != 1 || got[0].Kind != topupd.EntryCharge || got[0].Amount != -o.Amount || got[0].OrderID != o.ID {
+		t.Errorf("a new order's entries: %+v", got)
+	}
+	if _, err := e.s.Settle(e.ctx, o.Seq, topupd.Settlement{Status: topupd.StatusCancelled, Error: "no", Refund: true, Now: t0.Add(time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	got := entries(o.Seq)
+	if len(got) != 2 || got[0].Kind != topupd.EntryCharge || got[1].Kind != topupd.EntryRefund || got[1].Amount != o.Amount ||
+		got[1].BalanceAfter != got[0].BalanceAfter-other.Amount+o.Amount { // the other order was charged in between
+		t.Errorf("a refunded order's entries: %+v", got)
+	}
+	if got := entries(other.Seq); len(got) != 1 || got[0].OrderID != other.ID {
+		t.Errorf("the other order's entries: %+v", got)
+	}
+	if got := entries(1 << 40); got == nil || len(got) != 0 {
+		t.Errorf("an unknown order's entries: %#v, want an empty list", got)
+	}
 }
 
 // testOrderEvents: an order driven through a submit, a retry with a note,
