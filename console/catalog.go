@@ -29,11 +29,12 @@ func (c *Console) catalog(w http.ResponseWriter, r *http.Request, s *session) er
 }
 
 // lineData is a line's edit page; Required is one field a line, as
-// "field | label | pattern".
+// "field | label | pattern", and the choices one a line as "value | label".
 type lineData struct {
-	L        client.Line
-	Required string
-	New      bool
+	L                  client.Line
+	Required           string
+	ServerIDs, Regions string
+	New                bool
 }
 
 // line shows a line's form: a new one at /console/catalog/lines/new.
@@ -59,6 +60,7 @@ func (c *Console) line(w http.ResponseWriter, r *http.Request, s *session) error
 			req = append(req, strings.TrimRight(f.Field+" | "+f.Label+" | "+f.Pattern, " |"))
 		}
 		d.Required = strings.Join(req, "\n")
+		d.ServerIDs, d.Regions = choicesText(d.L.ServerIDOptions), choicesText(d.L.RegionOptions)
 	}
 	c.render(w, r, s, http.StatusOK, "line", "Line "+slug, d)
 	return nil
@@ -87,19 +89,48 @@ func (c *Console) saveLine(w http.ResponseWriter, r *http.Request, s *session) e
 	if req == nil {
 		req = []client.RequiredField{}
 	}
+	servers, regions := parseChoices(r.PostFormValue("serverIdOptions")), parseChoices(r.PostFormValue("regionOptions"))
 	var err error
 	if slug == "new" {
 		slug = f("slug")
 		_, err = c.Admin.PutService(s.ctx, client.Line{Slug: slug, ProductName: f("productName"), GameName: f("gameName"), Game: f("game"),
-			Kind: f("kind"), Status: f("status"), Required: req})
+			Kind: f("kind"), Status: f("status"), Required: req, ServerIDOptions: servers, RegionOptions: regions})
 	} else {
 		_, err = c.Admin.PatchService(s.ctx, slug, map[string]any{"productName": f("productName"), "gameName": f("gameName"),
-			"game": f("game"), "kind": f("kind"), "status": f("status"), "required": req})
+			"game": f("game"), "kind": f("kind"), "status": f("status"), "required": req,
+			"serverIdOptions": servers, "regionOptions": regions})
 	}
 	if err != nil {
 		return err
 	}
 	return c.done(w, r, "/console/catalog", "Line "+slug+" is saved.")
+}
+
+// parseChoices reads choices, one a line as "value | label" (the label
+// defaults to the value).
+func parseChoices(text string) []client.Choice {
+	out := []client.Choice{}
+	for _, l := range strings.Split(text, "\n") {
+		v, label, _ := strings.Cut(l, "|")
+		v, label = strings.TrimSpace(v), strings.TrimSpace(label)
+		if v == "" {
+			continue
+		}
+		if label == "" {
+			label = v
+		}
+		out = append(out, client.Choice{Value: v, Label: label})
+	}
+	return out
+}
+
+// choicesText writes choices as parseChoices reads them.
+func choicesText(cs []client.Choice) string {
+	var ls []string
+	for _, c := range cs {
+		ls = append(ls, c.Value+" | "+c.Label)
+	}
+	return strings.Join(ls, "\n")
 }
 
 // lineStatus enables or disables a line (a PATCH of its status alone).

@@ -338,6 +338,31 @@ func TestOwnerTour(t *testing.T) {
 		t.Errorf("the price edit in the action log: %+v %v", acts.Actions, err)
 	}
 
+	// A line's edit keeps its choices; a new line gets those typed.
+	b.open("/console/catalog/lines/wutheringwaves")
+	b.fill(map[string]string{"[name=productName]": "Wuthering Waves Lunite (new)"})
+	b.click("#save-line")
+	b.open("/console/catalog/lines/new")
+	b.fill(map[string]string{"[name=slug]": "genshin", "[name=productName]": "Genesis Crystals", "[name=gameName]": "Genshin Impact",
+		"[name=game]": "genshin", "[name=required]": "userId | UID | ^[0-9]{9}$\nserverId | Server", "[name=serverIdOptions]": "os_euro | Europe\nos_asia"})
+	b.click("#save-line")
+	lines, err := b.h.AdminClient.Services(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lines {
+		switch l.Slug {
+		case "wutheringwaves":
+			if l.ProductName != "Wuthering Waves Lunite (new)" || len(l.ServerIDOptions) != 2 || len(l.Required) != 2 {
+				t.Errorf("the edited line: %+v", l)
+			}
+		case "genshin":
+			if fmt.Sprint(l.ServerIDOptions) != "[{os_euro Europe} {os_asia os_asia}]" || len(l.Required) != 2 || l.Required[0].Pattern != "^[0-9]{9}$" || l.Kind != "topup" {
+				t.Errorf("the new line: %+v", l)
+			}
+		}
+	}
+
 	b.open("/console/settings")
 	b.confirm("#setting-ordersDisabled button")
 	if got := b.text("#setting-ordersDisabled .value"); got != "on" {

@@ -146,6 +146,9 @@ func plural(n int, thing string) string {
 	if n == 1 {
 		return "1 " + thing
 	}
+	if strings.HasSuffix(thing, "y") {
+		return strconv.Itoa(n) + " " + strings.TrimSuffix(thing, "y") + "ies"
+	}
 	return strconv.Itoa(n) + " " + thing + "s"
 }
 
