@@ -159,6 +159,11 @@ type Change struct {
 	EachTransaction bool
 	// Recorded is set once the change is in the log.
 	Recorded bool
+	// UpdateID, when not zero, is the Bot API update that asked for the
+	// change: stored with it (and in the bot's updates) in the change's
+	// transaction, so that an update redelivered after a crash changes
+	// nothing again (the store answers EConflict).
+	UpdateID int64
 }
 
 type changeKey struct{}
