@@ -26,6 +26,11 @@ const (
 	RoleSupport Role = "support"
 	// RoleViewer reads everything.
 	RoleViewer Role = "viewer"
+	// RoleResellerChat is a reseller's own chat in the messaging app: it
+	// reads its own account and changes its flags, allow-list and keys,
+	// and nothing else (the admin API holds it to its account). No
+	// operator can be given it.
+	RoleResellerChat Role = "reseller-chat"
 )
 
 // Valid reports whether r is one of the four roles.
@@ -67,6 +72,8 @@ func (r Role) May(p Permission) bool {
 	switch {
 	case r == RoleOwner:
 		return true
+	case r == RoleResellerChat:
+		return p == PermRead || p == PermAccounts
 	case p == PermRead:
 		return r.Valid()
 	case r == RoleFinance:

@@ -150,9 +150,12 @@ func (a *admin) auth(perm topupd.Permission, action, target string, h handlerFun
 			if !op.Role.May(perm) {
 				return topupd.Errorf(topupd.ERoleForbidden, "the %s role may not do this", op.Role)
 			}
+			if err := a.chatScope(r, op); err != nil {
+				return err
+			}
 			if action != "" {
 				c := &topupd.Change{Actor: topupd.Actor{Operator: op.Name, IP: clientIPText(r, nil), RequestID: logctx.RequestID(r.Context())},
-					Action: action}
+					Action: action, UpdateID: updateOf(r.Context())}
 				if target != "" {
 					c.Target = r.PathValue(target)
 				}
@@ -215,6 +218,9 @@ func (a *admin) inProcessOperator(r *http.Request, c inProcessCaller) (topupd.Op
 	whoOf(r.Context()).operator = c.operator
 	if c.operator == topupd.RootOperator {
 		return topupd.Operator{Name: topupd.RootOperator, Role: topupd.RoleOwner}, nil
+	}
+	if c.account != "" {
+		return topupd.Operator{Name: c.operator, Role: topupd.RoleResellerChat}, nil
 	}
 	op, err := a.Store.Operator(r.Context(), c.operator)
 	switch {

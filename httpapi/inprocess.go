@@ -10,6 +10,10 @@ import (
 // inProcessCaller is who an in-process admin call is made for.
 type inProcessCaller struct {
 	operator, ip, requestID, host string
+	// account, for a reseller's chat, is the one account it may act on.
+	account string
+	// updateID is the Bot API update that asked for the call, if any.
+	updateID int64
 }
 
 // inProcessKey carries the inProcessCaller of in-process admin calls in a context.
