@@ -16,6 +16,7 @@ type Store interface {
 	UpstreamStore
 	OperatorStore
 	ConsoleStore
+	ChatStore
 	// Settings returns the operator's settings.
 	Settings(ctx context.Context) (Settings, error)
 	// UpdateSettings applies a patch and returns the new settings.

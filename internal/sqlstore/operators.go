@@ -28,9 +28,23 @@ func (s *Store) recordChange(ctx context.Context, tx *sql.Tx, c *topupd.Change) 
 	if c.Target == "" {
 		c.Target = c.AccountID
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO actions (at, operator, ip, request_id, action, target, account_id, before, after)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-		ms(time.Now()), c.Operator, c.IP, c.RequestID, c.Action, c.Target, account, jsonText(c.Before), jsonText(c.After))
+	now := time.Now()
+	// A bot update is acted on once: its id goes into the bot's updates
+	// and onto the entry, with the first transaction of the change only.
+	var update any
+	if c.UpdateID != 0 && !c.Recorded {
+		update = c.UpdateID
+		chatID, _ := chatOfActor(c.Operator)
+		if err := s.recordUpdate(ctx, tx, topupd.BotUpdate{UpdateID: c.UpdateID, ChatID: chatID, At: now}); err != nil {
+			return err
+		}
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO actions (at, operator, ip, request_id, action, target, account_id, before, after, update_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		ms(now), c.Operator, c.IP, c.RequestID, c.Action, c.Target, account, jsonText(c.Before), jsonText(c.After), update)
+	if err != nil && update != nil && s.d.IsUniqueViolation(err) {
+		return updateActedOn(c.UpdateID)
+	}
 	if err != nil {
 		return fmt.Errorf("recording %s: %w", c.Action, err)
 	}

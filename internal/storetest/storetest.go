@@ -41,6 +41,7 @@ func Run(t *testing.T, open func(t *testing.T) topupd.Store) {
 		{"OrderEvents", eventTests},
 		{"Durations", durationTests},
 		{"Console", consoleTests},
+		{"Chats", chatTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
