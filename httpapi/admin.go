@@ -42,6 +42,10 @@ type AdminDeps struct {
 	// ConsoleURL, when set, is the console's public address, which setup
 	// links start with; by default the admin address the call came to.
 	ConsoleURL string
+	// BotUsername is the messaging app bot's username, which chat link
+	// codes' URLs open (https://t.me/<BotUsername>?start=<code>); when
+	// empty, their url is "".
+	BotUsername string
 }
 
 // admin is the operator's API.
@@ -89,6 +93,9 @@ func (a *admin) routes(mux *http.ServeMux) {
 	mux.Handle("PATCH /admin/accounts/{id}", a.write(topupd.PermAccounts, "account.update", "id", a.patchAccount))
 	mux.Handle("POST /admin/accounts/{id}/keys", a.write(topupd.PermAccounts, "key.create", "id", a.createKey))
 	mux.Handle("DELETE /admin/keys/{keyId}", a.write(topupd.PermAccounts, "key.revoke", "keyId", a.revokeKey))
+	mux.Handle("POST /admin/accounts/{id}/chat-links", a.write(topupd.PermAccounts, "chat.link-code", "id", a.createChatLink))
+	mux.Handle("GET /admin/accounts/{id}/chats", a.read(a.listChats))
+	mux.Handle("DELETE /admin/accounts/{id}/chats/{chatId}", a.write(topupd.PermAccounts, "chat.unlink", "chatId", a.unlinkChat))
 	mux.Handle("POST /admin/accounts/{id}/credits", a.write(topupd.PermCredit, "account.credit", "id", a.credit))
 	mux.Handle("GET /admin/accounts/{id}/ledger", a.read(a.ledger))
 	mux.Handle("GET /admin/accounts/{id}/statement", a.auth(topupd.PermReports, "", "", a.statement))
@@ -122,6 +129,7 @@ func (a *admin) routes(mux *http.ServeMux) {
 	mux.Handle("PATCH /admin/operators/{name}", a.write(topupd.PermOperators, "operator.update", "name", a.patchOperator))
 	mux.Handle("POST /admin/operators/{name}/tokens", a.write(topupd.PermOperators, "operator.token", "name", a.createOperatorToken))
 	mux.Handle("POST /admin/operators/{name}/setup-link", a.write(topupd.PermOperators, "operator.setup-link", "name", a.createSetupLink))
+	mux.Handle("POST /admin/operators/{name}/chat-links", a.write(topupd.PermOperators, "operator.chat-link-code", "name", a.createOperatorChatLink))
 	mux.Handle("GET /admin/actions", a.read(a.listActions))
 }
 

@@ -1,0 +1,101 @@
+package httpapi
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/topupd/topupd"
+)
+
+// The messaging app's side of the admin API: one-time codes that link a
+// chat to an account or an operator, an account's chats, and unlinking.
+
+// createChatLink makes a one-time code that links a chat to the account.
+func (a *admin) createChatLink(w http.ResponseWriter, r *http.Request) error {
+	return a.chatLink(w, r, topupd.ChatLink{AccountID: r.PathValue("id")})
+}
+
+// createOperatorChatLink makes a one-time code that links a chat to the
+// operator. Root, who has no row of its own, has no chat.
+func (a *admin) createOperatorChatLink(w http.ResponseWriter, r *http.Request) error {
+	name := r.PathValue("name")
+	if name == topupd.RootOperator {
+		return topupd.Errorf(topupd.ENotFound, "operator %s: the built-in operator of TOPUPD_ADMIN_TOKEN has no chat; link a named operator's", name)
+	}
+	return a.chatLink(w, r, topupd.ChatLink{Operator: name})
+}
+
+// chatLink stores the hash of a fresh code for l's account or operator,
+// valid topupd.ChatLinkTTL, and answers the code, shown this once.
+func (a *admin) chatLink(w http.ResponseWriter, r *http.Request, l topupd.ChatLink) error {
+	obj, err := readAdminObject(r)
+	if err != nil {
+		return err
+	}
+	if err := obj.done(); err != nil {
+		return err
+	}
+	code, hash := topupd.NewSecret()
+	now := a.Now().Truncate(time.Millisecond) // as stored
+	l.Code, l.CreatedAt, l.ExpiresAt = hash, now, now.Add(topupd.ChatLinkTTL)
+	if err := a.Store.CreateChatLink(r.Context(), l); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"success": true, "code": code, "expiresAt": rfc3339(l.ExpiresAt),
+		"url": chatLinkURL(a.BotUsername, code)})
+	return nil
+}
+
+// chatLinkURL is the link that opens the bot with "/start <code>", or ""
+// when the bot's username is not known.
+func chatLinkURL(bot, code string) string {
+	bot = strings.TrimPrefix(bot, "@")
+	if bot == "" {
+		return ""
+	}
+	return "https://t.me/" + url.PathEscape(bot) + "?start=" + url.QueryEscape(code)
+}
+
+// chatView is a linked chat as the admin API shows it.
+type chatView struct {
+	ChatID   int64  `json:"chatId"`
+	Username string `json:"username"`
+	LinkedAt string `json:"linkedAt"`
+}
+
+// listChats answers an account's linked chats, oldest link first.
+func (a *admin) listChats(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	if _, err := a.Store.Account(r.Context(), id); err != nil {
+		return err
+	}
+	chats, err := a.Store.Chats(r.Context(), id, "")
+	if err != nil {
+		return err
+	}
+	out := make([]chatView, len(chats))
+	for i, c := range chats {
+		out[i] = chatView{ChatID: c.ChatID, Username: c.Username, LinkedAt: rfc3339(c.LinkedAt)}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "chats": out})
+	return nil
+}
+
+// unlinkChat removes one of the account's chats.
+func (a *admin) unlinkChat(w http.ResponseWriter, r *http.Request) error {
+	chatID, err := strconv.ParseInt(r.PathValue("chatId"), 10, 64)
+	if err != nil {
+		return topupd.Errorf(topupd.EInvalidRequest, "chatId: a chat's id is an integer")
+	}
+	if c := topupd.ChangeOf(r.Context()); c != nil {
+		c.Target = strconv.FormatInt(chatID, 10)
+	}
+	if err := a.Store.UnlinkChat(r.Context(), r.PathValue("id"), chatID); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": true})
+	return nil
+}
