@@ -42,10 +42,11 @@ type AdminDeps struct {
 	// ConsoleURL, when set, is the console's public address, which setup
 	// links start with; by default the admin address the call came to.
 	ConsoleURL string
-	// BotUsername is the messaging app bot's username, which chat link
-	// codes' URLs open (https://t.me/<BotUsername>?start=<code>); when
-	// empty, their url is "".
-	BotUsername string
+	// BotUsername returns the messaging app bot's username, which chat
+	// link codes' URLs open (https://t.me/<username>?start=<code>); when
+	// it is nil or answers "" (no bot, or the bot has not yet learnt its
+	// name from the Bot API), their url is "".
+	BotUsername func() string
 }
 
 // admin is the operator's API.

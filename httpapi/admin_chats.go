@@ -45,12 +45,20 @@ func (a *admin) chatLink(w http.ResponseWriter, r *http.Request, l topupd.ChatLi
 		return err
 	}
 	writeJSON(w, http.StatusCreated, map[string]any{"success": true, "code": code, "expiresAt": rfc3339(l.ExpiresAt),
-		"url": chatLinkURL(a.BotUsername, code)})
+		"url": chatLinkURL(a.botUsername(), code)})
 	return nil
 }
 
 // chatLinkURL is the link that opens the bot with "/start <code>", or ""
 // when the bot's username is not known.
+// botUsername is the bot's username, or "".
+func (a *admin) botUsername() string {
+	if a.BotUsername == nil {
+		return ""
+	}
+	return a.BotUsername()
+}
+
 func chatLinkURL(bot, code string) string {
 	bot = strings.TrimPrefix(bot, "@")
 	if bot == "" {

@@ -74,6 +74,8 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	fe.Var(choiceValue{&c.LogLevel, []string{"debug", "info", "warn", "error"}}, "log-level", "TOPUPD_LOG_LEVEL", "debug, info, warn or error")
 	c.LogFormat = "json"
 	fe.Var(choiceValue{&c.LogFormat, []string{"json", "text"}}, "log-format", "TOPUPD_LOG_FORMAT", "json (one object a line, for machines) or text (for people)")
+	fe.String(&c.TelegramToken, "telegram-token", "TOPUPD_TELEGRAM_TOKEN", "", "the messaging app bot's token from BotFather; empty means no bot")
+	fe.String(&c.TelegramAPI, "telegram-api", "TOPUPD_TELEGRAM_API", "https://api.telegram.org", "base URL of the Bot API, for a local Bot API server or a stand-in in tests")
 	simSwitch := "on"
 	fe.Var(choiceValue{&simSwitch, []string{"on", "off"}}, "sim", "TOPUPD_SIM", "on or off: whether the built-in sim supplier may fulfil orders; off refuses sim packs")
 	envErr := fe.apply(getenv)

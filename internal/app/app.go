@@ -6,6 +6,8 @@
 package app
 
 import (
+	"sync/atomic"
+
 	"context"
 	"errors"
 	"fmt"
@@ -29,6 +31,7 @@ import (
 	"github.com/topupd/topupd/provider/upstream"
 	"github.com/topupd/topupd/ratelimit"
 	"github.com/topupd/topupd/sqlite"
+	"github.com/topupd/topupd/telegram"
 )
 
 // Config is everything the app needs. The zero value of a duration or a
@@ -64,6 +67,13 @@ type Config struct {
 	// ConsoleURL, when set, is the console's public address (setup links
 	// start with it).
 	ConsoleURL string
+	// TelegramToken, when set, runs the messaging app's bot with it.
+	TelegramToken string
+	// TelegramAPI is the Bot API's base URL (Telegram's when empty).
+	TelegramAPI string
+	// TelegramPoll and TelegramLease are the bot's long-poll length and
+	// its poller's lease (the bot's defaults when zero).
+	TelegramPoll, TelegramLease time.Duration
 	// AuthCacheTTL is how long keys' accounts and the settings are
 	// remembered between calls (topupd serve: one second); 0 remembers nothing.
 	AuthCacheTTL time.Duration
@@ -108,6 +118,8 @@ type App struct {
 	stopListening context.CancelFunc
 	stopEngine    context.CancelFunc
 	engineDone    chan struct{}
+	stopBot       func()
+	bot           atomic.Pointer[telegram.Bot]
 }
 
 // New opens the store, builds every part and starts the engine. Close
@@ -183,12 +195,15 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	a.Admin, err = httpapi.NewAdmin(httpapi.AdminDeps{
 		Store: a.Store, Logger: cfg.Logger, Now: cfg.Now, Token: cfg.AdminToken, Wake: a.Engine.Wake, Health: a.Engine.Health,
 		Deadline: cfg.Deadline, Checks: a.limits.checks, AuthCache: cache, SimOff: cfg.SimOff,
-		Metrics: a.Metrics, MetricsToken: cfg.MetricsToken, ConsoleURL: cfg.ConsoleURL,
+		Metrics: a.Metrics, MetricsToken: cfg.MetricsToken, ConsoleURL: cfg.ConsoleURL, BotUsername: a.botUsername,
 	})
 	if err != nil {
 		return nil, err
 	}
 	if a.Console, err = newConsole(cfg, a.Store, a.Admin, vault, a.Metrics); err != nil {
+		return nil, err
+	}
+	if err = a.startBot(cfg); err != nil {
 		return nil, err
 	}
 	engineCtx, stop := context.WithCancel(context.Background())
@@ -201,6 +216,10 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 // let go), then closes the limits and the store. Stop serving the handlers
 // first.
 func (a *App) Close() error {
+	if a.stopBot != nil {
+		a.stopBot()
+		a.stopBot = nil
+	}
 	if a.stopEngine != nil {
 		a.stopEngine()
 		<-a.engineDone

@@ -30,19 +30,21 @@ import (
 
 // config shapes one server.
 type config struct {
-	clock          *Clock
-	perSecond      int
-	perMinute      int
-	trustedProxies []netip.Prefix
-	maxBody        int64
-	wrapStore      func(topupd.Store) topupd.Store
-	limiter        topupd.RateLimiter
-	deadline       time.Duration
-	authCache      bool
-	simOff         bool
-	wrap           func(http.Handler) http.Handler
-	rateClock      *Clock
-	redis          string
+	clock                      *Clock
+	perSecond                  int
+	perMinute                  int
+	trustedProxies             []netip.Prefix
+	maxBody                    int64
+	wrapStore                  func(topupd.Store) topupd.Store
+	limiter                    topupd.RateLimiter
+	deadline                   time.Duration
+	authCache                  bool
+	simOff                     bool
+	wrap                       func(http.Handler) http.Handler
+	rateClock                  *Clock
+	redis                      string
+	telegramAPI, telegramToken string
+	db                         string
 }
 
 // Option shapes a server.
@@ -97,6 +99,18 @@ func WithRedis(url string) Option { return func(cfg *config) { cfg.redis = url }
 
 // WithSimOff turns the sim supplier off, as --sim off does.
 func WithSimOff() Option { return func(cfg *config) { cfg.simOff = true } }
+
+// WithTelegram runs the messaging app's bot against a Bot API at apiURL
+// (a botapitest stand-in) with a token, long polls of 4 s (the library
+// polls in a tight loop at 1 s or less) and a 3-second lease.
+func WithTelegram(apiURL, token string) Option {
+	return func(cfg *config) { cfg.telegramAPI, cfg.telegramToken = apiURL, token }
+}
+
+// WithDB makes the server use a SQLite file or postgres:// URL given,
+// which another server may share (by default each server has a fresh
+// SQLite file of its own).
+func WithDB(db string) Option { return func(cfg *config) { cfg.db = db } }
 
 // WithWrap wraps the reseller API's handler, to inject failures or watch requests.
 func WithWrap(w func(http.Handler) http.Handler) Option { return func(cfg *config) { cfg.wrap = w } }
@@ -165,11 +179,18 @@ func New(tb testing.TB, opts ...Option) *T {
 	secret := make([]byte, topupd.SecretKeySize)
 	rand.Read(secret)
 	h.DB = filepath.Join(tb.TempDir(), "topupd.db")
+	if cfg.db != "" {
+		h.DB = cfg.db
+	}
 	ac := app.Config{
 		DB: h.DB, SecretKey: base64.StdEncoding.EncodeToString(secret), AdminToken: h.Token,
 		TrustedProxies: cfg.trustedProxies, Deadline: cfg.deadline, NodeID: topupd.NewID("test_"), SimOff: cfg.simOff,
 		Logger: newLogger(h.Logs), Now: cfg.clockNow(), Poll: 50 * time.Millisecond, MaxBody: cfg.maxBody, Limiter: limiter,
 		WrapStore: cfg.wrapStore, WrapProvider: h.Calls.watch, MetricsToken: h.MetricsToken,
+	}
+	if cfg.telegramToken != "" {
+		ac.TelegramToken, ac.TelegramAPI, ac.TelegramPoll, ac.TelegramLease = cfg.telegramToken, cfg.telegramAPI, 5*time.Second, 3*time.Second
+		h.Logs.Secret(cfg.telegramToken, "the bot's token")
 	}
 	if cfg.authCache {
 		ac.AuthCacheTTL = time.Second

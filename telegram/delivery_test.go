@@ -1,0 +1,115 @@
+package telegram_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/topupd/topupd/internal/botapitest"
+	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/telegram"
+)
+
+// TestUpdateActedOnOnce: the bot makes a key for /newkey but cannot
+// answer (the answer is lost, as in a crash between acting and
+// answering); Telegram delivers the update again, and no second key is
+// made.
+func TestUpdateActedOnOnce(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.h.NewAccount("10", nil)
+	shop := private(1001, "shop")
+	e.link(shop, a.ID)
+	keys := func() int {
+		ks, err := e.h.AdminClient.Keys(t.Context(), a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(ks)
+	}
+	before := keys()
+	e.api.SetBlocked(shop.ID, true)
+	id := e.api.Send(shop, "/newkey once")
+	deadline := time.Now().Add(wait)
+	for keys() == before && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if keys() != before+1 {
+		t.Fatalf("the key was not made: %d keys", keys())
+	}
+	e.api.SetBlocked(shop.ID, false)
+	e.api.RequeueFrom(id)
+	e.expect(shop, "/keys", "once") // answered after the redelivered update
+	if got := keys(); got != before+1 {
+		t.Errorf("after the update came again: %d keys, want %d", got, before+1)
+	}
+	if e.api.Pending() != 0 {
+		t.Errorf("%d updates left unconfirmed", e.api.Pending())
+	}
+}
+
+// TestRateLimit: a chat's 21st command in a minute is refused with one
+// warning; the rest of that minute is silent; a minute on, it is
+// answered again. Another chat is not held back.
+func TestRateLimit(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.h.NewAccount("10", nil)
+	shop, other := private(1001, "shop"), private(1002, "other")
+	e.link(shop, a.ID) // one command
+	for range 19 {
+		e.api.Send(shop, "/balance")
+	}
+	e.api.WaitMessage(shop.ID, func(m botapitest.Message) bool { return len(e.api.Messages(shop.ID)) == 20 }, wait)
+	e.expect(shop, "/balance", "Too many commands")
+	for range 3 {
+		e.api.Send(shop, "/balance")
+	}
+	e.expect(other, "/help", "/start") // the bot has read past the silent ones
+	time.Sleep(200 * time.Millisecond)
+	if n := len(e.api.Messages(shop.ID)); n != 21 {
+		t.Errorf("%d answers in the chat, want 20 and one warning", n)
+	}
+	e.clock.Advance(time.Minute)
+	e.expect(shop, "/balance", "Balance: 10.00 USD")
+}
+
+// TestNotices: every chat of an account hears of changes to it, whoever
+// made them (the operator, or another chat), and of credits; a chat of
+// another account hears nothing.
+func TestNotices(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a, b := e.h.NewAccount("10", nil), e.h.NewAccount("10", nil)
+	one, two, stranger := private(1001, "one"), private(1002, "two"), private(1003, "b")
+	e.link(one, a.ID)
+	e.link(two, a.ID)
+	e.link(stranger, b.ID)
+	notice := func(c botapitest.Chat, want string) {
+		t.Helper()
+		e.api.WaitMessage(c.ID, func(m botapitest.Message) bool {
+			return strings.HasPrefix(m.Text, telegram.NoticePrefix) && strings.Contains(m.Text, want)
+		}, wait)
+	}
+	e.h.Credit(topupdtest.Account{ID: a.ID}, "5")
+	notice(one, "A credit of 5 USD arrived; the balance is 15 USD. (by the operator (root))")
+	notice(two, "A credit of 5 USD arrived")
+	e.expect(one, "/ip add 10.1.2.3", "Added")
+	notice(two, "The allow-list is now 10.1.2.3. (by a linked chat)")
+	notice(one, "The allow-list is now 10.1.2.3.")
+	if _, err := e.h.AdminClient.CreateKey(t.Context(), a.ID, "from the operator"); err != nil {
+		t.Fatal(err)
+	}
+	notice(two, "(from the operator). (by the operator (root))")
+	e.expect(stranger, "/balance", "10.00")
+	for _, m := range e.api.Messages(one.ID) {
+		if strings.Contains(m.Text, "A credit of 10 USD") || strings.Contains(m.Text, a.KeyID) {
+			t.Errorf("a chat was told of a change made before it was linked: %q", m.Text)
+		}
+	}
+	for _, m := range e.api.Messages(stranger.ID) {
+		if strings.HasPrefix(m.Text, telegram.NoticePrefix) {
+			t.Errorf("another account's chat was told: %q", m.Text)
+		}
+	}
+}

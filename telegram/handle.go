@@ -1,0 +1,163 @@
+package telegram
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
+	"github.com/topupd/topupd"
+)
+
+// request is one update being acted on: who sent it, from where, and the
+// client to answer with.
+type request struct {
+	api      *tgbot.Bot
+	updateID int64
+	chatID   int64
+	private  bool
+	username string
+	cmd      string
+	args     []string
+}
+
+// reply answers in the request's chat.
+func (b *Bot) reply(ctx context.Context, r *request, text string, buttons ...[]models.InlineKeyboardButton) {
+	b.send(ctx, r.api, r.chatID, text, buttons...)
+}
+
+// handle acts on one update, at most once: an update recorded before (its
+// change committed, then a crash before the offset moved on) is skipped.
+// The offset is stored after it, so a crash before that redelivers it.
+func (b *Bot) handle(ctx context.Context, api *tgbot.Bot, u *models.Update) {
+	defer func() {
+		if err := b.Store.SetBotOffset(context.WithoutCancel(ctx), u.ID); err != nil {
+			b.Logger.Warn("telegram: storing the offset", "update", u.ID, "err", b.scrub(err))
+		}
+	}()
+	seen, err := b.Store.UpdateSeen(ctx, u.ID)
+	if err != nil {
+		b.Logger.Warn("telegram: looking up an update", "update", u.ID, "err", b.scrub(err))
+		return
+	}
+	if seen {
+		b.Logger.Info("telegram: an update acted on before, redelivered; skipped", "update", u.ID)
+		return
+	}
+	switch {
+	case u.Message != nil && u.Message.Text != "":
+		m := u.Message
+		r := &request{api: api, updateID: u.ID, chatID: m.Chat.ID, private: m.Chat.Type == models.ChatTypePrivate, username: m.Chat.Username}
+		if m.From != nil && r.username == "" {
+			r.username = m.From.Username
+		}
+		r.cmd, r.args = parseCommand(m.Text)
+		b.command(ctx, r)
+	case u.CallbackQuery != nil:
+		b.pressed(ctx, api, u)
+	}
+}
+
+// parseCommand splits "/cmd@bot a b" into "/cmd" and its arguments.
+func parseCommand(text string) (string, []string) {
+	f := strings.Fields(text)
+	if len(f) == 0 {
+		return "", nil
+	}
+	cmd, _, _ := strings.Cut(strings.ToLower(f[0]), "@")
+	return cmd, f[1:]
+}
+
+// command answers a chat's message: linking and help for anyone, then
+// the reseller's or the operator's commands for a linked chat, at most
+// PerMinute a minute per chat.
+func (b *Bot) command(ctx context.Context, r *request) {
+	if !b.limits.allow(r.chatID) {
+		if b.limits.warn(r.chatID) {
+			b.reply(ctx, r, "Too many commands: at most 20 a minute. Wait a moment and try again.")
+		}
+		b.noteRead(ctx, r)
+		return
+	}
+	if r.cmd == "/start" && len(r.args) > 0 {
+		b.link(ctx, r)
+		return
+	}
+	c, err := b.Store.Chat(ctx, r.chatID)
+	linked := err == nil
+	if err != nil && topupd.CodeOf(err) != topupd.ENotFound {
+		b.Logger.Warn("telegram: reading a chat", "chat", r.chatID, "err", b.scrub(err))
+		b.reply(ctx, r, "Something went wrong on our side. Try again in a minute.")
+		return
+	}
+	switch {
+	case !linked && (r.cmd == "/start" || r.cmd == "/help"):
+		b.noteRead(ctx, r)
+		b.reply(ctx, r, unlinkedHelp)
+	case !linked:
+		b.noteRead(ctx, r)
+		b.reply(ctx, r, "This chat is not linked to an account. Ask your operator for a link code, then send /start <code> here in a private chat.")
+	case c.Operator != "":
+		b.operatorCommand(ctx, r, c)
+	default:
+		b.resellerCommand(ctx, r, c)
+	}
+}
+
+// noteRead records an update that changes nothing, so that a redelivery
+// is not answered twice.
+func (b *Bot) noteRead(ctx context.Context, r *request) {
+	err := b.Store.RecordUpdate(ctx, topupd.BotUpdate{UpdateID: r.updateID, ChatID: r.chatID, At: b.Now()})
+	if err != nil && topupd.CodeOf(err) != topupd.EConflict {
+		b.Logger.Warn("telegram: recording an update", "update", r.updateID, "err", b.scrub(err))
+	}
+}
+
+// link spends a link code: /start <code> in a private chat links it to the
+// code's account or operator.
+func (b *Bot) link(ctx context.Context, r *request) {
+	if !r.private {
+		b.noteRead(ctx, r)
+		b.reply(ctx, r, "Link codes work only in a private chat with the bot, so that nobody else sees your keys.")
+		return
+	}
+	code := r.args[0]
+	chg := &topupd.Change{Actor: topupd.Actor{Operator: topupd.ChatActor(r.chatID), IP: "127.0.0.1"}, Action: "chat.link",
+		Target: chatTarget(r.chatID)}
+	c, err := b.Store.LinkChat(topupd.WithChange(ctx, chg), topupd.HashSecret(code),
+		topupd.Chat{ChatID: r.chatID, Username: r.username, LinkedAt: b.Now()}, topupd.BotUpdate{UpdateID: r.updateID, ChatID: r.chatID, At: b.Now()})
+	switch {
+	case topupd.CodeOf(err) == topupd.EInvalidRequest:
+		b.reply(ctx, r, "That link code is unknown, used or expired. Ask for a new one: a code works once, for 15 minutes.")
+	case err != nil:
+		b.fail(ctx, r, err)
+	case c.Operator != "":
+		b.reply(ctx, r, "This chat is linked to operator "+c.Operator+". Send /help for the commands.")
+	default:
+		b.reply(ctx, r, "This chat is linked to account "+c.AccountID+". Send /help for the commands.")
+	}
+}
+
+// fail answers an error: the admin API's refusal in words, anything else
+// as our fault (logged).
+func (b *Bot) fail(ctx context.Context, r *request, err error) {
+	if msg, ok := refusal(err); ok {
+		b.reply(ctx, r, msg)
+		return
+	}
+	b.Logger.Error("telegram: acting on a command", "chat", r.chatID, "command", r.cmd, "err", b.scrub(err))
+	b.reply(ctx, r, "Something went wrong on our side; nothing was changed. Try again in a minute.")
+}
+
+// chatTarget names a chat in the action log.
+func chatTarget(chatID int64) string { return strings.TrimPrefix(topupd.ChatActor(chatID), "chat:") }
+
+// unlinkedHelp is what a chat that is not linked may do.
+const unlinkedHelp = `This is the topupd bot.
+/start <code> links this chat to your account: ask your operator for a code (it works once, for 15 minutes), and send it here in a private chat.
+/help shows this.`
+
+// confirmTTL is how long a confirmation button works.
+const confirmTTL = 10 * time.Minute

@@ -1,0 +1,165 @@
+package telegram
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	tgbot "github.com/go-telegram/bot"
+
+	"github.com/topupd/topupd"
+)
+
+// NoticePrefix starts every message the bot sends unasked.
+const NoticePrefix = "Notice: "
+
+// watcher tells account chats about changes to their account, whoever
+// made them (from the action log, which every change lands in), and
+// warns chats whose balance falls below their alert. It runs on the
+// poller's node only.
+type watcher struct {
+	b     *Bot
+	last  int64 // the newest action told about
+	from  time.Time
+	links map[int64]linked
+}
+
+// linked is the action that linked a chat, as of a linking time.
+type linked struct {
+	at     time.Time
+	action int64
+}
+
+// linkAction is the id of the action log entry that linked the chat (the
+// newest chat.link by it), remembered while the chat's link stands.
+func (w *watcher) linkAction(ctx context.Context, c topupd.Chat) int64 {
+	if l, ok := w.links[c.ChatID]; ok && l.at.Equal(c.LinkedAt) {
+		return l.action
+	}
+	acts, err := w.b.Store.Actions(ctx, topupd.ActionsQuery{Operator: topupd.ChatActor(c.ChatID), Action: "chat.link", Limit: 1})
+	if err != nil || len(acts) == 0 {
+		return 1<<63 - 1 // unknown: tell nothing rather than too much
+	}
+	w.links[c.ChatID] = linked{at: c.LinkedAt, action: acts[0].ID}
+	return acts[0].ID
+}
+
+// newWatcher starts from the actions already in the log: a change made
+// while no node polled is not told.
+func newWatcher(ctx context.Context, b *Bot) *watcher {
+	w := &watcher{b: b, from: b.Now().Add(-time.Minute), links: map[int64]linked{}}
+	acts, err := b.Store.Actions(ctx, topupd.ActionsQuery{Limit: 1})
+	if err == nil && len(acts) > 0 {
+		w.last, w.from = acts[0].ID, acts[0].At.Add(-time.Minute)
+	}
+	return w
+}
+
+// tell sends each account chat the changes made to its account since the
+// last round, oldest first.
+func (w *watcher) tell(ctx context.Context, api *tgbot.Bot) {
+	acts, err := w.b.Store.Actions(ctx, topupd.ActionsQuery{From: w.from, Limit: 500})
+	if err != nil {
+		w.b.Logger.Warn("telegram: reading the action log", "err", w.b.scrub(err))
+		return
+	}
+	sort.Slice(acts, func(i, j int) bool { return acts[i].ID < acts[j].ID })
+	for _, a := range acts {
+		if a.ID <= w.last {
+			continue
+		}
+		w.last = a.ID
+		if a.At.Add(-time.Minute).After(w.from) {
+			w.from = a.At.Add(-time.Minute)
+		}
+		text := describe(a)
+		if text == "" || a.AccountID == "" {
+			continue
+		}
+		chats, err := w.b.Store.Chats(ctx, a.AccountID, "")
+		if err != nil {
+			w.b.Logger.Warn("telegram: reading an account's chats", "account", a.AccountID, "err", w.b.scrub(err))
+			continue
+		}
+		for _, c := range chats {
+			if a.ID <= w.linkAction(ctx, c) {
+				continue // a chat hears of changes from its linking on
+			}
+			w.b.send(ctx, api, c.ChatID, NoticePrefix+text+" (by "+who(a.Actor.Operator)+")")
+		}
+	}
+}
+
+// describe says what an action did to an account, in a chat's words, or
+// "" for what chats are not told.
+func describe(a topupd.Action) string {
+	switch a.Action {
+	case "key.create":
+		return "A new API key was made: " + str(a.After["keyId"]) + labelOf(a.After["label"]) + "."
+	case "key.revoke":
+		return "API key " + a.Target + " was revoked."
+	case "account.credit":
+		return "A credit of " + str(a.After["amountUsd"]) + " USD arrived; the balance is " + str(a.After["balanceUsd"]) + " USD."
+	case "account.update":
+		var parts []string
+		if v, ok := a.After["apiEnabled"]; ok {
+			parts = append(parts, "API access is now "+onOff(v))
+		}
+		if v, ok := a.After["ipAllowlist"]; ok {
+			parts = append(parts, "the allow-list is now "+listText(v))
+		}
+		if v, ok := a.After["ipAllowlistRequired"]; ok {
+			parts = append(parts, "an allow-list is now "+map[bool]string{true: "required", false: "not required"}[v == true])
+		}
+		if len(parts) == 0 {
+			return ""
+		}
+		s := strings.Join(parts, "; ")
+		return strings.ToUpper(s[:1]) + s[1:] + "."
+	}
+	return ""
+}
+
+func str(v any) string {
+	if v == nil {
+		return "?"
+	}
+	return fmt.Sprint(v)
+}
+
+func labelOf(v any) string {
+	if s, _ := v.(string); s != "" {
+		return " (" + s + ")"
+	}
+	return ""
+}
+
+func onOff(v any) string {
+	if v == true {
+		return "on"
+	}
+	return "off"
+}
+
+func listText(v any) string {
+	items, _ := v.([]any)
+	if len(items) == 0 {
+		return "empty (any address)"
+	}
+	var s []string
+	for _, x := range items {
+		s = append(s, fmt.Sprint(x))
+	}
+	return strings.Join(s, ", ")
+}
+
+// who names the maker of a change for a chat: this or another chat, or
+// the operator.
+func who(operator string) string {
+	if strings.HasPrefix(operator, "chat:") {
+		return "a linked chat"
+	}
+	return "the operator (" + operator + ")"
+}

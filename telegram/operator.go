@@ -1,0 +1,210 @@
+package telegram
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
+	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/client"
+)
+
+// operatorHelp lists an operator's commands.
+const operatorHelp = `Commands:
+/stuck – orders past their deadline or with an alert, and supplier alerts
+/find <trxid or orderId> – an order, with its account
+/credit <accountId> <usd> <reference> – credit an account (asks first; finance and owner)
+/help – this list`
+
+// operatorCommand acts on an operator's command, as the operator.
+func (b *Bot) operatorCommand(ctx context.Context, r *request, c topupd.Chat) {
+	actx := b.AsOperatorChat(ctx, c.Operator, r.updateID)
+	b.noteRead(ctx, r)
+	switch r.cmd {
+	case "/stuck":
+		b.stuck(ctx, r, actx)
+	case "/find":
+		b.find(ctx, r, actx)
+	case "/credit":
+		b.askCredit(ctx, r, actx, c)
+	case "/help", "/start":
+		b.reply(ctx, r, operatorHelp)
+	default:
+		b.reply(ctx, r, "I do not know that command. /help lists them.")
+	}
+}
+
+// stuck lists the stuck orders and the suppliers alerting.
+func (b *Bot) stuck(ctx context.Context, r *request, actx context.Context) {
+	page, err := b.Admin.StuckOrders(actx)
+	if err != nil {
+		b.fail(ctx, r, err)
+		return
+	}
+	health, err := b.Admin.Providers(actx)
+	if err != nil {
+		b.fail(ctx, r, err)
+		return
+	}
+	var lines []string
+	for _, h := range health {
+		if h.Alert {
+			lines = append(lines, fmt.Sprintf("Supplier %s%s: alert, %d stuck orders, last error %s", h.Provider, upstreamOf(h.Upstream), h.StuckOrders, h.LastErrorMessage))
+		}
+	}
+	for _, o := range page.Orders {
+		lines = append(lines, fmt.Sprintf("%s %s %s: %s since %s%s", o.OrderID, o.AccountID, o.PackName, o.Status,
+			o.CreatedAt.UTC().Format("2006-01-02 15:04"), alertOf(o.Alert)))
+	}
+	if len(lines) == 0 {
+		b.reply(ctx, r, "Nothing is stuck, and no supplier is alerting.")
+		return
+	}
+	b.reply(ctx, r, strings.Join(lines, "\n"))
+}
+
+func upstreamOf(u string) string {
+	if u == "" {
+		return ""
+	}
+	return " (" + u + ")"
+}
+
+func alertOf(a string) string {
+	if a == "" {
+		return ""
+	}
+	return ", " + a
+}
+
+// find shows an order by trxid or order id, with its account.
+func (b *Bot) find(ctx context.Context, r *request, actx context.Context) {
+	if len(r.args) != 1 {
+		b.reply(ctx, r, "Send /find <trxid or orderId>.")
+		return
+	}
+	o, err := b.Admin.Order(actx, r.args[0])
+	if e, ok := client.AsError(err); ok && e.StatusCode == 404 {
+		page, ferr := b.Admin.Orders(actx, client.AdminOrdersQuery{TrxID: r.args[0], Limit: 10})
+		if ferr != nil {
+			b.fail(ctx, r, ferr)
+			return
+		}
+		if len(page.Orders) == 0 {
+			b.reply(ctx, r, "No order "+r.args[0]+".")
+			return
+		}
+		o, err = page.Orders[0], nil
+	}
+	if err != nil {
+		b.fail(ctx, r, err)
+		return
+	}
+	text := fmt.Sprintf("Order %s (trxid %s) of %s: %s, %s × %d, %s USD, %s%s", o.OrderID, o.TrxID, o.AccountID, o.Status,
+		o.PackName, o.Quantity, usd(o.AmountUSD), o.Provider, upstreamOf(o.Upstream))
+	if o.Error != "" {
+		text += "\nError: " + o.Error
+	}
+	b.reply(ctx, r, text+alertOf(o.Alert))
+}
+
+// askCredit asks, with buttons, before crediting an account; a role that
+// may not credit is told so at once.
+func (b *Bot) askCredit(ctx context.Context, r *request, actx context.Context, c topupd.Chat) {
+	if len(r.args) < 3 {
+		b.reply(ctx, r, "Send /credit <accountId> <usd> <reference>.")
+		return
+	}
+	op, err := b.Store.Operator(ctx, c.Operator)
+	if err != nil {
+		b.fail(ctx, r, err)
+		return
+	}
+	if !op.Role.May(topupd.PermCredit) {
+		b.reply(ctx, r, "Your role ("+string(op.Role)+") may not credit accounts.")
+		return
+	}
+	amount, err := client.ParseMoney(r.args[1])
+	if err != nil || amount == 0 {
+		b.reply(ctx, r, "The amount must be a number of USD such as 25.50 (negative to correct).")
+		return
+	}
+	a, err := b.Admin.Account(actx, r.args[0])
+	if err != nil {
+		b.fail(ctx, r, err)
+		return
+	}
+	ref := strings.Join(r.args[2:], " ")
+	token := b.confirms.add(pending{chatID: r.chatID, kind: "credit", args: []string{a.ID, amount.String(), ref}})
+	b.reply(ctx, r, fmt.Sprintf("Credit %s USD to %s (%s), reference %q? The balance is %s USD.", usd(amount), a.ID, a.Name, ref, usd(a.BalanceUSD)),
+		confirmButtons("Credit it", token))
+}
+
+// pressed acts on a confirmation button: the pending command bound to
+// the chat, once, as the update of the press.
+func (b *Bot) pressed(ctx context.Context, api *tgbot.Bot, u *models.Update) {
+	q := u.CallbackQuery
+	msg := q.Message.Message
+	if msg == nil {
+		return
+	}
+	r := &request{api: api, updateID: u.ID, chatID: msg.Chat.ID, private: msg.Chat.Type == models.ChatTypePrivate}
+	answer := func(text string) {
+		if _, err := api.AnswerCallbackQuery(ctx, &tgbot.AnswerCallbackQueryParams{CallbackQueryID: q.ID, Text: text}); err != nil {
+			b.Logger.Warn("telegram: answering a button", "err", b.scrub(err))
+		}
+	}
+	edit := func(text string) {
+		if _, err := api.EditMessageText(ctx, &tgbot.EditMessageTextParams{ChatID: msg.Chat.ID, MessageID: msg.ID, Text: text}); err != nil {
+			b.Logger.Warn("telegram: editing a message", "err", b.scrub(err))
+		}
+	}
+	verb, token, _ := strings.Cut(q.Data, ":")
+	p, ok := b.confirms.take(token, r.chatID)
+	if !ok {
+		b.noteRead(ctx, r)
+		answer("This button has expired.")
+		edit(msg.Text + "\n(Expired: send the command again.)")
+		return
+	}
+	if verb != "ok" {
+		b.noteRead(ctx, r)
+		answer("Cancelled.")
+		edit(msg.Text + "\nCancelled: nothing was changed.")
+		return
+	}
+	c, err := b.Store.Chat(ctx, r.chatID)
+	if err != nil {
+		b.noteRead(ctx, r)
+		answer("This chat is no longer linked.")
+		return
+	}
+	var done string
+	switch {
+	case p.kind == "revoke" && c.AccountID != "":
+		err = b.Admin.RevokeKey(b.AsChat(ctx, r.chatID, c.AccountID, r.updateID), p.args[0])
+		done = "Key " + p.args[0] + " is revoked."
+	case p.kind == "credit" && c.Operator != "":
+		amount, _ := client.ParseMoney(p.args[1])
+		var res client.CreditResult
+		res, err = b.Admin.Credit(b.AsOperatorChat(ctx, c.Operator, r.updateID), p.args[0], amount, p.args[2])
+		done = fmt.Sprintf("Credited %s USD to %s; the balance is %s USD.", usd(amount), p.args[0], usd(res.BalanceUSD))
+		if res.Repeated {
+			done = "That reference was used before for " + p.args[0] + ": nothing was credited again."
+		}
+	default:
+		b.noteRead(ctx, r)
+		answer("This button is not for this chat.")
+		return
+	}
+	if err != nil {
+		answer("Refused.")
+		b.fail(ctx, r, err)
+		return
+	}
+	answer("Done.")
+	edit(msg.Text + "\n" + done)
+}

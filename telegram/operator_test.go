@@ -1,0 +1,64 @@
+package telegram_test
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/topupd/topupd/internal/topupdtest"
+)
+
+// TestOperatorChat: an operator links their own chat with a code from the
+// owner; finance credits an account after a confirmation (a reference used
+// before credits nothing again), support may not; /find and /stuck answer;
+// the credit is in the action log under the operator's name.
+func TestOperatorChat(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.h.LoadCatalog()
+	a := e.h.NewAccount("10", nil)
+	linkOperator := func(name, role string, chatID int64) {
+		t.Helper()
+		e.h.NewOperator(name, role)
+		code, err := e.h.AdminClient.OperatorChatLink(t.Context(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.h.Logs.Secret(code.Code, "an operator's link code")
+		e.expect(private(chatID, name), "/start "+code.Code, "linked to operator "+name)
+	}
+	linkOperator("fin", "finance", 5001)
+	linkOperator("sup", "support", 5002)
+	fin, sup := private(5001, "fin"), private(5002, "sup")
+
+	ask := e.expect(fin, "/credit "+a.ID+" 25.5 bank-77", "Credit 25.50 USD to "+a.ID)
+	done := e.press(fin, ask, button(t, ask, "Credit it"))
+	if !strings.Contains(done.Text, "the balance is 35.50 USD") {
+		t.Errorf("after the credit: %q", done.Text)
+	}
+	if got := e.h.Balance(a); got != "35.5" {
+		t.Errorf("the balance: %s", got)
+	}
+	ask = e.expect(fin, "/credit "+a.ID+" 25.5 bank-77", "Credit 25.50 USD")
+	if done := e.press(fin, ask, button(t, ask, "Credit it")); !strings.Contains(done.Text, "nothing was credited again") {
+		t.Errorf("a repeated reference: %q", done.Text)
+	}
+	e.expect(fin, "/credit "+a.ID+" lots bank-78", "must be a number")
+	e.expect(fin, "/credit acc_nobody 5 bank-79", "Refused")
+	e.expect(sup, "/credit "+a.ID+" 5 bank-80", "may not credit")
+	if got := e.h.Balance(a); got != "35.5" {
+		t.Errorf("the balance after refused credits: %s", got)
+	}
+
+	trx := e.h.Trx()
+	e.h.Place(a, map[string]any{"pid": topupdtest.PIDPubgManual, "userId": "5123456789", "trxid": trx})
+	e.expect(sup, "/find "+trx, "of "+a.ID+": processing")
+	e.expect(sup, "/find nothing-here", "No order")
+	e.expect(sup, "/stuck", "Nothing is stuck")
+	e.expect(sup, "/balance", "/help")
+
+	acts, err := e.h.AdminClient.Actions(t.Context(), url.Values{"operator": {"fin"}, "action": {"account.credit"}})
+	if err != nil || len(acts.Actions) != 2 || acts.Actions[1].After["reference"] != "bank-77" {
+		t.Errorf("fin's credits in the action log: %+v %v", acts.Actions, err)
+	}
+}

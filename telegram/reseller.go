@@ -1,0 +1,247 @@
+package telegram
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/go-telegram/bot/models"
+
+	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/client"
+)
+
+// resellerHelp lists a reseller's commands.
+const resellerHelp = `Commands:
+/balance – the balance
+/keys – your API keys
+/newkey [label] – a new API key, shown once
+/revoke <keyId> – revoke a key (asks first)
+/api on, /api off – turn API access on or off
+/ip – the IPv4 allow-list
+/ip add <IPv4 or CIDR>, /ip rm <entry> – change it
+/ip required on|off – require an allow-list
+/order <orderId or trxid> – an order's status
+/help – this list
+Keys are shown only in a private chat.`
+
+// keyCommands are refused outside a private chat.
+var keyCommands = []string{"/keys", "/newkey", "/revoke"}
+
+// resellerCommand acts on a reseller's command for the chat's account.
+func (b *Bot) resellerCommand(ctx context.Context, r *request, c topupd.Chat) {
+	actx := b.AsChat(ctx, r.chatID, c.AccountID, r.updateID)
+	if slices.Contains(keyCommands, r.cmd) && !r.private {
+		b.noteRead(ctx, r)
+		b.reply(ctx, r, "Key commands work only in a private chat with the bot, so that nobody else sees your keys.")
+		return
+	}
+	switch r.cmd {
+	case "/balance":
+		b.noteRead(ctx, r)
+		a, err := b.Admin.Account(actx, c.AccountID)
+		if err != nil {
+			b.fail(ctx, r, err)
+			return
+		}
+		b.reply(ctx, r, "Balance: "+usd(a.BalanceUSD)+" USD")
+	case "/keys":
+		b.noteRead(ctx, r)
+		b.keys(ctx, r, actx, c)
+	case "/newkey":
+		k, err := b.Admin.CreateKey(actx, c.AccountID, strings.Join(r.args, " "))
+		if err != nil {
+			b.fail(ctx, r, err)
+			return
+		}
+		b.reply(ctx, r, "Your new API key, shown only here and only once; keep it safe:\n"+k.APIKey+"\nIts id: "+k.KeyID)
+	case "/revoke":
+		b.askRevoke(ctx, r, actx, c)
+	case "/api":
+		b.apiAccess(ctx, r, actx, c)
+	case "/ip":
+		b.ip(ctx, r, actx, c)
+	case "/order":
+		b.noteRead(ctx, r)
+		b.order(ctx, r, c)
+	case "/help", "/start":
+		b.noteRead(ctx, r)
+		b.reply(ctx, r, resellerHelp)
+	default:
+		b.noteRead(ctx, r)
+		b.reply(ctx, r, "I do not know that command. /help lists them.")
+	}
+}
+
+// keys lists the account's keys, never a key itself.
+func (b *Bot) keys(ctx context.Context, r *request, actx context.Context, c topupd.Chat) {
+	keys, err := b.Admin.Keys(actx, c.AccountID)
+	if err != nil {
+		b.fail(ctx, r, err)
+		return
+	}
+	var lines []string
+	for _, k := range keys {
+		if k.RevokedAt != nil {
+			continue
+		}
+		used := "never used"
+		if k.LastUsedAt != nil {
+			used = "last used " + k.LastUsedAt.UTC().Format("2006-01-02 15:04")
+		}
+		label := k.Label
+		if label == "" {
+			label = "(no label)"
+		}
+		lines = append(lines, fmt.Sprintf("%s %s: %s…, made %s, %s", k.KeyID, label, k.Prefix, k.CreatedAt.UTC().Format("2006-01-02"), used))
+	}
+	if len(lines) == 0 {
+		b.reply(ctx, r, "No keys. /newkey makes one.")
+		return
+	}
+	b.reply(ctx, r, "Your keys:\n"+strings.Join(lines, "\n"))
+}
+
+// askRevoke asks, with buttons, before revoking one of the account's keys.
+func (b *Bot) askRevoke(ctx context.Context, r *request, actx context.Context, c topupd.Chat) {
+	b.noteRead(ctx, r)
+	if len(r.args) != 1 {
+		b.reply(ctx, r, "Send /revoke <keyId>; /keys lists the ids.")
+		return
+	}
+	keys, err := b.Admin.Keys(actx, c.AccountID)
+	if err != nil {
+		b.fail(ctx, r, err)
+		return
+	}
+	i := slices.IndexFunc(keys, func(k client.Key) bool { return k.KeyID == r.args[0] && k.RevokedAt == nil })
+	if i < 0 {
+		b.reply(ctx, r, "There is no key "+r.args[0]+" on your account. /keys lists them.")
+		return
+	}
+	token := b.confirms.add(pending{chatID: r.chatID, kind: "revoke", args: []string{keys[i].KeyID}})
+	b.reply(ctx, r, "Revoke key "+keys[i].KeyID+" ("+keys[i].Prefix+"…)? Clients using it are refused from then on.", confirmButtons("Revoke it", token))
+}
+
+// confirmButtons are a destructive command's yes and no.
+func confirmButtons(yes, token string) []models.InlineKeyboardButton {
+	return []models.InlineKeyboardButton{{Text: yes, CallbackData: "ok:" + token}, {Text: "Cancel", CallbackData: "no:" + token}}
+}
+
+// apiAccess turns the account's API access on or off; it cannot lift the
+// operator's adminDisabled or a ban.
+func (b *Bot) apiAccess(ctx context.Context, r *request, actx context.Context, c topupd.Chat) {
+	if len(r.args) != 1 || (r.args[0] != "on" && r.args[0] != "off") {
+		b.noteRead(ctx, r)
+		b.reply(ctx, r, "Send /api on or /api off.")
+		return
+	}
+	on := r.args[0] == "on"
+	if on {
+		a, err := b.Admin.Account(actx, c.AccountID)
+		if err != nil {
+			b.noteRead(ctx, r)
+			b.fail(ctx, r, err)
+			return
+		}
+		if a.AdminDisabled || a.Banned {
+			b.noteRead(ctx, r)
+			b.reply(ctx, r, "API access is turned off by the operator; /api on cannot lift that. Ask your operator.")
+			return
+		}
+	}
+	if _, err := b.Admin.PatchAccount(actx, c.AccountID, map[string]any{"apiEnabled": on}); err != nil {
+		b.fail(ctx, r, err)
+		return
+	}
+	b.reply(ctx, r, "API access is "+r.args[0]+".")
+}
+
+// ip shows or changes the allow-list and whether one is required.
+func (b *Bot) ip(ctx context.Context, r *request, actx context.Context, c topupd.Chat) {
+	a, err := b.Admin.Account(actx, c.AccountID)
+	if err != nil {
+		b.noteRead(ctx, r)
+		b.fail(ctx, r, err)
+		return
+	}
+	list := append([]string{}, a.IPAllowlist...)
+	usage := "Send /ip, /ip add <IPv4 or CIDR>, /ip rm <entry>, or /ip required on|off."
+	var patch map[string]any
+	var done string
+	switch {
+	case len(r.args) == 0:
+		b.noteRead(ctx, r)
+		req := "not required"
+		if a.IPAllowlistRequired {
+			req = "required"
+		}
+		if len(list) == 0 {
+			b.reply(ctx, r, "The allow-list is empty: any address may call ("+req+").")
+		} else {
+			b.reply(ctx, r, "The allow-list ("+req+"):\n"+strings.Join(list, "\n"))
+		}
+		return
+	case len(r.args) == 2 && r.args[0] == "add":
+		if slices.Contains(list, r.args[1]) {
+			b.noteRead(ctx, r)
+			b.reply(ctx, r, r.args[1]+" is already in the allow-list.")
+			return
+		}
+		patch, done = map[string]any{"ipAllowlist": append(list, r.args[1])}, "Added "+r.args[1]+" to the allow-list."
+	case len(r.args) == 2 && r.args[0] == "rm":
+		i := slices.Index(list, r.args[1])
+		if i < 0 {
+			b.noteRead(ctx, r)
+			b.reply(ctx, r, r.args[1]+" is not in the allow-list. /ip shows it.")
+			return
+		}
+		patch, done = map[string]any{"ipAllowlist": slices.Delete(list, i, i+1)}, "Removed "+r.args[1]+" from the allow-list."
+	case len(r.args) == 2 && r.args[0] == "required" && (r.args[1] == "on" || r.args[1] == "off"):
+		patch, done = map[string]any{"ipAllowlistRequired": r.args[1] == "on"}, "An allow-list is now "+map[string]string{"on": "required.", "off": "not required."}[r.args[1]]
+	default:
+		b.noteRead(ctx, r)
+		b.reply(ctx, r, usage)
+		return
+	}
+	if _, err := b.Admin.PatchAccount(actx, c.AccountID, patch); err != nil {
+		b.noteRead(ctx, r)
+		b.fail(ctx, r, err)
+		return
+	}
+	b.reply(ctx, r, done)
+}
+
+// order shows one of the account's orders, by order id or trxid: never
+// its codes.
+func (b *Bot) order(ctx context.Context, r *request, c topupd.Chat) {
+	if len(r.args) != 1 {
+		b.reply(ctx, r, "Send /order <orderId or trxid>.")
+		return
+	}
+	o, err := b.Store.Order(ctx, c.AccountID, r.args[0])
+	if topupd.CodeOf(err) == topupd.EOrderNotFound {
+		var found []topupd.Order
+		found, err = b.Store.Orders(ctx, topupd.OrdersQuery{AccountID: c.AccountID, TrxID: r.args[0], Limit: 1})
+		if err == nil && len(found) == 0 {
+			b.reply(ctx, r, "No order "+r.args[0]+" on your account.")
+			return
+		}
+		if err == nil {
+			o = found[0]
+		}
+	}
+	if err != nil {
+		b.fail(ctx, r, err)
+		return
+	}
+	text := fmt.Sprintf("Order %s (trxid %s): %s, %s × %d, %s USD", o.ID, o.TrxID, o.Status, o.PackName, o.Quantity, usd(o.Amount))
+	if o.Error != "" {
+		text += "\nError: " + o.Error
+	}
+	if o.Refunded {
+		text += "\nRefunded."
+	}
+	b.reply(ctx, r, text)
+}
