@@ -9,6 +9,10 @@ import (
 // The messaging app (Telegram): chats linked to an account or an operator,
 // one-time link codes, the poller's lease, and the updates already acted on.
 
+// KeyRotationOverlap is how long a rotated key keeps working beside the
+// new one before it is revoked.
+const KeyRotationOverlap = 24 * time.Hour
+
 // ChatLinkTTL is how long a chat link code works.
 const ChatLinkTTL = 15 * time.Minute
 

@@ -53,10 +53,17 @@ type AccountStore interface {
 	// Statement reads an account's entries made in [from, to) and its
 	// balances at both ends; more than MaxStatementEntries is EInvalidRequest.
 	Statement(ctx context.Context, accountID string, from, to time.Time) (Statement, error)
-	// RevokeKey refuses a key from now on, or ENotFound.
+	// RevokeKey refuses a key from now on (or from a later time, as a
+	// rotation asks; the earliest revocation asked for stands), or
+	// ENotFound.
 	RevokeKey(ctx context.Context, keyID string, now time.Time) error
-	// AccountByKey returns the account owning a live key, or EInvalidKey.
-	AccountByKey(ctx context.Context, h KeyHash) (Account, error)
+	// RotateKey adds a new key to the old key's account and revokes the
+	// old one at revokeAt, in one transaction; an unknown or revoked old
+	// key is ENotFound.
+	RotateKey(ctx context.Context, oldKeyID string, k APIKey, h KeyHash, revokeAt time.Time) error
+	// AccountByKey returns the account owning a key live at now (not
+	// revoked, or revoked only from a later time), or EInvalidKey.
+	AccountByKey(ctx context.Context, h KeyHash, now time.Time) (Account, error)
 	// Balance returns the sum of the account's ledger entries.
 	Balance(ctx context.Context, accountID string) (Money, error)
 	// CreditedTotal returns the sum of the account's credit entries.

@@ -56,3 +56,20 @@ func (a *Admin) OperatorChatLink(ctx context.Context, name string) (ChatLinkCode
 	err := a.Do(ctx, http.MethodPost, "/admin/operators/"+esc(name)+"/chat-links", nil, &out)
 	return out, err
 }
+
+// RotatedKey is the answer to a key's rotation: the new key, shown this
+// once, and when the old one stops working.
+type RotatedKey struct {
+	KeyID           string    `json:"keyId"`
+	APIKey          string    `json:"apiKey"`
+	OldKeyID        string    `json:"oldKeyId"`
+	OldKeyRevokedAt time.Time `json:"oldKeyRevokedAt"`
+}
+
+// RotateKey makes a new key for the account (with the old key's label)
+// and revokes the old one a day later.
+func (a *Admin) RotateKey(ctx context.Context, accountID, keyID string) (RotatedKey, error) {
+	var out RotatedKey
+	err := a.Do(ctx, http.MethodPost, "/admin/accounts/"+esc(accountID)+"/keys/"+esc(keyID)+"/rotate", nil, &out)
+	return out, err
+}

@@ -94,6 +94,7 @@ func (a *admin) routes(mux *http.ServeMux) {
 	mux.Handle("PATCH /admin/accounts/{id}", a.write(topupd.PermAccounts, "account.update", "id", a.patchAccount))
 	mux.Handle("POST /admin/accounts/{id}/keys", a.write(topupd.PermAccounts, "key.create", "id", a.createKey))
 	mux.Handle("DELETE /admin/keys/{keyId}", a.write(topupd.PermAccounts, "key.revoke", "keyId", a.revokeKey))
+	mux.Handle("POST /admin/accounts/{id}/keys/{keyId}/rotate", a.write(topupd.PermAccounts, "key.rotate", "keyId", a.rotateKey))
 	mux.Handle("POST /admin/accounts/{id}/chat-links", a.write(topupd.PermAccounts, "chat.link-code", "id", a.createChatLink))
 	mux.Handle("GET /admin/accounts/{id}/chats", a.read(a.listChats))
 	mux.Handle("DELETE /admin/accounts/{id}/chats/{chatId}", a.write(topupd.PermAccounts, "chat.unlink", "chatId", a.unlinkChat))

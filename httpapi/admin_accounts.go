@@ -121,6 +121,46 @@ func (a *admin) createKey(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// rotateKey makes a new key for the account, with the old key's label
+// unless the body names one, and revokes the old key a day later
+// (topupd.KeyRotationOverlap): clients move over in that time.
+func (a *admin) rotateKey(w http.ResponseWriter, r *http.Request) error {
+	obj, err := readAdminObject(r)
+	if err != nil {
+		return err
+	}
+	var label string
+	labelled := obj.take("label", &label)
+	if err := obj.done(); err != nil {
+		return err
+	}
+	if len(label) > 100 {
+		return topupd.Errorf(topupd.EInvalidBody, "label: at most 100 characters")
+	}
+	accountID, oldID := r.PathValue("id"), r.PathValue("keyId")
+	if !labelled {
+		keys, err := a.Store.Keys(r.Context(), accountID)
+		if err != nil {
+			return err
+		}
+		for _, k := range keys {
+			if k.ID == oldID {
+				label = k.Label
+			}
+		}
+	}
+	now := a.Now()
+	key, hash := topupd.NewAPIKey()
+	k := topupd.APIKey{ID: topupd.NewID("key_"), AccountID: accountID, Label: label, Prefix: key[:topupd.KeyPrefixLen], CreatedAt: now}
+	revokeAt := now.Add(topupd.KeyRotationOverlap)
+	if err := a.Store.RotateKey(r.Context(), oldID, k, hash, revokeAt); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"success": true, "keyId": k.ID, "apiKey": key, "oldKeyId": oldID,
+		"oldKeyRevokedAt": revokeAt.UTC().Format(time.RFC3339Nano)})
+	return nil
+}
+
 // keyView is a key as the operator sees it: never the key itself.
 type keyView struct {
 	KeyID      string  `json:"keyId"`

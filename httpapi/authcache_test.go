@@ -17,9 +17,9 @@ type countingStore struct {
 	keys, settings *atomic.Int32
 }
 
-func (s countingStore) AccountByKey(ctx context.Context, h topupd.KeyHash) (topupd.Account, error) {
+func (s countingStore) AccountByKey(ctx context.Context, h topupd.KeyHash, now time.Time) (topupd.Account, error) {
 	s.keys.Add(1)
-	return s.Store.AccountByKey(ctx, h)
+	return s.Store.AccountByKey(ctx, h, now)
 }
 
 func (s countingStore) Settings(ctx context.Context) (topupd.Settings, error) {

@@ -172,7 +172,9 @@ func (a *reseller) authenticate(r *http.Request) (*caller, error) {
 	if err != nil {
 		return nil, err
 	}
-	acct, err := a.AuthCache.account(r.Context(), hash, a.Store.AccountByKey)
+	acct, err := a.AuthCache.account(r.Context(), hash, func(ctx context.Context, h topupd.KeyHash) (topupd.Account, error) {
+		return a.Store.AccountByKey(ctx, h, a.Now())
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -98,6 +98,9 @@ func describe(a topupd.Action) string {
 	switch a.Action {
 	case "key.create":
 		return "A new API key was made: " + str(a.After["keyId"]) + labelOf(a.After["label"]) + "."
+	case "key.rotate":
+		return "API key " + a.Target + " was rotated: the new key is " + str(a.After["keyId"]) + "; " + a.Target +
+			" stops working at " + str(a.After["oldKeyRevokedAt"]) + "."
 	case "key.revoke":
 		return "API key " + a.Target + " was revoked."
 	case "account.credit":

@@ -18,6 +18,7 @@ const resellerHelp = `Commands:
 /keys – your API keys
 /newkey [label] – a new API key, shown once
 /revoke <keyId> – revoke a key (asks first)
+/rotate <keyId> – a new key; the old one works 24 more hours
 /api on, /api off – turn API access on or off
 /ip – the IPv4 allow-list
 /ip add <IPv4 or CIDR>, /ip rm <entry> – change it
@@ -27,7 +28,7 @@ const resellerHelp = `Commands:
 Keys are shown only in a private chat.`
 
 // keyCommands are refused outside a private chat.
-var keyCommands = []string{"/keys", "/newkey", "/revoke"}
+var keyCommands = []string{"/keys", "/newkey", "/revoke", "/rotate"}
 
 // resellerCommand acts on a reseller's command for the chat's account.
 func (b *Bot) resellerCommand(ctx context.Context, r *request, c topupd.Chat) {
@@ -58,6 +59,20 @@ func (b *Bot) resellerCommand(ctx context.Context, r *request, c topupd.Chat) {
 		b.reply(ctx, r, "Your new API key, shown only here and only once; keep it safe:\n"+k.APIKey+"\nIts id: "+k.KeyID)
 	case "/revoke":
 		b.askRevoke(ctx, r, actx, c)
+	case "/rotate":
+		if len(r.args) != 1 {
+			b.noteRead(ctx, r)
+			b.reply(ctx, r, "Send /rotate <keyId>; /keys lists the ids.")
+			return
+		}
+		k, err := b.Admin.RotateKey(actx, c.AccountID, r.args[0])
+		if err != nil {
+			b.noteRead(ctx, r)
+			b.fail(ctx, r, err)
+			return
+		}
+		b.reply(ctx, r, "Your new API key, shown only here and only once; keep it safe:\n"+k.APIKey+"\nIts id: "+k.KeyID+
+			"\nThe old key "+k.OldKeyID+" keeps working until "+k.OldKeyRevokedAt.UTC().Format("2006-01-02 15:04")+" UTC, then is revoked.")
 	case "/api":
 		b.apiAccess(ctx, r, actx, c)
 	case "/ip":
@@ -82,8 +97,9 @@ func (b *Bot) keys(ctx context.Context, r *request, actx context.Context, c topu
 		return
 	}
 	var lines []string
+	now := b.Now()
 	for _, k := range keys {
-		if k.RevokedAt != nil {
+		if k.RevokedAt != nil && !k.RevokedAt.After(now) {
 			continue
 		}
 		used := "never used"
@@ -94,7 +110,11 @@ func (b *Bot) keys(ctx context.Context, r *request, actx context.Context, c topu
 		if label == "" {
 			label = "(no label)"
 		}
-		lines = append(lines, fmt.Sprintf("%s %s: %s…, made %s, %s", k.KeyID, label, k.Prefix, k.CreatedAt.UTC().Format("2006-01-02"), used))
+		line := fmt.Sprintf("%s %s: %s…, made %s, %s", k.KeyID, label, k.Prefix, k.CreatedAt.UTC().Format("2006-01-02"), used)
+		if k.RevokedAt != nil {
+			line += ", stops working " + k.RevokedAt.UTC().Format("2006-01-02 15:04") + " UTC"
+		}
+		lines = append(lines, line)
 	}
 	if len(lines) == 0 {
 		b.reply(ctx, r, "No keys. /newkey makes one.")
@@ -115,7 +135,8 @@ func (b *Bot) askRevoke(ctx context.Context, r *request, actx context.Context, c
 		b.fail(ctx, r, err)
 		return
 	}
-	i := slices.IndexFunc(keys, func(k client.Key) bool { return k.KeyID == r.args[0] && k.RevokedAt == nil })
+	now := b.Now()
+	i := slices.IndexFunc(keys, func(k client.Key) bool { return k.KeyID == r.args[0] && (k.RevokedAt == nil || k.RevokedAt.After(now)) })
 	if i < 0 {
 		b.reply(ctx, r, "There is no key "+r.args[0]+" on your account. /keys lists them.")
 		return

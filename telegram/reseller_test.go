@@ -143,3 +143,35 @@ func TestResellerCommands(t *testing.T) {
 		t.Errorf("the chat's actions:\n%s\nwant\n%s", strings.Join(names, " "), want)
 	}
 }
+
+// TestRotate: /rotate shows a new key once; the old key keeps working for
+// 24 hours beside it (on the server's clock), then is refused; another
+// account's key, or an unknown one, is refused and nothing changes.
+func TestRotate(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a, b := e.h.NewAccount("10", nil), e.h.NewAccount("10", nil)
+	shop := private(1001, "shop")
+	e.link(shop, a.ID)
+	m := e.expect(shop, "/rotate "+a.KeyID, "keeps working until")
+	key := strings.Fields(m.Text[strings.Index(m.Text, "safe:")+5:])[0]
+	e.h.Logs.Secret(key, "the rotated key")
+	e.expect(shop, "/rotate "+b.KeyID, "Refused")
+	e.expect(shop, "/rotate key_nope", "Refused")
+	e.expect(shop, "/keys", "stops working")
+	for _, c := range []struct {
+		after     time.Duration
+		old, next int
+	}{{0, 200, 200}, {23 * time.Hour, 200, 200}, {time.Hour + time.Second, 401, 200}} {
+		e.clock.Advance(c.after)
+		if got := e.h.Do("GET", "/balance", a.Key, nil).Status; got != c.old {
+			t.Errorf("the old key %v on: %d, want %d", c.after, got, c.old)
+		}
+		if got := e.h.Do("GET", "/balance", key, nil).Status; got != c.next {
+			t.Errorf("the new key %v on: %d, want %d", c.after, got, c.next)
+		}
+	}
+	if r := e.h.Do("GET", "/balance", b.Key, nil); r.Status != 200 {
+		t.Errorf("the other account's key: %v", r)
+	}
+}

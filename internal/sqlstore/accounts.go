@@ -213,6 +213,37 @@ func likeEscape(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
+// revokeKey sets a key's revocation time, the earliest asked for.
+const revokeKey = `UPDATE api_keys SET revoked_at = CASE WHEN revoked_at IS NULL OR revoked_at > $2 THEN $2 ELSE revoked_at END WHERE id = $1`
+
+// RotateKey adds k to the old key's account and revokes the old key at
+// revokeAt, in one transaction.
+func (s *Store) RotateKey(ctx context.Context, oldKeyID string, k topupd.APIKey, h topupd.KeyHash, revokeAt time.Time) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var revoked sql.NullInt64
+		err := tx.QueryRowContext(ctx, `SELECT revoked_at FROM api_keys WHERE id = $1 AND account_id = $2`, oldKeyID, k.AccountID).Scan(&revoked)
+		if isNoRows(err) || (err == nil && revoked.Valid && revoked.Int64 <= ms(k.CreatedAt)) {
+			return topupd.Errorf(topupd.ENotFound, "key %s of account %s", oldKeyID, k.AccountID)
+		} else if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO api_keys (id, account_id, hash, label, prefix, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+			k.ID, k.AccountID, h[:], k.Label, k.Prefix, ms(k.CreatedAt)); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, revokeKey, oldKeyID, ms(revokeAt)); err != nil {
+			return err
+		}
+		noteChange(ctx, k.AccountID, map[string]any{}, map[string]any{"keyId": k.ID, "label": k.Label, "prefix": k.Prefix,
+			"rotatedFrom": oldKeyID, "oldKeyRevokedAt": revokeAt.UTC().Format(time.RFC3339)})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store.RotateKey %s: %w", oldKeyID, err)
+	}
+	return nil
+}
+
 // RevokeKey refuses a key from now on.
 func (s *Store) RevokeKey(ctx context.Context, keyID string, now time.Time) error {
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
@@ -224,7 +255,7 @@ func (s *Store) RevokeKey(ctx context.Context, keyID string, now time.Time) erro
 		} else if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1`, keyID, ms(now)); err != nil {
+		if _, err := tx.ExecContext(ctx, revokeKey, keyID, ms(now)); err != nil {
 			return err
 		}
 		noteChange(ctx, account, map[string]any{"revoked": revoked.Valid}, map[string]any{"revoked": true})
@@ -237,8 +268,8 @@ func (s *Store) RevokeKey(ctx context.Context, keyID string, now time.Time) erro
 }
 
 // AccountByKey returns the account of a live key.
-func (s *Store) AccountByKey(ctx context.Context, h topupd.KeyHash) (topupd.Account, error) {
-	a, err := scanAccount(s.read.QueryRowContext(ctx, s.q.accountByKey, h[:]))
+func (s *Store) AccountByKey(ctx context.Context, h topupd.KeyHash, now time.Time) (topupd.Account, error) {
+	a, err := scanAccount(s.read.QueryRowContext(ctx, s.q.accountByKey, h[:], ms(now)))
 	if isNoRows(err) {
 		return a, topupd.Fail(topupd.EInvalidKey)
 	}

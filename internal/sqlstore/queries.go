@@ -76,7 +76,7 @@ func render(d Dialect) queries {
 		viewByID:      `SELECT ` + viewColumns + ` FROM orders WHERE id = $1`,
 		accountByKey: `SELECT a.id, a.name, a.api_enabled, a.admin_disabled, a.banned, a.restricted_until, a.ip_allowlist,
 			a.ip_allowlist_required, a.created_at FROM api_keys k JOIN accounts a ON a.id = k.account_id
-			WHERE k.hash = $1 AND k.revoked_at IS NULL`,
+			WHERE k.hash = $1 AND (k.revoked_at IS NULL OR k.revoked_at > $2)`,
 		drawCodes: `UPDATE codes SET order_seq = $1
 			WHERE id IN (SELECT id FROM codes WHERE pid = $2 AND order_seq IS NULL ORDER BY id LIMIT $3` + d.LockRow + `)
 			RETURNING id, sealed`,
@@ -132,7 +132,7 @@ func HotQueries(d Dialect) []HotQuery {
 		{Name: "reseller order by id", SQL: q.viewByID, Args: []any{"ord_x"}},
 		{Name: "reseller order by seq", SQL: q.viewBySeq, Args: []any{1}},
 		{Name: "order by trxid", SQL: q.orderByTrxID, Args: []any{"t"}},
-		{Name: "account by key", SQL: q.accountByKey, Args: []any{[]byte("h")}},
+		{Name: "account by key", SQL: q.accountByKey, Args: []any{[]byte("h"), 1}},
 		{Name: "lock account", SQL: q.lockAccount, Args: []any{"a"}},
 		{Name: "stock level", SQL: q.lockStock, Args: []any{"p"}},
 		{Name: "order events", SQL: q.orderEvents, Args: []any{1}},

@@ -149,7 +149,7 @@ func testKeys(t *testing.T, e *env) {
 		}
 	}
 	owner := func(h topupd.KeyHash) string {
-		got, err := e.s.AccountByKey(e.ctx, h)
+		got, err := e.s.AccountByKey(e.ctx, h, t0.Add(time.Hour))
 		if err != nil {
 			return string(topupd.CodeOf(err))
 		}
@@ -165,7 +165,7 @@ func testKeys(t *testing.T, e *env) {
 	invalid := string(topupd.EInvalidKey)
 	check("after AddKey", map[string]string{"key_1": a.ID, "key_2": a.ID, "key_b": b.ID, "unknown": invalid})
 
-	if got, err := e.s.AccountByKey(e.ctx, h1); err != nil {
+	if got, err := e.s.AccountByKey(e.ctx, h1, t0); err != nil {
 		t.Fatalf("AccountByKey: %v", err)
 	} else if diff := cmp.Diff(a, got, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("AccountByKey returned (-want +got):\n%s", diff)
@@ -180,6 +180,43 @@ func testKeys(t *testing.T, e *env) {
 	}
 	check("after revoking key_1 twice", map[string]string{"key_1": invalid, "key_2": a.ID, "key_b": b.ID, "unknown": invalid})
 	codeIs(t, e.s.RevokeKey(e.ctx, "key_nope", t0), topupd.ENotFound, "RevokeKey(unknown)")
+
+	// A rotation adds a key and revokes the old one a day later; an
+	// earlier revocation asked for afterwards wins.
+	_, hr := topupd.NewAPIKey()
+	if err := e.s.AddKey(e.ctx, topupd.APIKey{ID: "key_r", AccountID: a.ID, CreatedAt: t0}, hr); err != nil {
+		t.Fatal(err)
+	}
+	_, h3 := topupd.NewAPIKey()
+	later := t0.Add(24 * time.Hour)
+	if err := e.s.RotateKey(e.ctx, "key_r", topupd.APIKey{ID: "key_3", AccountID: a.ID, CreatedAt: t0}, h3, later); err != nil {
+		t.Fatalf("RotateKey: %v", err)
+	}
+	at := func(h topupd.KeyHash, when time.Time) string {
+		got, err := e.s.AccountByKey(e.ctx, h, when)
+		if err != nil {
+			return string(topupd.CodeOf(err))
+		}
+		return got.ID
+	}
+	if a2, a3, gone := at(hr, later.Add(-time.Millisecond)), at(h3, later.Add(time.Hour)), at(hr, later); a2 != a.ID || a3 != a.ID || gone != invalid {
+		t.Errorf("around a rotation's end: old key %s, new key %s, old key at the end %s", a2, a3, gone)
+	}
+	_, h4 := topupd.NewAPIKey()
+	codeIs(t, e.s.RotateKey(e.ctx, "key_1", topupd.APIKey{ID: "key_4", AccountID: a.ID, CreatedAt: t0.Add(time.Hour)}, h4, later), topupd.ENotFound, "RotateKey(revoked)")
+	codeIs(t, e.s.RotateKey(e.ctx, "key_b", topupd.APIKey{ID: "key_4", AccountID: a.ID, CreatedAt: t0}, h4, later), topupd.ENotFound, "RotateKey(another account's)")
+	if err := e.s.RevokeKey(e.ctx, "key_r", t0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if got := at(hr, t0.Add(2*time.Hour)); got != invalid {
+		t.Errorf("a rotated key revoked at once: %s", got)
+	}
+	if err := e.s.RevokeKey(e.ctx, "key_r", later.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if got := at(hr, t0.Add(2*time.Hour)); got != invalid {
+		t.Errorf("a later revocation undid an earlier one: %s", got)
+	}
 
 	if err := e.s.AddKey(e.ctx, topupd.APIKey{ID: "key_x", AccountID: "acc_nobody", CreatedAt: t0}, unknown); err == nil {
 		t.Errorf("AddKey for an unknown account succeeded")
