@@ -71,6 +71,8 @@ type ChatStore interface {
 	Chats(ctx context.Context, accountID, operator string) ([]Chat, error)
 	// OperatorChats returns every operator's linked chat.
 	OperatorChats(ctx context.Context) ([]Chat, error)
+	// BalanceAlertChats returns every chat with a balance alert.
+	BalanceAlertChats(ctx context.Context) ([]Chat, error)
 	// UnlinkChat removes an account's chat (ENotFound when the chat is not
 	// the account's).
 	UnlinkChat(ctx context.Context, accountID string, chatID int64) error

@@ -193,6 +193,7 @@ func (b *Bot) poll(ctx context.Context) {
 		select {
 		case <-notify.C:
 			w.tell(pctx, api)
+			w.balances(pctx, api)
 		case <-ctx.Done():
 			cancel()
 			<-done

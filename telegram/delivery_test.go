@@ -1,6 +1,7 @@
 package telegram_test
 
 import (
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -111,5 +112,60 @@ func TestNotices(t *testing.T) {
 		if strings.HasPrefix(m.Text, telegram.NoticePrefix) {
 			t.Errorf("another account's chat was told: %q", m.Text)
 		}
+	}
+}
+
+// TestBalanceAlert: the alert fires once when orders take the balance
+// below the amount, not again while it stays below, and once more after
+// a credit lifts it and orders take it below again; set while the
+// balance is below already, it waits for the next crossing; off stops it.
+func TestBalanceAlert(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.h.LoadCatalog()
+	a := e.h.NewAccount("6", nil)
+	shop := private(1001, "shop")
+	e.link(shop, a.ID)
+	e.expect(shop, "/alert balance lots", "must be a number")
+	e.expect(shop, "/alert balance 5", "falls below 5.00 USD")
+	order := func() {
+		e.h.Place(a, map[string]any{"pid": topupdtest.PIDPubg, "userId": "5123456789", "trxid": e.h.Trx()})
+	}
+	alerts := func() int {
+		n := 0
+		for _, m := range e.api.Messages(shop.ID) {
+			if strings.Contains(m.Text, "below your alert") {
+				n++
+			}
+		}
+		return n
+	}
+	waitNotice := func(want string) {
+		t.Helper()
+		e.api.WaitMessage(shop.ID, func(m botapitest.Message) bool {
+			return strings.HasPrefix(m.Text, telegram.NoticePrefix) && strings.Contains(m.Text, want)
+		}, wait)
+	}
+	order()
+	order() // 6 - 1.78 = 4.22
+	waitNotice("The balance is 4.22 USD, below your alert of 5.00 USD.")
+	order() // still below: no second alert
+	e.h.Credit(topupdtest.Account{ID: a.ID}, "10")
+	waitNotice("the balance is 13.33 USD")
+	if n := alerts(); n != 1 {
+		t.Errorf("%d alerts after one crossing", n)
+	}
+	for range 10 {
+		order()
+	}
+	waitNotice("The balance is 4.43 USD, below your alert")
+	if n := alerts(); n != 2 {
+		t.Errorf("%d alerts after two crossings", n)
+	}
+	e.expect(shop, "/alert balance 100", "below that already")
+	e.expect(shop, "/alert balance off", "alert is off")
+	acts, err := e.h.AdminClient.Actions(t.Context(), url.Values{"operator": {"chat:1001"}, "action": {"chat.balance-alert"}})
+	if err != nil || len(acts.Actions) != 3 {
+		t.Errorf("the alert's changes in the action log: %d, %v", len(acts.Actions), err)
 	}
 }

@@ -92,6 +92,37 @@ func (w *watcher) tell(ctx context.Context, api *tgbot.Bot) {
 	}
 }
 
+// balances warns each chat with a balance alert when its account's
+// balance falls below the amount: once a crossing (the store keeps
+// whether it was below when last looked at, so a takeover does not warn
+// again).
+func (w *watcher) balances(ctx context.Context, api *tgbot.Bot) {
+	chats, err := w.b.Store.BalanceAlertChats(ctx)
+	if err != nil {
+		w.b.Logger.Warn("telegram: reading balance alerts", "err", w.b.scrub(err))
+		return
+	}
+	for _, c := range chats {
+		if c.AccountID == "" || c.BalanceAlert == nil {
+			continue
+		}
+		bal, err := w.b.Store.Balance(ctx, c.AccountID)
+		if err != nil {
+			w.b.Logger.Warn("telegram: reading a balance", "account", c.AccountID, "err", w.b.scrub(err))
+			continue
+		}
+		low := bal < *c.BalanceAlert
+		changed, err := w.b.Store.SetBalanceLow(ctx, c.ChatID, low)
+		if err != nil {
+			w.b.Logger.Warn("telegram: recording a balance alert", "chat", c.ChatID, "err", w.b.scrub(err))
+			continue
+		}
+		if changed && low {
+			w.b.send(ctx, api, c.ChatID, NoticePrefix+"The balance is "+usd(bal)+" USD, below your alert of "+usd(*c.BalanceAlert)+" USD.")
+		}
+	}
+}
+
 // describe says what an action did to an account, in a chat's words, or
 // "" for what chats are not told.
 func describe(a topupd.Action) string {

@@ -24,6 +24,7 @@ const resellerHelp = `Commands:
 /ip add <IPv4 or CIDR>, /ip rm <entry> – change it
 /ip required on|off – require an allow-list
 /order <orderId or trxid> – an order's status
+/alert balance <usd> – tell this chat when the balance falls below it; /alert balance off stops it
 /help – this list
 Keys are shown only in a private chat.`
 
@@ -77,6 +78,8 @@ func (b *Bot) resellerCommand(ctx context.Context, r *request, c topupd.Chat) {
 		b.apiAccess(ctx, r, actx, c)
 	case "/ip":
 		b.ip(ctx, r, actx, c)
+	case "/alert":
+		b.balanceAlert(ctx, r, actx, c)
 	case "/order":
 		b.noteRead(ctx, r)
 		b.order(ctx, r, c)
@@ -232,6 +235,49 @@ func (b *Bot) ip(ctx context.Context, r *request, actx context.Context, c topupd
 		return
 	}
 	b.reply(ctx, r, done)
+}
+
+// balanceAlert sets or clears the chat's balance alert. Set while the
+// balance is below it already, it waits for the next crossing.
+func (b *Bot) balanceAlert(ctx context.Context, r *request, actx context.Context, c topupd.Chat) {
+	if len(r.args) != 2 || r.args[0] != "balance" {
+		b.noteRead(ctx, r)
+		b.reply(ctx, r, "Send /alert balance <usd>, or /alert balance off.")
+		return
+	}
+	chg := topupd.WithChange(ctx, &topupd.Change{Actor: topupd.Actor{Operator: topupd.ChatActor(r.chatID), IP: "127.0.0.1"},
+		Action: "chat.balance-alert", Target: chatTarget(r.chatID)})
+	u := topupd.BotUpdate{UpdateID: r.updateID, ChatID: r.chatID, At: b.Now()}
+	if r.args[1] == "off" {
+		if err := b.Store.SetBalanceAlert(chg, r.chatID, nil, false, u); err != nil {
+			b.fail(ctx, r, err)
+			return
+		}
+		b.reply(ctx, r, "The balance alert is off.")
+		return
+	}
+	below, err := client.ParseMoney(r.args[1])
+	if err != nil || below <= 0 {
+		b.noteRead(ctx, r)
+		b.reply(ctx, r, "The amount must be a number of USD above 0, such as 50 or 12.50.")
+		return
+	}
+	a, err := b.Admin.Account(actx, c.AccountID)
+	if err != nil {
+		b.noteRead(ctx, r)
+		b.fail(ctx, r, err)
+		return
+	}
+	low := a.BalanceUSD < below
+	if err := b.Store.SetBalanceAlert(chg, r.chatID, &below, low, u); err != nil {
+		b.fail(ctx, r, err)
+		return
+	}
+	text := "I will tell this chat when the balance falls below " + usd(below) + " USD."
+	if low {
+		text += " It is " + usd(a.BalanceUSD) + " USD now, below that already: the alert comes when it next falls below after rising above."
+	}
+	b.reply(ctx, r, text)
 }
 
 // order shows one of the account's orders, by order id or trxid: never

@@ -210,6 +210,11 @@ func (s *Store) Chats(ctx context.Context, accountID, operator string) ([]topupd
 	return s.chats(ctx, `SELECT `+chatColumns+` FROM chats WHERE `+col+` = $1 ORDER BY linked_at, chat_id`, v)
 }
 
+// BalanceAlertChats returns every chat with a balance alert.
+func (s *Store) BalanceAlertChats(ctx context.Context) ([]topupd.Chat, error) {
+	return s.chats(ctx, `SELECT `+chatColumns+` FROM chats WHERE balance_alert IS NOT NULL ORDER BY chat_id`)
+}
+
 // OperatorChats returns every operator's linked chat, oldest link first.
 func (s *Store) OperatorChats(ctx context.Context) ([]topupd.Chat, error) {
 	return s.chats(ctx, `SELECT `+chatColumns+` FROM chats WHERE operator IS NOT NULL ORDER BY linked_at, chat_id`)
