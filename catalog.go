@@ -46,6 +46,11 @@ const (
 // MaxQuantity is the most keys or cards one order may ask for.
 const MaxQuantity = 500
 
+// LowStock is the count of codes below which an active pack that draws
+// from stock is low on stock: the console shows it, and operators' chats
+// are alerted.
+const LowStock = 10
+
 // RequiredField is one account field a line's orders must carry.
 type RequiredField struct {
 	Field   string `json:"field"`

@@ -73,6 +73,12 @@ type ChatStore interface {
 	OperatorChats(ctx context.Context) ([]Chat, error)
 	// BalanceAlertChats returns every chat with a balance alert.
 	BalanceAlertChats(ctx context.Context) ([]Chat, error)
+	// BotAlerts returns the operator alerts told as started and not yet
+	// as cleared: each one's key and message.
+	BotAlerts(ctx context.Context) (map[string]string, error)
+	// SetBotAlert records an alert as started (on) or cleared; it
+	// reports whether that changed anything (an alert to tell).
+	SetBotAlert(ctx context.Context, key, message string, on bool, at time.Time) (changed bool, err error)
 	// UnlinkChat removes an account's chat (ENotFound when the chat is not
 	// the account's).
 	UnlinkChat(ctx context.Context, accountID string, chatID int64) error

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/client"
 )
 
@@ -18,7 +19,7 @@ const (
 	MaxUploadBytes = 64 << 20
 	uploadChunk    = 5000
 	// LowStock is the count of codes below which a pack is low on stock.
-	LowStock = 10
+	LowStock = topupd.LowStock
 )
 
 // stockData is the stock page: each stock pack's count, and an upload's

@@ -41,6 +41,9 @@ type Deps struct {
 	AsChat func(ctx context.Context, chatID int64, accountID string, updateID int64) context.Context
 	// AsOperatorChat makes a context whose admin calls are an operator's.
 	AsOperatorChat func(ctx context.Context, operator string, updateID int64) context.Context
+	// AsSystem makes a context whose admin calls read what the operators'
+	// alerts watch (as the built-in root; the bot changes nothing so).
+	AsSystem func(ctx context.Context) context.Context
 	// Holder names this node for the poller's lease.
 	Holder string
 	// Now is the clock (time.Now when nil).
@@ -98,8 +101,8 @@ func (b *Bot) learnName(ctx context.Context) {
 
 // New returns the bot; Run starts it.
 func New(d Deps) (*Bot, error) {
-	if d.Token == "" || d.Store == nil || d.Admin == nil || d.AsChat == nil || d.AsOperatorChat == nil || d.Holder == "" {
-		return nil, errors.New("telegram.New: a token, a store, an admin client, AsChat, AsOperatorChat and a holder are required")
+	if d.Token == "" || d.Store == nil || d.Admin == nil || d.AsChat == nil || d.AsOperatorChat == nil || d.AsSystem == nil || d.Holder == "" {
+		return nil, errors.New("telegram.New: a token, a store, an admin client, AsChat, AsOperatorChat, AsSystem and a holder are required")
 	}
 	if d.Now == nil {
 		d.Now = time.Now
@@ -194,6 +197,7 @@ func (b *Bot) poll(ctx context.Context) {
 		case <-notify.C:
 			w.tell(pctx, api)
 			w.balances(pctx, api)
+			w.operatorAlerts(pctx, api)
 		case <-ctx.Done():
 			cancel()
 			<-done

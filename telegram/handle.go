@@ -134,7 +134,14 @@ func (b *Bot) link(ctx context.Context, r *request) {
 	case err != nil:
 		b.fail(ctx, r, err)
 	case c.Operator != "":
-		b.reply(ctx, r, "This chat is linked to operator "+c.Operator+". Send /help for the commands.")
+		text := "This chat is linked to operator " + c.Operator + ". Send /help for the commands."
+		if told, err := b.Store.BotAlerts(ctx); err == nil && len(told) > 0 {
+			text += "\nAlerts now:"
+			for _, k := range sortedKeys(told) {
+				text += "\n- " + told[k]
+			}
+		}
+		b.reply(ctx, r, text)
 	default:
 		b.reply(ctx, r, "This chat is linked to account "+c.AccountID+". Send /help for the commands.")
 	}

@@ -4,8 +4,11 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/topupd/topupd/internal/botapitest"
 	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/telegram"
 )
 
 // TestOperatorChat: an operator links their own chat with a code from the
@@ -60,5 +63,72 @@ func TestOperatorChat(t *testing.T) {
 	acts, err := e.h.AdminClient.Actions(t.Context(), url.Values{"operator": {"fin"}, "action": {"account.credit"}})
 	if err != nil || len(acts.Actions) != 2 || acts.Actions[1].After["reference"] != "bank-77" {
 		t.Errorf("fin's credits in the action log: %+v %v", acts.Actions, err)
+	}
+}
+
+// TestOperatorAlerts: an operator's chat hears of each alert once when it
+// starts and once when it clears: a pack low on stock (the alerts already
+// on are listed when the chat is linked) and orders stuck past their
+// deadline; a reseller's chat hears none of it.
+func TestOperatorAlerts(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.h.LoadCatalog()
+	a := e.h.NewAccount("10", nil)
+	shop := private(1001, "shop")
+	e.link(shop, a.ID)
+	e.h.NewOperator("sup", "support")
+	code, err := e.h.AdminClient.OperatorChatLink(t.Context(), "sup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.h.Logs.Secret(code.Code, "an operator's link code")
+	sup := private(5002, "sup")
+	// The first round of alerts may come just before or after the link.
+	deadline := time.Now().Add(wait)
+	var linked string
+	for time.Now().Before(deadline) {
+		told, err := e.h.Store.BotAlerts(t.Context())
+		if err == nil && len(told) > 0 {
+			linked = e.expect(sup, "/start "+code.Code, "Alerts now:").Text
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(linked, "pack "+topupdtest.PIDGift+" is low on stock") {
+		t.Fatalf("the alerts listed at linking: %q", linked)
+	}
+	count := func(text string) int {
+		n := 0
+		for _, m := range e.api.Messages(sup.ID) {
+			if m.Text == text {
+				n++
+			}
+		}
+		return n
+	}
+	waitFor := func(text string) {
+		t.Helper()
+		e.api.WaitMessage(sup.ID, func(m botapitest.Message) bool { return m.Text == text }, wait)
+	}
+	e.h.AddStock(topupdtest.PIDGift, 20)
+	cleared := telegram.ClearedPrefix + "pack " + topupdtest.PIDGift + " is low on stock (under 10 codes)."
+	waitFor(cleared)
+
+	o := e.h.Place(a, map[string]any{"pid": topupdtest.PIDPubgManual, "userId": "5123456789", "trxid": e.h.Trx()})
+	e.clock.Advance(time.Hour)
+	stuck := "orders are stuck past their deadline or with an alert (see /stuck)."
+	waitFor(telegram.AlertPrefix + stuck)
+	e.h.AdminOK(200, "POST", "/admin/orders/"+o.Str("orderId")+"/complete", map[string]any{"codes": []string{}})
+	waitFor(telegram.ClearedPrefix + stuck)
+	for _, text := range []string{cleared, telegram.AlertPrefix + stuck, telegram.ClearedPrefix + stuck} {
+		if n := count(text); n != 1 {
+			t.Errorf("%q told %d times", text, n)
+		}
+	}
+	for _, m := range e.api.Messages(shop.ID) {
+		if strings.HasPrefix(m.Text, telegram.AlertPrefix) || strings.HasPrefix(m.Text, telegram.ClearedPrefix) {
+			t.Errorf("a reseller's chat heard an operator alert: %q", m.Text)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/client"
 	"github.com/topupd/topupd/httpapi"
 	"github.com/topupd/topupd/telegram"
@@ -31,6 +32,9 @@ func (a *App) startBot(cfg Config) error {
 	}
 	bot, err := telegram.New(telegram.Deps{Token: cfg.TelegramToken, APIURL: cfg.TelegramAPI, Store: a.Store, Admin: adm,
 		AsChat: httpapi.AsChat, AsOperatorChat: httpapi.AsOperatorChat, Holder: cfg.NodeID, Now: cfg.Now, Logger: cfg.Logger,
+		AsSystem: func(ctx context.Context) context.Context {
+			return httpapi.AsOperator(ctx, topupd.RootOperator, "127.0.0.1", "telegram-alerts", "")
+		},
 		PollTimeout: cfg.TelegramPoll, LeaseTTL: cfg.TelegramLease})
 	if err != nil {
 		return err

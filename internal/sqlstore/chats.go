@@ -400,3 +400,46 @@ func (s *Store) SetBotOffset(ctx context.Context, offset int64) error {
 	}
 	return nil
 }
+
+// BotAlerts returns the operator alerts told as started and not cleared.
+func (s *Store) BotAlerts(ctx context.Context) (map[string]string, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT key, message FROM bot_alerts`)
+	if err != nil {
+		return nil, fmt.Errorf("store.BotAlerts: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var k, m string
+		if err := rows.Scan(&k, &m); err != nil {
+			return nil, fmt.Errorf("store.BotAlerts: %w", err)
+		}
+		out[k] = m
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store.BotAlerts: %w", err)
+	}
+	return out, nil
+}
+
+// SetBotAlert records an alert as started or cleared, reporting whether
+// that changed anything: of racing callers, one sees the change.
+func (s *Store) SetBotAlert(ctx context.Context, key, message string, on bool, at time.Time) (bool, error) {
+	var changed bool
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var res sql.Result
+		var err error
+		if on {
+			res, err = tx.ExecContext(ctx, `INSERT INTO bot_alerts (key, message, since) VALUES ($1, $2, $3) ON CONFLICT (key) DO NOTHING`, key, message, ms(at))
+		} else {
+			res, err = tx.ExecContext(ctx, `DELETE FROM bot_alerts WHERE key = $1`, key)
+		}
+		n, err := rowsAffected(res, err)
+		changed = n == 1
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("store.SetBotAlert %s: %w", key, err)
+	}
+	return changed, nil
+}

@@ -23,6 +23,7 @@ var chatTests = []test{
 	{"RacingUpdates", testRacingUpdates},
 	{"BotLease", testBotLease},
 	{"BotOffset", testBotOffset},
+	{"BotAlerts", testBotAlerts},
 }
 
 // chatCode stores a fresh link code for an account (or, with account "",

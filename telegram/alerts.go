@@ -1,0 +1,119 @@
+package telegram
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	tgbot "github.com/go-telegram/bot"
+
+	"github.com/topupd/topupd"
+)
+
+// operatorAlerts tells every operator's chat when an alert starts and
+// when it clears, once each: a supplier alerting (failing, or needing
+// the operator: our balance or key at an upstream), orders stuck past
+// their deadline, a pack low on stock. The store keeps the alerts told,
+// so a restart or a takeover neither repeats nor forgets one; an alert
+// is recorded before it is sent, so a send lost to a crash is not sent
+// twice.
+func (w *watcher) operatorAlerts(ctx context.Context, api *tgbot.Bot) {
+	now, err := w.currentAlerts(w.b.AsSystem(ctx))
+	if err != nil {
+		w.b.Logger.Warn("telegram: reading what the alerts watch", "err", w.b.scrub(err))
+		return
+	}
+	told, err := w.b.Store.BotAlerts(ctx)
+	if err != nil {
+		w.b.Logger.Warn("telegram: reading the alerts told", "err", w.b.scrub(err))
+		return
+	}
+	var tell []string
+	for _, k := range sortedKeys(now) {
+		if _, ok := told[k]; !ok {
+			if changed, err := w.b.Store.SetBotAlert(ctx, k, now[k], true, w.b.Now()); err == nil && changed {
+				tell = append(tell, AlertPrefix+now[k])
+			}
+		}
+	}
+	for _, k := range sortedKeys(told) {
+		if _, ok := now[k]; !ok {
+			if changed, err := w.b.Store.SetBotAlert(ctx, k, told[k], false, w.b.Now()); err == nil && changed {
+				tell = append(tell, ClearedPrefix+told[k])
+			}
+		}
+	}
+	if len(tell) == 0 {
+		return
+	}
+	chats, err := w.b.Store.OperatorChats(ctx)
+	if err != nil {
+		w.b.Logger.Warn("telegram: reading operators' chats", "err", w.b.scrub(err))
+		return
+	}
+	for _, text := range tell {
+		w.b.Logger.Info("telegram: operator alert", "alert", text)
+		for _, c := range chats {
+			w.b.send(ctx, api, c.ChatID, text)
+		}
+	}
+}
+
+// The prefixes of operator alerts.
+const (
+	// AlertPrefix starts an alert that has started.
+	AlertPrefix = "Alert: "
+	// ClearedPrefix starts an alert that has cleared.
+	ClearedPrefix = "Cleared: "
+)
+
+// currentAlerts are the alerts that hold now, by key; a message names
+// the thing, not figures that move, so that it reads the same when it
+// clears.
+func (w *watcher) currentAlerts(ctx context.Context) (map[string]string, error) {
+	out := map[string]string{}
+	health, err := w.b.Admin.Providers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range health {
+		if h.Alert {
+			out["supplier:"+h.Provider+"/"+h.Upstream] = "supplier " + h.Provider + upstreamOf(h.Upstream) + " is failing or needs you (see /stuck)."
+		}
+	}
+	stuck, err := w.b.Admin.StuckOrders(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(stuck.Orders) > 0 {
+		out["stuck"] = "orders are stuck past their deadline or with an alert (see /stuck)."
+	}
+	lines, err := w.b.Admin.Services(ctx)
+	if err != nil {
+		return nil, err
+	}
+	codes := map[string]bool{}
+	for _, l := range lines {
+		codes[l.Slug] = l.Kind == "gamekey" || l.Kind == "giftcard"
+	}
+	packs, err := w.b.Admin.Products(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range packs {
+		if (p.StockBased || codes[p.Slug]) && p.Status == "active" && p.Available < topupd.LowStock {
+			out["low-stock:"+p.PID] = fmt.Sprintf("pack %s is low on stock (under %d codes).", p.PID, topupd.LowStock)
+		}
+	}
+	return out, nil
+}
+
+// sortedKeys are a map's keys in order.
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
