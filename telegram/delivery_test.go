@@ -16,103 +16,103 @@ import (
 // answering); Telegram delivers the update again, and no second key is
 // made.
 func TestUpdateActedOnOnce(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t)
-	a := e.h.NewAccount("10", nil)
-	shop := private(1001, "shop")
-	e.link(shop, a.ID)
-	keys := func() int {
-		ks, err := e.h.AdminClient.Keys(t.Context(), a.ID)
-		if err != nil {
-			t.Fatal(err)
+	eachStore(t, func(t *testing.T, e *env) {
+		a := e.h.NewAccount("10", nil)
+		shop := private(1001, "shop")
+		e.link(shop, a.ID)
+		keys := func() int {
+			ks, err := e.h.AdminClient.Keys(t.Context(), a.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return len(ks)
 		}
-		return len(ks)
-	}
-	before := keys()
-	e.api.SetBlocked(shop.ID, true)
-	id := e.api.Send(shop, "/newkey once")
-	deadline := time.Now().Add(wait)
-	for keys() == before && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if keys() != before+1 {
-		t.Fatalf("the key was not made: %d keys", keys())
-	}
-	e.api.SetBlocked(shop.ID, false)
-	e.api.RequeueFrom(id)
-	e.expect(shop, "/keys", "once") // answered after the redelivered update
-	if got := keys(); got != before+1 {
-		t.Errorf("after the update came again: %d keys, want %d", got, before+1)
-	}
-	if e.api.Pending() != 0 {
-		t.Errorf("%d updates left unconfirmed", e.api.Pending())
-	}
+		before := keys()
+		e.api.SetBlocked(shop.ID, true)
+		id := e.api.Send(shop, "/newkey once")
+		deadline := time.Now().Add(wait)
+		for keys() == before && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if keys() != before+1 {
+			t.Fatalf("the key was not made: %d keys", keys())
+		}
+		e.api.SetBlocked(shop.ID, false)
+		e.api.RequeueFrom(id)
+		e.expect(shop, "/keys", "once") // answered after the redelivered update
+		if got := keys(); got != before+1 {
+			t.Errorf("after the update came again: %d keys, want %d", got, before+1)
+		}
+		if e.api.Pending() != 0 {
+			t.Errorf("%d updates left unconfirmed", e.api.Pending())
+		}
+	})
 }
 
 // TestRateLimit: a chat's 21st command in a minute is refused with one
 // warning; the rest of that minute is silent; a minute on, it is
 // answered again. Another chat is not held back.
 func TestRateLimit(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t)
-	a := e.h.NewAccount("10", nil)
-	shop, other := private(1001, "shop"), private(1002, "other")
-	e.link(shop, a.ID) // one command
-	for range 19 {
-		e.api.Send(shop, "/balance")
-	}
-	e.api.WaitMessage(shop.ID, func(m botapitest.Message) bool { return len(e.api.Messages(shop.ID)) == 20 }, wait)
-	e.expect(shop, "/balance", "Too many commands")
-	for range 3 {
-		e.api.Send(shop, "/balance")
-	}
-	e.expect(other, "/help", "/start") // the bot has read past the silent ones
-	time.Sleep(200 * time.Millisecond)
-	if n := len(e.api.Messages(shop.ID)); n != 21 {
-		t.Errorf("%d answers in the chat, want 20 and one warning", n)
-	}
-	e.clock.Advance(time.Minute)
-	e.expect(shop, "/balance", "Balance: 10.00 USD")
+	eachStore(t, func(t *testing.T, e *env) {
+		a := e.h.NewAccount("10", nil)
+		shop, other := private(1001, "shop"), private(1002, "other")
+		e.link(shop, a.ID) // one command
+		for range 19 {
+			e.api.Send(shop, "/balance")
+		}
+		e.api.WaitMessage(shop.ID, func(m botapitest.Message) bool { return len(e.api.Messages(shop.ID)) == 20 }, wait)
+		e.expect(shop, "/balance", "Too many commands")
+		for range 3 {
+			e.api.Send(shop, "/balance")
+		}
+		e.expect(other, "/help", "/start") // the bot has read past the silent ones
+		time.Sleep(200 * time.Millisecond)
+		if n := len(e.api.Messages(shop.ID)); n != 21 {
+			t.Errorf("%d answers in the chat, want 20 and one warning", n)
+		}
+		e.clock.Advance(time.Minute)
+		e.expect(shop, "/balance", "Balance: 10.00 USD")
+	})
 }
 
 // TestNotices: every chat of an account hears of changes to it, whoever
 // made them (the operator, or another chat), and of credits; a chat of
 // another account hears nothing.
 func TestNotices(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t)
-	a, b := e.h.NewAccount("10", nil), e.h.NewAccount("10", nil)
-	one, two, stranger := private(1001, "one"), private(1002, "two"), private(1003, "b")
-	e.link(one, a.ID)
-	e.link(two, a.ID)
-	e.link(stranger, b.ID)
-	notice := func(c botapitest.Chat, want string) {
-		t.Helper()
-		e.api.WaitMessage(c.ID, func(m botapitest.Message) bool {
-			return strings.HasPrefix(m.Text, telegram.NoticePrefix) && strings.Contains(m.Text, want)
-		}, wait)
-	}
-	e.h.Credit(topupdtest.Account{ID: a.ID}, "5")
-	notice(one, "A credit of 5 USD arrived; the balance is 15 USD. (by the operator (root))")
-	notice(two, "A credit of 5 USD arrived")
-	e.expect(one, "/ip add 10.1.2.3", "Added")
-	notice(two, "The allow-list is now 10.1.2.3. (by a linked chat)")
-	notice(one, "The allow-list is now 10.1.2.3.")
-	if _, err := e.h.AdminClient.CreateKey(t.Context(), a.ID, "from the operator"); err != nil {
-		t.Fatal(err)
-	}
-	notice(two, "(from the operator). (by the operator (root))")
-	e.expect(stranger, "/balance", "10.00")
-	for _, m := range e.api.Messages(one.ID) {
-		if strings.Contains(m.Text, "A credit of 10 USD") || strings.Contains(m.Text, a.KeyID) {
-			t.Errorf("a chat was told of a change made before it was linked: %q", m.Text)
+	eachStore(t, func(t *testing.T, e *env) {
+		a, b := e.h.NewAccount("10", nil), e.h.NewAccount("10", nil)
+		one, two, stranger := private(1001, "one"), private(1002, "two"), private(1003, "b")
+		e.link(one, a.ID)
+		e.link(two, a.ID)
+		e.link(stranger, b.ID)
+		notice := func(c botapitest.Chat, want string) {
+			t.Helper()
+			e.api.WaitMessage(c.ID, func(m botapitest.Message) bool {
+				return strings.HasPrefix(m.Text, telegram.NoticePrefix) && strings.Contains(m.Text, want)
+			}, wait)
 		}
-	}
-	for _, m := range e.api.Messages(stranger.ID) {
-		if strings.HasPrefix(m.Text, telegram.NoticePrefix) {
-			t.Errorf("another account's chat was told: %q", m.Text)
+		e.h.Credit(topupdtest.Account{ID: a.ID}, "5")
+		notice(one, "A credit of 5 USD arrived; the balance is 15 USD. (by the operator (root))")
+		notice(two, "A credit of 5 USD arrived")
+		e.expect(one, "/ip add 10.1.2.3", "Added")
+		notice(two, "The allow-list is now 10.1.2.3. (by a linked chat)")
+		notice(one, "The allow-list is now 10.1.2.3.")
+		if _, err := e.h.AdminClient.CreateKey(t.Context(), a.ID, "from the operator"); err != nil {
+			t.Fatal(err)
 		}
-	}
+		notice(two, "(from the operator). (by the operator (root))")
+		e.expect(stranger, "/balance", "10.00")
+		for _, m := range e.api.Messages(one.ID) {
+			if strings.Contains(m.Text, "A credit of 10 USD") || strings.Contains(m.Text, a.KeyID) {
+				t.Errorf("a chat was told of a change made before it was linked: %q", m.Text)
+			}
+		}
+		for _, m := range e.api.Messages(stranger.ID) {
+			if strings.HasPrefix(m.Text, telegram.NoticePrefix) {
+				t.Errorf("another account's chat was told: %q", m.Text)
+			}
+		}
+	})
 }
 
 // TestBalanceAlert: the alert fires once when orders take the balance
@@ -120,52 +120,87 @@ func TestNotices(t *testing.T) {
 // a credit lifts it and orders take it below again; set while the
 // balance is below already, it waits for the next crossing; off stops it.
 func TestBalanceAlert(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t)
-	e.h.LoadCatalog()
-	a := e.h.NewAccount("6", nil)
-	shop := private(1001, "shop")
-	e.link(shop, a.ID)
-	e.expect(shop, "/alert balance lots", "must be a number")
-	e.expect(shop, "/alert balance 5", "falls below 5.00 USD")
-	order := func() {
+	eachStore(t, func(t *testing.T, e *env) {
+		e.h.LoadCatalog()
+		a := e.h.NewAccount("6", nil)
+		shop := private(1001, "shop")
+		e.link(shop, a.ID)
+		e.expect(shop, "/alert balance lots", "must be a number")
+		e.expect(shop, "/alert balance 5", "falls below 5.00 USD")
+		order := func() {
+			e.h.Place(a, map[string]any{"pid": topupdtest.PIDPubg, "userId": "5123456789", "trxid": e.h.Trx()})
+		}
+		alerts := func() int {
+			n := 0
+			for _, m := range e.api.Messages(shop.ID) {
+				if strings.Contains(m.Text, "below your alert") {
+					n++
+				}
+			}
+			return n
+		}
+		waitNotice := func(want string) {
+			t.Helper()
+			e.api.WaitMessage(shop.ID, func(m botapitest.Message) bool {
+				return strings.HasPrefix(m.Text, telegram.NoticePrefix) && strings.Contains(m.Text, want)
+			}, wait)
+		}
+		order()
+		order() // 6 - 1.78 = 4.22
+		waitNotice("The balance is 4.22 USD, below your alert of 5.00 USD.")
+		order() // still below: no second alert
+		e.h.Credit(topupdtest.Account{ID: a.ID}, "10")
+		waitNotice("the balance is 13.33 USD")
+		if n := alerts(); n != 1 {
+			t.Errorf("%d alerts after one crossing", n)
+		}
+		for range 10 {
+			order()
+		}
+		waitNotice("The balance is 4.43 USD, below your alert")
+		if n := alerts(); n != 2 {
+			t.Errorf("%d alerts after two crossings", n)
+		}
+		e.expect(shop, "/alert balance 100", "below that already")
+		e.expect(shop, "/alert balance off", "alert is off")
+		acts, err := e.h.AdminClient.Actions(t.Context(), url.Values{"operator": {"chat:1001"}, "action": {"chat.balance-alert"}})
+		if err != nil || len(acts.Actions) != 3 {
+			t.Errorf("the alert's changes in the action log: %d, %v", len(acts.Actions), err)
+		}
+	})
+}
+
+// TestBotAPIAway: while the Bot API is away the reseller API answers as
+// ever; when it comes back the bot answers what was sent meanwhile, once.
+func TestBotAPIAway(t *testing.T) {
+	eachStore(t, func(t *testing.T, e *env) {
+		e.h.LoadCatalog()
+		a := e.h.NewAccount("10", nil)
+		shop := private(1001, "shop")
+		e.link(shop, a.ID)
+		e.api.SetDown(true)
+		polls := e.api.Calls("getUpdates")
+		e.api.Send(shop, "/balance")
+		for i := range 20 {
+			if r := e.h.Do("GET", "/balance", a.Key, nil); r.Status != 200 {
+				t.Fatalf("the reseller API while the Bot API is away (call %d): %v", i, r)
+			}
+		}
 		e.h.Place(a, map[string]any{"pid": topupdtest.PIDPubg, "userId": "5123456789", "trxid": e.h.Trx()})
-	}
-	alerts := func() int {
+		deadline := time.Now().Add(wait)
+		for e.api.Calls("getUpdates") < polls+2 && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond) // the bot keeps trying, with backoff
+		}
+		e.api.SetDown(false)
+		e.api.WaitMessage(shop.ID, func(m botapitest.Message) bool { return strings.Contains(m.Text, "Balance: 9.11 USD") }, wait)
 		n := 0
 		for _, m := range e.api.Messages(shop.ID) {
-			if strings.Contains(m.Text, "below your alert") {
+			if strings.HasPrefix(m.Text, "Balance:") {
 				n++
 			}
 		}
-		return n
-	}
-	waitNotice := func(want string) {
-		t.Helper()
-		e.api.WaitMessage(shop.ID, func(m botapitest.Message) bool {
-			return strings.HasPrefix(m.Text, telegram.NoticePrefix) && strings.Contains(m.Text, want)
-		}, wait)
-	}
-	order()
-	order() // 6 - 1.78 = 4.22
-	waitNotice("The balance is 4.22 USD, below your alert of 5.00 USD.")
-	order() // still below: no second alert
-	e.h.Credit(topupdtest.Account{ID: a.ID}, "10")
-	waitNotice("the balance is 13.33 USD")
-	if n := alerts(); n != 1 {
-		t.Errorf("%d alerts after one crossing", n)
-	}
-	for range 10 {
-		order()
-	}
-	waitNotice("The balance is 4.43 USD, below your alert")
-	if n := alerts(); n != 2 {
-		t.Errorf("%d alerts after two crossings", n)
-	}
-	e.expect(shop, "/alert balance 100", "below that already")
-	e.expect(shop, "/alert balance off", "alert is off")
-	acts, err := e.h.AdminClient.Actions(t.Context(), url.Values{"operator": {"chat:1001"}, "action": {"chat.balance-alert"}})
-	if err != nil || len(acts.Actions) != 3 {
-		t.Errorf("the alert's changes in the action log: %d, %v", len(acts.Actions), err)
-	}
+		if n != 1 {
+			t.Errorf("the command sent while away was answered %d times", n)
+		}
+	})
 }

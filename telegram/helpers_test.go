@@ -105,3 +105,20 @@ func button(t *testing.T, m botapitest.Message, text string) string {
 	t.Fatalf("no button %q on %q (%v)", text, m.Text, m.Buttons)
 	return ""
 }
+
+// eachStore runs a conversation on SQLite and, when TOPUPD_TEST_POSTGRES
+// is set, on PostgreSQL too, each with a bot of its own.
+func eachStore(t *testing.T, run func(t *testing.T, e *env)) {
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		run(t, newEnv(t))
+	})
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		dsn, ok := topupdtest.PostgresSchema(t)
+		if !ok {
+			t.Skip("TOPUPD_TEST_POSTGRES not set: the conversation runs on SQLite only")
+		}
+		run(t, newEnv(t, topupdtest.WithDB(dsn)))
+	})
+}

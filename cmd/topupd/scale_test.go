@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"crypto/rand"
-	"database/sql"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -11,7 +10,6 @@ import (
 	"io"
 	mrand "math/rand/v2"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"strconv"
@@ -22,7 +20,9 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver, for test schemas
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+
+	"github.com/topupd/topupd/internal/topupdtest"
 )
 
 // cluster is n topupd nodes on one PostgreSQL schema and one Redis.
@@ -48,28 +48,11 @@ func scaleServices(t testing.TB) (pg, redis string) {
 // connections use it; the schema is dropped at the end.
 func testSchema(t testing.TB, pg string) string {
 	t.Helper()
-	b := make([]byte, 6)
-	rand.Read(b)
-	schema := "t_" + hex.EncodeToString(b)
-	db, err := sql.Open("pgx", pg)
-	if err != nil {
-		t.Fatal(err)
+	dsn, ok := topupdtest.PostgresSchema(t)
+	if !ok {
+		t.Fatal("TOPUPD_TEST_POSTGRES is not set")
 	}
-	if _, err := db.Exec("CREATE SCHEMA " + schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		db.Exec("DROP SCHEMA " + schema + " CASCADE")
-		db.Close()
-	})
-	u, err := url.Parse(pg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
+	return dsn
 }
 
 // newCluster starts n nodes sharing a fresh schema and a fresh Redis prefix;
