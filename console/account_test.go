@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/internal/topupdtest"
 )
 
@@ -112,5 +113,39 @@ func TestOrderCompleteRetry(t *testing.T) {
 	}
 	if got := b.text("#history"); !strings.Contains(got, "retried") {
 		t.Errorf("the history after a retry: %q", got)
+	}
+}
+
+// TestAccountChats: support makes a chat link code on an account's page
+// (shown once); the chat linked with it is listed there, and unlinking it
+// (confirmed) removes it.
+func TestAccountChats(t *testing.T) {
+	t.Parallel()
+	b := newTab(t)
+	sup := b.setUp("sup", "support")
+	b.signIn(sup)
+	a := b.h.NewAccount("5", nil)
+	b.open("/console/accounts/" + a.ID)
+	if got := b.text("#chats tbody"); got != "No chat is linked." {
+		t.Errorf("the chats of a new account: %q", got)
+	}
+	b.click("#new-chat-link")
+	code := b.text("#chat-code")
+	b.h.Logs.Secret(code, "a chat link code")
+	now := b.clock.Now()
+	if _, err := b.h.Store.LinkChat(t.Context(), topupd.HashSecret(code), topupd.Chat{ChatID: 4242, Username: "shop", LinkedAt: now},
+		topupd.BotUpdate{UpdateID: 1, ChatID: 4242, At: now}); err != nil {
+		t.Fatalf("linking with the console's code: %v", err)
+	}
+	b.open("/console/accounts/" + a.ID)
+	if got := b.text("#chats tbody"); !strings.Contains(got, "4242") || !strings.Contains(got, "@shop") {
+		t.Errorf("the linked chat: %q", got)
+	}
+	b.confirm("#chats button.danger")
+	if got := b.text("#chats tbody"); got != "No chat is linked." {
+		t.Errorf("after unlinking: %q", got)
+	}
+	if _, err := b.h.Store.Chat(t.Context(), 4242); topupd.CodeOf(err) != topupd.ENotFound {
+		t.Errorf("the unlinked chat in the store: %v", err)
 	}
 }

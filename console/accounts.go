@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -54,6 +55,8 @@ type accountData struct {
 	Restricted string
 	From, To   string
 	NewKey     *client.NewKey
+	Chats      []client.LinkedChat
+	ChatLink   *client.ChatLinkCode
 }
 
 // account shows an account: balance, ledger, statement, keys, flags,
@@ -82,8 +85,45 @@ func (c *Console) accountPage(s *session, id string) (accountData, error) {
 	if d.Keys, err = c.Admin.Keys(s.ctx, id); err != nil {
 		return d, err
 	}
+	if d.Chats, err = c.Admin.Chats(s.ctx, id); err != nil {
+		return d, err
+	}
 	d.Ledger, err = c.Admin.Ledger(s.ctx, id, 50)
 	return d, err
+}
+
+// chatLink makes a one-time code that links a messaging app chat to the
+// account, shown once on the account's page.
+func (c *Console) chatLink(w http.ResponseWriter, r *http.Request, s *session) error {
+	id := r.PathValue("id")
+	code, err := c.Admin.ChatLink(s.ctx, id)
+	if err != nil {
+		return err
+	}
+	d, err := c.accountPage(s, id)
+	if err != nil {
+		return err
+	}
+	d.ChatLink = &code
+	c.render(w, r, s, http.StatusCreated, "account", "Account "+d.A.Name, d)
+	return nil
+}
+
+// unlinkChat unlinks one of the account's chats, after a confirmation.
+func (c *Console) unlinkChat(w http.ResponseWriter, r *http.Request, s *session) error {
+	id, chat := r.PathValue("id"), r.PathValue("chatId")
+	back := "/console/accounts/" + url.PathEscape(id)
+	n, err := strconv.ParseInt(chat, 10, 64)
+	if err != nil {
+		return pageError{http.StatusBadRequest, "There is no such chat."}
+	}
+	if !c.confirmed(w, r, s, "Unlink chat "+chat+" from "+id+"? It stops getting notices and can no longer act on the account.", back) {
+		return nil
+	}
+	if err := c.Admin.Unlink(s.ctx, id, n); err != nil {
+		return err
+	}
+	return c.done(w, r, back, "Chat "+chat+" is unlinked.")
 }
 
 // credit credits (or, negative, corrects) an account with a required

@@ -34,6 +34,8 @@ func (c *Console) routes() {
 	may("POST /console/accounts/{id}/keys", topupd.PermAccounts, c.createKey)
 	may("POST /console/accounts/{id}/keys/{keyId}/revoke", topupd.PermAccounts, c.revokeKey)
 	may("GET /console/accounts/{id}/statement.csv", topupd.PermReports, c.statementCSV)
+	may("POST /console/accounts/{id}/chat-links", topupd.PermAccounts, c.chatLink)
+	may("POST /console/accounts/{id}/chats/{chatId}/unlink", topupd.PermAccounts, c.unlinkChat)
 	read("GET /console/catalog", c.catalog)
 	may("GET /console/catalog/lines/{slug}", topupd.PermCatalog, c.line)
 	may("POST /console/catalog/lines/{slug}", topupd.PermCatalog, c.saveLine)

@@ -2,6 +2,7 @@ package telegram
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -83,6 +84,11 @@ func (b *Bot) command(ctx context.Context, r *request) {
 	}
 	if r.cmd == "/start" && len(r.args) > 0 {
 		b.link(ctx, r)
+		return
+	}
+	if !r.private && slices.Contains(keyCommands, r.cmd) {
+		b.noteRead(ctx, r)
+		b.reply(ctx, r, "Key commands work only in a private chat with the bot, so that nobody else sees your keys.")
 		return
 	}
 	c, err := b.Store.Chat(ctx, r.chatID)
