@@ -67,8 +67,8 @@ func TestResellerCommands(t *testing.T) {
 		group := botapitest.Chat{ID: -2002, Type: "group", UserID: 1001, Username: "shop"}
 		e.link(private(1003, "shop2"), a.ID)
 		for _, cmd := range []string{"/newkey", "/keys", "/revoke " + a.KeyID, "/rotate " + a.KeyID} {
-		e.expect(group, cmd, "only in a private chat")
-	}
+			e.expect(group, cmd, "only in a private chat")
+		}
 		e.expect(shop, "/revoke "+b.KeyID, "no key "+b.KeyID)
 		ask := e.expect(shop, "/revoke "+keyID, "Revoke key "+keyID)
 		done := e.press(shop, ask, button(t, ask, "Revoke it"))
