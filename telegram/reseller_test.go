@@ -8,6 +8,7 @@ import (
 
 	"github.com/topupd/topupd/internal/botapitest"
 	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/telegram"
 )
 
 // TestLinking: a chat that is not linked gets only /start and /help; a
@@ -78,6 +79,9 @@ func TestResellerCommands(t *testing.T) {
 		if r := e.h.Do("GET", "/balance", key, nil); r.Status != 401 {
 			t.Errorf("a revoked key: %v", r)
 		}
+		e.api.WaitMessage(shop.ID, func(m botapitest.Message) bool {
+			return strings.HasPrefix(m.Text, telegram.NoticePrefix) && strings.Contains(m.Text, "API key "+keyID+" was revoked. (by a linked chat)")
+		}, wait)
 		ask = e.expect(shop, "/revoke "+a.KeyID, "Revoke key")
 		if got := e.press(shop, ask, button(t, ask, "Cancel")); !strings.Contains(got.Text, "nothing was changed") {
 			t.Errorf("after cancel: %q", got.Text)
@@ -160,6 +164,9 @@ func TestRotate(t *testing.T) {
 		e.expect(shop, "/rotate "+b.KeyID, "Refused")
 		e.expect(shop, "/rotate key_nope", "Refused")
 		e.expect(shop, "/keys", "stops working")
+		e.api.WaitMessage(shop.ID, func(m botapitest.Message) bool {
+			return strings.HasPrefix(m.Text, telegram.NoticePrefix) && strings.Contains(m.Text, "API key "+a.KeyID+" was rotated")
+		}, wait)
 		for _, c := range []struct {
 			after     time.Duration
 			old, next int
