@@ -103,4 +103,9 @@ type ChatStore interface {
 	BotOffset(ctx context.Context) (int64, error)
 	// SetBotOffset stores the next getUpdates offset if it is larger.
 	SetBotOffset(ctx context.Context, offset int64) error
+	// NotifiedAction is the newest action log entry chats were told of (0
+	// before the first).
+	NotifiedAction(ctx context.Context) (int64, error)
+	// SetNotifiedAction stores the newest action told of, if it is newer.
+	SetNotifiedAction(ctx context.Context, id int64) error
 }

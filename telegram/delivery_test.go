@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/internal/botapitest"
 	"github.com/topupd/topupd/internal/topupdtest"
 	"github.com/topupd/topupd/telegram"
@@ -201,6 +202,41 @@ func TestBotAPIAway(t *testing.T) {
 		}
 		if n != 1 {
 			t.Errorf("the command sent while away was answered %d times", n)
+		}
+	})
+}
+
+// TestNoticesAcrossRestart: a change made while no node runs the bot is
+// told when a bot starts again on the same database, and what was told
+// before is not told again.
+func TestNoticesAcrossRestart(t *testing.T) {
+	eachStore(t, func(t *testing.T, e *env) {
+		a := e.h.NewAccount("10", nil)
+		shop := private(1001, "shop")
+		e.link(shop, a.ID)
+		e.h.Credit(topupdtest.Account{ID: a.ID}, "1")
+		told := func(want string) {
+			t.Helper()
+			e.api.WaitMessage(shop.ID, func(m botapitest.Message) bool {
+				return strings.HasPrefix(m.Text, telegram.NoticePrefix) && strings.Contains(m.Text, want)
+			}, wait)
+		}
+		told("A credit of 1 USD arrived")
+		e.h.App.Close() // no bot runs now
+		quiet := topupdtest.New(t, topupdtest.WithDB(e.h.DB), topupdtest.WithClock(e.clock))
+		if _, err := quiet.AdminClient.Credit(t.Context(), a.ID, topupd.USD(2), "while-away"); err != nil {
+			t.Fatal(err)
+		}
+		topupdtest.New(t, topupdtest.WithDB(e.h.DB), topupdtest.WithClock(e.clock), topupdtest.WithTelegram(e.api.URL(), token))
+		told("A credit of 2 USD arrived; the balance is 13 USD")
+		n := 0
+		for _, m := range e.api.Messages(shop.ID) {
+			if strings.Contains(m.Text, "A credit of 1 USD") {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("the credit before the restart was told %d times", n)
 		}
 	})
 }

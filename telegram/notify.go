@@ -18,11 +18,12 @@ const NoticePrefix = "Notice: "
 // watcher tells account chats about changes to their account, whoever
 // made them (from the action log, which every change lands in), and
 // warns chats whose balance falls below their alert. It runs on the
-// poller's node only.
+// poller's node only, and goes on from the newest action told of, kept in
+// the database: after a takeover or a restart the changes made meanwhile
+// are told too.
 type watcher struct {
 	b     *Bot
-	last  int64 // the newest action told about
-	from  time.Time
+	last  int64 // the newest action told of
 	links map[int64]linked
 }
 
@@ -46,34 +47,62 @@ func (w *watcher) linkAction(ctx context.Context, c topupd.Chat) int64 {
 	return acts[0].ID
 }
 
-// newWatcher starts from the actions already in the log: a change made
-// while no node polled is not told.
+// newWatcher goes on from the newest action told of; the first watcher
+// ever starts from the newest action in the log (history is not told).
 func newWatcher(ctx context.Context, b *Bot) *watcher {
-	w := &watcher{b: b, from: b.Now().Add(-time.Minute), links: map[int64]linked{}}
-	acts, err := b.Store.Actions(ctx, topupd.ActionsQuery{Limit: 1})
-	if err == nil && len(acts) > 0 {
-		w.last, w.from = acts[0].ID, acts[0].At.Add(-time.Minute)
+	w := &watcher{b: b, links: map[int64]linked{}}
+	last, err := b.Store.NotifiedAction(ctx)
+	if err == nil && last == 0 {
+		if acts, aerr := b.Store.Actions(ctx, topupd.ActionsQuery{Limit: 1}); aerr == nil && len(acts) > 0 {
+			last = acts[0].ID
+			err = b.Store.SetNotifiedAction(ctx, last)
+		}
 	}
+	if err != nil {
+		b.Logger.Warn("telegram: reading the newest action told of", "err", b.scrub(err))
+	}
+	w.last = last
 	return w
 }
 
+// maxToldPages bounds how many pages of 500 actions one round reads: a
+// backlog larger than that is told from its newest part, in later rounds.
+const maxToldPages = 10
+
+// since returns the actions newer than the last told of, oldest first.
+func (w *watcher) since(ctx context.Context) ([]topupd.Action, error) {
+	var out []topupd.Action
+	q := topupd.ActionsQuery{Limit: 500}
+	for range maxToldPages {
+		acts, err := w.b.Store.Actions(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range acts {
+			if a.ID > w.last {
+				out = append(out, a)
+			}
+		}
+		if len(acts) < q.Limit || acts[len(acts)-1].ID <= w.last {
+			break
+		}
+		oldest := acts[len(acts)-1]
+		q.Before = &topupd.ListKey{At: oldest.At, Seq: oldest.ID}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
 // tell sends each account chat the changes made to its account since the
-// last round, oldest first.
+// last told of, oldest first, and moves the mark on.
 func (w *watcher) tell(ctx context.Context, api *tgbot.Bot) {
-	acts, err := w.b.Store.Actions(ctx, topupd.ActionsQuery{From: w.from, Limit: 500})
+	acts, err := w.since(ctx)
 	if err != nil {
 		w.b.Logger.Warn("telegram: reading the action log", "err", w.b.scrub(err))
 		return
 	}
-	sort.Slice(acts, func(i, j int) bool { return acts[i].ID < acts[j].ID })
 	for _, a := range acts {
-		if a.ID <= w.last {
-			continue
-		}
 		w.last = a.ID
-		if a.At.Add(-time.Minute).After(w.from) {
-			w.from = a.At.Add(-time.Minute)
-		}
 		text := describe(a)
 		if text == "" || a.AccountID == "" {
 			continue
@@ -88,6 +117,14 @@ func (w *watcher) tell(ctx context.Context, api *tgbot.Bot) {
 				continue // a chat hears of changes from its linking on
 			}
 			w.b.send(ctx, api, c.ChatID, NoticePrefix+text+" (by "+who(a.Actor.Operator)+")")
+		}
+	}
+	if len(acts) > 0 {
+		// Recorded even when the bot is stopping: what was sent was told.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := w.b.Store.SetNotifiedAction(sctx, w.last); err != nil {
+			w.b.Logger.Warn("telegram: storing the newest action told of", "err", w.b.scrub(err))
 		}
 	}
 }

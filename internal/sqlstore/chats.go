@@ -401,6 +401,27 @@ func (s *Store) SetBotOffset(ctx context.Context, offset int64) error {
 	return nil
 }
 
+// NotifiedAction is the newest action log entry chats were told of.
+func (s *Store) NotifiedAction(ctx context.Context) (int64, error) {
+	var id int64
+	if err := s.read.QueryRowContext(ctx, `SELECT notified_action FROM bot_state WHERE id = 1`).Scan(&id); err != nil {
+		return 0, fmt.Errorf("store.NotifiedAction: %w", err)
+	}
+	return id, nil
+}
+
+// SetNotifiedAction stores the newest action told of, if it is newer.
+func (s *Store) SetNotifiedAction(ctx context.Context, id int64) error {
+	err := s.retryTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE bot_state SET notified_action = $1 WHERE id = 1 AND notified_action < $1`, id)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store.SetNotifiedAction: %w", err)
+	}
+	return nil
+}
+
 // BotAlerts returns the operator alerts told as started and not cleared.
 func (s *Store) BotAlerts(ctx context.Context) (map[string]string, error) {
 	rows, err := s.read.QueryContext(ctx, `SELECT key, message FROM bot_alerts`)
