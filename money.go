@@ -126,6 +126,19 @@ func (m Money) appendDecimal(b []byte) []byte {
 	return b
 }
 
+// Dollars renders the amount as String does, with at least two decimals,
+// as people read dollars and cents ("25.50", "0.0125", "-3.00").
+func (m Money) Dollars() string {
+	b := m.appendDecimal(nil)
+	switch i := strings.IndexByte(string(b), '.'); {
+	case i < 0:
+		b = append(b, ".00"...)
+	case len(b)-i == 2:
+		b = append(b, '0')
+	}
+	return string(b)
+}
+
 // MarshalJSON writes the amount as an exact JSON number of USD.
 func (m Money) MarshalJSON() ([]byte, error) { return m.appendDecimal(nil), nil }
 

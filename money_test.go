@@ -83,3 +83,12 @@ func TestMoneyTimes(t *testing.T) {
 		t.Error("overflow not caught")
 	}
 }
+
+// TestMoneyDollars: at least two decimals, and every decimal kept.
+func TestMoneyDollars(t *testing.T) {
+	for m, want := range map[Money]string{0: "0.00", USD(3): "3.00", 255_000: "25.50", 125: "0.0125", -USD(3): "-3.00", 12_345: "1.2345", -5000: "-0.50"} {
+		if got := m.Dollars(); got != want {
+			t.Errorf("Money(%d).Dollars() = %q, want %q", m, got, want)
+		}
+	}
+}

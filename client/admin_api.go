@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/topupd/topupd"
 )
 
 // CreateAccount creates an account named name; fields may set any account
@@ -349,4 +351,32 @@ func (a *Admin) Actions(ctx context.Context, query url.Values) (ActionPage, erro
 		p.NextCursor = *out.NextCursor
 	}
 	return p, err
+}
+
+// StockPacks reads the packs whose orders draw codes from their own stock,
+// as the server decides it (topupd.Pack.DrawsStock: packs of key and card
+// lines and stock-based packs, unless an upstream fulfils them), each with
+// StockBased set.
+func (a *Admin) StockPacks(ctx context.Context) ([]Pack, error) {
+	lines, err := a.Services(ctx)
+	if err != nil {
+		return nil, err
+	}
+	kinds := map[string]topupd.LineKind{}
+	for _, l := range lines {
+		kinds[l.Slug] = topupd.LineKind(l.Kind)
+	}
+	packs, err := a.Products(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []Pack
+	for _, p := range packs {
+		line, pack := topupd.Line{Kind: kinds[p.Slug]}, topupd.Pack{StockBased: p.StockBased, Provider: p.Provider}
+		if pack.DrawsStock(&line) {
+			p.StockBased = true
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }

@@ -46,6 +46,17 @@ type SalesRow struct {
 	NetUSD     Money  `json:"netUsd"`
 }
 
+// Add sums another row into r.
+func (r *SalesRow) Add(o SalesRow) {
+	r.Orders += o.Orders
+	r.Completed += o.Completed
+	r.Cancelled += o.Cancelled
+	r.Processing += o.Processing
+	r.RevenueUSD += o.RevenueUSD
+	r.RefundsUSD += o.RefundsUSD
+	r.NetUSD += o.NetUSD
+}
+
 // SalesReport is the sales of the orders created in [From, To), one row
 // per key of GroupBy, and their total.
 type SalesReport struct {

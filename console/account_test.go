@@ -89,8 +89,8 @@ func TestOrderCompleteRetry(t *testing.T) {
 	one := b.h.Place(a, map[string]any{"pid": topupdtest.PIDPubgManual, "userId": "5123456789", "trxid": b.h.Trx()}).Str("orderId")
 	two := b.h.Place(a, map[string]any{"pid": topupdtest.PIDPubgManual, "userId": "5123456789", "trxid": b.h.Trx()}).Str("orderId")
 	b.open("/console/orders/" + one)
-	b.fill(map[string]string{"[name=codes]": "UC-CODE-1"})
-	b.h.Logs.Secret("UC-CODE-1", "a delivered code")
+	b.fill(map[string]string{"[name=codes]": "UC CODE-1"})
+	b.h.Logs.Secret("UC CODE-1", "a delivered code")
 	b.click("#complete")
 	if got := b.text("#question"); !strings.Contains(got, "1 code") {
 		t.Errorf("the completion's question: %q", got)
@@ -99,11 +99,11 @@ func TestOrderCompleteRetry(t *testing.T) {
 	if got := b.text("#order-status"); got != "completed" {
 		t.Errorf("after completing: %q", got)
 	}
-	if strings.Contains(b.page(), "UC-CODE-1") {
+	if strings.Contains(b.page(), "UC CODE-1") {
 		t.Errorf("the console shows a delivered code")
 	}
 	r := b.h.WaitOrder(a, one)
-	if codes, _ := r.Body["codes"].([]any); len(codes) != 1 || codes[0] != "UC-CODE-1" {
+	if codes, _ := r.Body["codes"].([]any); len(codes) != 1 || codes[0] != "UC CODE-1" {
 		t.Errorf("the reseller's order: %v", r)
 	}
 	b.open("/console/orders/" + two)

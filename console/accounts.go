@@ -100,11 +100,17 @@ func (c *Console) chatLink(w http.ResponseWriter, r *http.Request, s *session) e
 	if err != nil {
 		return err
 	}
+	return c.showOnce(w, r, s, id, func(d *accountData) { d.ChatLink = &code })
+}
+
+// showOnce answers the account's page with something shown this once (a
+// key, a link code), set by show: never in a redirect or a cookie.
+func (c *Console) showOnce(w http.ResponseWriter, r *http.Request, s *session, id string, show func(*accountData)) error {
 	d, err := c.accountPage(s, id)
 	if err != nil {
 		return err
 	}
-	d.ChatLink = &code
+	show(&d)
 	c.render(w, r, s, http.StatusCreated, "account", "Account "+d.A.Name, d)
 	return nil
 }
@@ -140,16 +146,16 @@ func (c *Console) credit(w http.ResponseWriter, r *http.Request, s *session) err
 		return pageError{http.StatusBadRequest, "Reference: required, such as the bank transfer's number."}
 	}
 	if (amount >= LargeCredit || amount <= -LargeCredit) &&
-		!c.confirmed(w, r, s, "Credit "+usd(amount)+" to "+id+" (reference "+ref+")? That is a large amount.", back) {
+		!c.confirmed(w, r, s, "Credit "+amount.Dollars()+" to "+id+" (reference "+ref+")? That is a large amount.", back) {
 		return nil
 	}
 	res, err := c.Admin.Credit(s.ctx, id, amount, ref)
 	if err != nil {
 		return err
 	}
-	msg := "Credited " + usd(amount) + "; the balance is " + usd(res.BalanceUSD) + "."
+	msg := "Credited " + amount.Dollars() + "; the balance is " + res.BalanceUSD.Dollars() + "."
 	if res.Repeated {
-		msg = "Reference " + ref + " was used before: nothing was credited again. The balance is " + usd(res.BalanceUSD) + "."
+		msg = "Reference " + ref + " was used before: nothing was credited again. The balance is " + res.BalanceUSD.Dollars() + "."
 	}
 	return c.done(w, r, back, msg)
 }
@@ -178,7 +184,7 @@ func (c *Console) flags(w http.ResponseWriter, r *http.Request, s *session) erro
 // allowlist replaces an account's IPv4 allow-list.
 func (c *Console) allowlist(w http.ResponseWriter, r *http.Request, s *session) error {
 	id := r.PathValue("id")
-	list := lines(r.PostFormValue("ipAllowlist"))
+	list := words(r.PostFormValue("ipAllowlist"))
 	if list == nil {
 		list = []string{}
 	}
@@ -196,13 +202,7 @@ func (c *Console) createKey(w http.ResponseWriter, r *http.Request, s *session) 
 	if err != nil {
 		return err
 	}
-	d, err := c.accountPage(s, id)
-	if err != nil {
-		return err
-	}
-	d.NewKey = &k
-	c.render(w, r, s, http.StatusCreated, "account", "Account "+d.A.Name, d)
-	return nil
+	return c.showOnce(w, r, s, id, func(d *accountData) { d.NewKey = &k })
 }
 
 // revokeKey revokes an API key, after a confirmation.

@@ -62,7 +62,7 @@ func (c *Console) dashboard(w http.ResponseWriter, r *http.Request, s *session) 
 			d.Alerts = append(d.Alerts, h)
 		}
 	}
-	packs, err := c.stockPacks(s)
+	packs, err := c.Admin.StockPacks(s.ctx)
 	if err != nil {
 		return err
 	}
@@ -101,7 +101,7 @@ func (c *Console) takings(s *session, d *dashData) error {
 		days = append(days, row)
 		for j, span := range []int{1, 7, 30} {
 			if i < span {
-				addRow(&d.Periods[j].SalesRow, row)
+				d.Periods[j].SalesRow.Add(row)
 			}
 		}
 	}
@@ -133,15 +133,4 @@ func (c *Console) durations(s *session, d *dashData, today time.Time) error {
 	}
 	slices.SortFunc(d.Durations, func(a, b lineDurations) int { return strings.Compare(a.Slug, b.Slug) })
 	return nil
-}
-
-// addRow sums a report row into another.
-func addRow(t *client.SalesRow, r client.SalesRow) {
-	t.Orders += r.Orders
-	t.Completed += r.Completed
-	t.Cancelled += r.Cancelled
-	t.Processing += r.Processing
-	t.RevenueUSD += r.RevenueUSD
-	t.RefundsUSD += r.RefundsUSD
-	t.NetUSD += r.NetUSD
 }

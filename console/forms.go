@@ -79,10 +79,22 @@ func dayParam(q url.Values, name string, def time.Time) (time.Time, error) {
 	return t, nil
 }
 
-// lines splits a textarea into its non-empty trimmed lines, also split at
+// words splits a textarea of addresses into its entries: at line ends,
 // commas and spaces.
-func lines(s string) []string {
+func words(s string) []string {
 	return strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' || r == ',' || r == ' ' || r == '\t' })
+}
+
+// codeLines splits a textarea of codes into its non-empty trimmed lines:
+// a code may hold spaces.
+func codeLines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // pageQuery is the current query with one parameter replaced: the link to

@@ -80,7 +80,7 @@ func (c *Console) orderAction(w http.ResponseWriter, r *http.Request, s *session
 		return err
 	}
 	refund := r.PostFormValue("refund") == "yes"
-	codes := lines(r.PostFormValue("codes"))
+	codes := codeLines(r.PostFormValue("codes"))
 	var question string
 	switch act {
 	case "complete":
@@ -88,11 +88,11 @@ func (c *Console) orderAction(w http.ResponseWriter, r *http.Request, s *session
 		if len(codes) > 0 {
 			question += " delivering the " + plural(len(codes), "code") + " given"
 		}
-		question += "? The reseller keeps the charge of " + usd(o.AmountUSD) + "."
+		question += "? The reseller keeps the charge of " + o.AmountUSD.Dollars() + "."
 	case "cancel":
-		question = "Cancel order " + id + " without a refund? The reseller keeps paying " + usd(o.AmountUSD) + "."
+		question = "Cancel order " + id + " without a refund? The reseller keeps paying " + o.AmountUSD.Dollars() + "."
 		if refund {
-			question = "Cancel order " + id + " and refund " + usd(o.AmountUSD) + " to " + o.AccountID + "?"
+			question = "Cancel order " + id + " and refund " + o.AmountUSD.Dollars() + " to " + o.AccountID + "?"
 		}
 	case "retry":
 		question = "Ask the supplier about order " + id + " again now, with a fresh deadline?"
@@ -115,7 +115,7 @@ func (c *Console) orderAction(w http.ResponseWriter, r *http.Request, s *session
 	}
 	msg := map[string]string{"complete": "The order is completed.", "cancel": "The order is cancelled.", "retry": "The order will be retried now."}[act]
 	if act == "cancel" && refund {
-		msg = "The order is cancelled and " + usd(o.AmountUSD) + " refunded."
+		msg = "The order is cancelled and " + o.AmountUSD.Dollars() + " refunded."
 	}
 	return c.done(w, r, back, msg)
 }

@@ -98,7 +98,7 @@ func navFor(s *session, path string) []navLink {
 
 // funcs are the templates' helpers.
 var funcs = template.FuncMap{
-	"usd": usd,
+	"usd": client.Money.Dollars,
 	"when": func(t time.Time) string {
 		if t.IsZero() {
 			return "—"
@@ -129,16 +129,6 @@ type settingView struct {
 	Name, Label string
 	On          bool
 	V           view
-}
-
-// usd shows an amount of USD with at least two decimals: "25.50", "0.0125".
-func usd(m client.Money) string {
-	s := m.String()
-	whole, frac, _ := strings.Cut(s, ".")
-	for len(frac) < 2 {
-		frac += "0"
-	}
-	return whole + "." + frac
 }
 
 // plural counts things in words: "1 code", "2 codes".

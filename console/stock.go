@@ -47,30 +47,8 @@ func (c *Console) stock(w http.ResponseWriter, r *http.Request, s *session) erro
 
 // stockPage reads the packs that draw from stock.
 func (c *Console) stockPage(s *session) (stockData, error) {
-	packs, err := c.stockPacks(s)
+	packs, err := c.Admin.StockPacks(s.ctx)
 	return stockData{Packs: packs}, err
-}
-
-// stockPacks are the packs that draw from stock: those marked so, and
-// every pack of a key or gift-card line.
-func (c *Console) stockPacks(s *session) ([]client.Pack, error) {
-	lines, err := c.Admin.Services(s.ctx)
-	if err != nil {
-		return nil, err
-	}
-	codes := map[string]bool{}
-	for _, l := range lines {
-		codes[l.Slug] = l.Kind == "gamekey" || l.Kind == "giftcard"
-	}
-	packs, err := c.Admin.Products(s.ctx)
-	var out []client.Pack
-	for _, p := range packs {
-		if p.StockBased || codes[p.Slug] {
-			p.StockBased = true
-			out = append(out, p)
-		}
-	}
-	return out, err
 }
 
 // uploadStock adds the codes of an uploaded .csv or .txt file to a pack's

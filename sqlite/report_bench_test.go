@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/internal/sqlstore"
+	"github.com/topupd/topupd/internal/benchdata"
 )
 
 // BenchmarkSalesReport reads a 30-day sales report, starting and ending
@@ -75,56 +75,19 @@ func BenchmarkDurations(b *testing.B) {
 // seedSales writes n orders of 50 accounts over 20 packs of 4 lines and 3
 // providers, spread evenly over [from, to), completed, cancelled (half of
 // them refunded) and processing, final within 0 to 10 minutes, straight
-// into the tables, and rolls them up as the migrations that made
+// into the tables (internal/benchdata), and rolls them up as the migrations that made
 // sales_daily and durations_daily do; fast, for read benchmarks only.
 func seedSales(b *testing.B, s *Store, n int, from, to time.Time) {
 	b.Helper()
 	ctx := context.Background()
-	for a := range 50 {
-		if _, err := s.CreateAccount(ctx, topupd.Account{ID: fmt.Sprintf("acc_%02d", a), Name: "shop", APIEnabled: true, CreatedAt: from}); err != nil {
+	accounts := make([]string, 50)
+	for a := range accounts {
+		accounts[a] = fmt.Sprintf("acc_%02d", a)
+		if _, err := s.CreateAccount(ctx, topupd.Account{ID: accounts[a], Name: "shop", APIEnabled: true, CreatedAt: from}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	tx, err := s.write.BeginTx(ctx, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer tx.Rollback()
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO orders (id, account_id, account_seq, trxid, idem_key, fingerprint, pid, slug, game, kind,
-		pack_name, provider, quantity, amount, status, refunded, created_at, finished_at, deadline_at)
-		VALUES ($1, $2, $3, $4, $4, 'f', $5, $6, 'g', 'topup', 'pack', $7, 1, $8, $9, $10, $11,
-		CASE WHEN $9 = 'processing' THEN NULL ELSE $11 + $12 END, $11)`)
-	if err != nil {
-		b.Fatal(err)
-	}
-	step := to.Sub(from).Milliseconds() / int64(n)
-	for i := range n {
-		status, refunded := "completed", 0
-		switch i % 20 {
-		case 0:
-			status, refunded = "cancelled", 1
-		case 1:
-			status = "cancelled"
-		case 2:
-			status = "processing"
-		}
-		pack := i % 20
-		_, err := stmt.ExecContext(ctx, fmt.Sprintf("ord_%d", i), fmt.Sprintf("acc_%02d", (i/20)%50), i+1, fmt.Sprintf("t-%d", i),
-			fmt.Sprintf("pack-%02d", pack), fmt.Sprintf("line-%d", pack%4), []string{"sim", "manual", "upstream"}[pack%3],
-			10_000+100*pack, status, refunded, from.UnixMilli()+int64(i)*step, (int64(i)*7_919)%600_000)
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
-	stmt.Close()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO sales_daily (day, account_id, pid, slug, provider, orders, completed, cancelled,
-		processing, charged, revenue, refunds) `+sqlstore.SalesDailyFromOrders); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO durations_daily (day, slug, bucket, orders) `+sqlstore.DurationsDailyFromOrders); err != nil {
-		b.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
+	if err := benchdata.Seed(ctx, s.write, benchdata.Orders{N: n, From: from, To: to, Accounts: accounts}); err != nil {
 		b.Fatal(err)
 	}
 }

@@ -88,20 +88,12 @@ func (w *watcher) currentAlerts(ctx context.Context) (map[string]string, error) 
 	if len(stuck.Orders) > 0 {
 		out["stuck"] = "orders are stuck past their deadline or with an alert (see /stuck)."
 	}
-	lines, err := w.b.Admin.Services(ctx)
-	if err != nil {
-		return nil, err
-	}
-	codes := map[string]bool{}
-	for _, l := range lines {
-		codes[l.Slug] = l.Kind == "gamekey" || l.Kind == "giftcard"
-	}
-	packs, err := w.b.Admin.Products(ctx)
+	packs, err := w.b.Admin.StockPacks(ctx)
 	if err != nil {
 		return nil, err
 	}
 	for _, p := range packs {
-		if (p.StockBased || codes[p.Slug]) && p.Status == "active" && p.Available < topupd.LowStock {
+		if p.Status == "active" && p.Available < topupd.LowStock {
 			out["low-stock:"+p.PID] = fmt.Sprintf("pack %s is low on stock (under %d codes).", p.PID, topupd.LowStock)
 		}
 	}

@@ -123,12 +123,3 @@ func refusal(err error) (string, bool) {
 	}
 	return "Refused: " + msg, true
 }
-
-// usd shows an amount with at least two decimals.
-func usd(m client.Money) string {
-	whole, frac, _ := strings.Cut(m.String(), ".")
-	for len(frac) < 2 {
-		frac += "0"
-	}
-	return whole + "." + frac
-}

@@ -155,7 +155,7 @@ func (w *watcher) balances(ctx context.Context, api *tgbot.Bot) {
 			continue
 		}
 		if changed && low {
-			w.b.send(ctx, api, c.ChatID, NoticePrefix+"The balance is "+usd(bal)+" USD, below your alert of "+usd(*c.BalanceAlert)+" USD.")
+			w.b.send(ctx, api, c.ChatID, NoticePrefix+"The balance is "+bal.Dollars()+" USD, below your alert of "+c.BalanceAlert.Dollars()+" USD.")
 		}
 	}
 }

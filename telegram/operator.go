@@ -104,7 +104,7 @@ func (b *Bot) find(ctx context.Context, r *request, actx context.Context) {
 		return
 	}
 	text := fmt.Sprintf("Order %s (trxid %s) of %s: %s, %s × %d, %s USD, %s%s", o.OrderID, o.TrxID, o.AccountID, o.Status,
-		o.PackName, o.Quantity, usd(o.AmountUSD), o.Provider, upstreamOf(o.Upstream))
+		o.PackName, o.Quantity, o.AmountUSD.Dollars(), o.Provider, upstreamOf(o.Upstream))
 	if o.Error != "" {
 		text += "\nError: " + o.Error
 	}
@@ -139,7 +139,7 @@ func (b *Bot) askCredit(ctx context.Context, r *request, actx context.Context, c
 	}
 	ref := strings.Join(r.args[2:], " ")
 	token := b.confirms.add(pending{chatID: r.chatID, kind: "credit", args: []string{a.ID, amount.String(), ref}})
-	b.reply(ctx, r, fmt.Sprintf("Credit %s USD to %s (%s), reference %q? The balance is %s USD.", usd(amount), a.ID, a.Name, ref, usd(a.BalanceUSD)),
+	b.reply(ctx, r, fmt.Sprintf("Credit %s USD to %s (%s), reference %q? The balance is %s USD.", amount.Dollars(), a.ID, a.Name, ref, a.BalanceUSD.Dollars()),
 		confirmButtons("Credit it", token))
 }
 
@@ -191,7 +191,7 @@ func (b *Bot) pressed(ctx context.Context, api *tgbot.Bot, u *models.Update) {
 		amount, _ := client.ParseMoney(p.args[1])
 		var res client.CreditResult
 		res, err = b.Admin.Credit(b.AsOperatorChat(ctx, c.Operator, r.updateID), p.args[0], amount, p.args[2])
-		done = fmt.Sprintf("Credited %s USD to %s; the balance is %s USD.", usd(amount), p.args[0], usd(res.BalanceUSD))
+		done = fmt.Sprintf("Credited %s USD to %s; the balance is %s USD.", amount.Dollars(), p.args[0], res.BalanceUSD.Dollars())
 		if res.Repeated {
 			done = "That reference was used before for " + p.args[0] + ": nothing was credited again."
 		}

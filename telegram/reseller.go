@@ -33,12 +33,7 @@ var keyCommands = []string{"/keys", "/newkey", "/revoke", "/rotate"}
 
 // resellerCommand acts on a reseller's command for the chat's account.
 func (b *Bot) resellerCommand(ctx context.Context, r *request, c topupd.Chat) {
-	actx := b.AsChat(ctx, r.chatID, c.AccountID, r.updateID)
-	if slices.Contains(keyCommands, r.cmd) && !r.private {
-		b.noteRead(ctx, r)
-		b.reply(ctx, r, "Key commands work only in a private chat with the bot, so that nobody else sees your keys.")
-		return
-	}
+	actx := b.AsChat(ctx, r.chatID, c.AccountID, r.updateID) // key commands outside a private chat were refused already
 	switch r.cmd {
 	case "/balance":
 		b.noteRead(ctx, r)
@@ -47,7 +42,7 @@ func (b *Bot) resellerCommand(ctx context.Context, r *request, c topupd.Chat) {
 			b.fail(ctx, r, err)
 			return
 		}
-		b.reply(ctx, r, "Balance: "+usd(a.BalanceUSD)+" USD")
+		b.reply(ctx, r, "Balance: "+a.BalanceUSD.Dollars()+" USD")
 	case "/keys":
 		b.noteRead(ctx, r)
 		b.keys(ctx, r, actx, c)
@@ -57,7 +52,7 @@ func (b *Bot) resellerCommand(ctx context.Context, r *request, c topupd.Chat) {
 			b.fail(ctx, r, err)
 			return
 		}
-		b.reply(ctx, r, "Your new API key, shown only here and only once; keep it safe:\n"+k.APIKey+"\nIts id: "+k.KeyID)
+		b.reply(ctx, r, newKeyText(k.APIKey, k.KeyID))
 	case "/revoke":
 		b.askRevoke(ctx, r, actx, c)
 	case "/rotate":
@@ -72,8 +67,7 @@ func (b *Bot) resellerCommand(ctx context.Context, r *request, c topupd.Chat) {
 			b.fail(ctx, r, err)
 			return
 		}
-		b.reply(ctx, r, "Your new API key, shown only here and only once; keep it safe:\n"+k.APIKey+"\nIts id: "+k.KeyID+
-			"\nThe old key "+k.OldKeyID+" keeps working until "+k.OldKeyRevokedAt.UTC().Format("2006-01-02 15:04")+" UTC, then is revoked.")
+		b.reply(ctx, r, newKeyText(k.APIKey, k.KeyID)+"\nThe old key "+k.OldKeyID+" keeps working until "+k.OldKeyRevokedAt.UTC().Format("2006-01-02 15:04")+" UTC, then is revoked.")
 	case "/api":
 		b.apiAccess(ctx, r, actx, c)
 	case "/ip":
@@ -90,6 +84,11 @@ func (b *Bot) resellerCommand(ctx context.Context, r *request, c topupd.Chat) {
 		b.noteRead(ctx, r)
 		b.reply(ctx, r, "I do not know that command. /help lists them.")
 	}
+}
+
+// newKeyText shows a new key, this once.
+func newKeyText(key, id string) string {
+	return "Your new API key, shown only here and only once; keep it safe:\n" + key + "\nIts id: " + id
 }
 
 // keys lists the account's keys, never a key itself.
@@ -273,9 +272,9 @@ func (b *Bot) balanceAlert(ctx context.Context, r *request, actx context.Context
 		b.fail(ctx, r, err)
 		return
 	}
-	text := "I will tell this chat when the balance falls below " + usd(below) + " USD."
+	text := "I will tell this chat when the balance falls below " + below.Dollars() + " USD."
 	if low {
-		text += " It is " + usd(a.BalanceUSD) + " USD now, below that already: the alert comes when it next falls below after rising above."
+		text += " It is " + a.BalanceUSD.Dollars() + " USD now, below that already: the alert comes when it next falls below after rising above."
 	}
 	b.reply(ctx, r, text)
 }
@@ -303,7 +302,7 @@ func (b *Bot) order(ctx context.Context, r *request, c topupd.Chat) {
 		b.fail(ctx, r, err)
 		return
 	}
-	text := fmt.Sprintf("Order %s (trxid %s): %s, %s × %d, %s USD", o.ID, o.TrxID, o.Status, o.PackName, o.Quantity, usd(o.Amount))
+	text := fmt.Sprintf("Order %s (trxid %s): %s, %s × %d, %s USD", o.ID, o.TrxID, o.Status, o.PackName, o.Quantity, o.Amount.Dollars())
 	if o.Error != "" {
 		text += "\nError: " + o.Error
 	}
