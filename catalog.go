@@ -90,7 +90,27 @@ type Pack struct {
 	Provider    string
 	Upstream    string
 	UpstreamPID string
+	// Cost is what one unit costs the business; 0 when not set.
+	Cost Money
+	// LowStockAt, when set, is the stock level at or below which the pack
+	// is low on stock.
+	LowStockAt *int
+	// Suppliers, when set, are tried in order instead of the single
+	// Provider/Upstream/UpstreamPID, which then mirror Suppliers[0].
+	Suppliers []Supplier
 }
+
+// Supplier is one of the suppliers a pack may be fulfilled by.
+type Supplier struct {
+	Provider    string `json:"provider"`
+	Upstream    string `json:"upstream,omitempty"`
+	UpstreamPID string `json:"upstreamPid,omitempty"`
+	// Cost is what one unit costs from this supplier; 0: the pack's cost.
+	Cost Money `json:"costUsd,omitempty"`
+}
+
+// MaxSuppliers is the most suppliers one pack may list.
+const MaxSuppliers = 8
 
 // identRe is what slugs, PIDs and provider names may look like.
 var identRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$`)
@@ -156,16 +176,71 @@ func (p *Pack) Validate() error {
 	if p.Status != StatusActive && p.Status != StatusDisabled {
 		return Errorf(EInvalidBody, "status: active or disabled")
 	}
-	switch p.Provider {
+	if p.Cost < 0 {
+		return Errorf(EInvalidBody, "costUsd must not be below 0")
+	}
+	if p.LowStockAt != nil && *p.LowStockAt < 0 {
+		return Errorf(EInvalidBody, "lowStockAt must not be below 0")
+	}
+	if len(p.Suppliers) > MaxSuppliers {
+		return Errorf(EInvalidBody, "suppliers: at most %d", MaxSuppliers)
+	}
+	seen := map[Supplier]bool{}
+	for i, s := range p.Suppliers {
+		if err := s.validate(); err != nil {
+			return Errorf(EInvalidBody, "suppliers[%d]: %s", i, err.Detail)
+		}
+		key := Supplier{Provider: s.Provider, Upstream: s.Upstream, UpstreamPID: s.UpstreamPID}
+		if seen[key] {
+			return Errorf(EInvalidBody, "suppliers[%d]: listed twice", i)
+		}
+		seen[key] = true
+	}
+	if len(p.Suppliers) > 0 {
+		first := p.Suppliers[0]
+		if p.Provider != first.Provider || p.Upstream != first.Upstream || p.UpstreamPID != first.UpstreamPID {
+			return Errorf(EInvalidBody, "provider, upstream and upstreamPid must be those of suppliers[0], or left out")
+		}
+	}
+	if err := (&Supplier{Provider: p.Provider, Upstream: p.Upstream, UpstreamPID: p.UpstreamPID}).validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// validate checks one supplier: a known provider, and an upstream with its PID.
+func (s *Supplier) validate() *Error {
+	if s.Cost < 0 {
+		return Errorf(EInvalidBody, "costUsd must not be below 0")
+	}
+	switch s.Provider {
 	case ProviderSim, ProviderManual:
 	case ProviderUpstream:
-		if p.Upstream == "" || p.UpstreamPID == "" {
+		if s.Upstream == "" || s.UpstreamPID == "" {
 			return Errorf(EInvalidBody, "provider upstream needs upstream and upstreamPid")
 		}
 	default:
 		return Errorf(EInvalidBody, "provider: sim, manual or upstream")
 	}
 	return nil
+}
+
+// SupplierList returns the suppliers an order of the pack may go to, in
+// order: the list when set, otherwise the single provider, at the pack's cost.
+func (p *Pack) SupplierList() []Supplier {
+	if len(p.Suppliers) > 0 {
+		return p.Suppliers
+	}
+	return []Supplier{{Provider: p.Provider, Upstream: p.Upstream, UpstreamPID: p.UpstreamPID}}
+}
+
+// UnitCost is what one unit bought from s costs: the supplier's own cost
+// when set, otherwise the pack's.
+func (p *Pack) UnitCost(s *Supplier) Money {
+	if s != nil && s.Cost > 0 {
+		return s.Cost
+	}
+	return p.Cost
 }
 
 // DrawsStock reports whether orders of the pack take codes from its own
@@ -202,3 +277,12 @@ var (
 	patterns       sync.Map // pattern → *regexp.Regexp
 	cachedPatterns atomic.Int64
 )
+
+// CheckCost refuses a price below a pack's cost as BELOW_COST, unless the
+// operator allows it; a pack without a cost allows any price.
+func CheckCost(price, cost Money, allowBelowCost bool) error {
+	if cost > 0 && price < cost && !allowBelowCost {
+		return Errorf(EBelowCost, "price %s is below the pack's cost %s (send allowBelowCost: true to allow it)", price.Dollars(), cost.Dollars())
+	}
+	return nil
+}

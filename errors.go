@@ -53,6 +53,8 @@ const (
 	EOrderFinal          ErrorCode = "ORDER_FINAL"
 	ECodeAlreadyUsed     ErrorCode = "CODE_ALREADY_USED"
 	ESimDisabled         ErrorCode = "SIM_DISABLED"
+	EBelowCost           ErrorCode = "BELOW_COST"
+	ESpendLimit          ErrorCode = "SPEND_LIMIT_EXCEEDED"
 )
 
 // messages holds the spec's `error` text for codes whose text differs from the code.
@@ -80,6 +82,7 @@ var messages = map[ErrorCode]string{
 	EHeaderTooLarge:      "HEADER TOO LARGE",
 	EOrderFinal:          "ORDER ALREADY FINAL",
 	ERoleForbidden:       "ROLE FORBIDDEN",
+	ESpendLimit:          "SPEND LIMIT EXCEEDED",
 }
 
 // Message returns the spec's `error` text for a code: its own table entry, or

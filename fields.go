@@ -29,7 +29,8 @@ func (s *Settings) LogFields() map[string]any {
 // LogFields are the pack's fields.
 func (p *Pack) LogFields() map[string]any {
 	return map[string]any{"slug": p.Slug, "name": p.Name, "category": p.Category, "priceUsd": p.Price, "status": p.Status,
-		"stockBased": p.StockBased, "provider": p.Provider, "upstream": p.Upstream, "upstreamPid": p.UpstreamPID}
+		"stockBased": p.StockBased, "provider": p.Provider, "upstream": p.Upstream, "upstreamPid": p.UpstreamPID,
+		"costUsd": p.Cost, "lowStockAt": p.LowStockAt, "suppliers": append([]Supplier{}, p.Suppliers...)}
 }
 
 // LogFields are the line's fields.

@@ -123,6 +123,9 @@ type Order struct {
 	// Alert, on a processing order, says why it needs the operator (see
 	// AlertPastDeadline and AlertCodeUsed); empty when it does not.
 	Alert string
+	// Cost is what the order cost the business, fixed when it was
+	// fulfilled; nil until then, and for an order never fulfilled.
+	Cost *Money
 }
 
 // The alerts a processing order can raise.

@@ -214,6 +214,9 @@ type Settlement struct {
 	// Note, with StatusProcessing, says why the order is rescheduled; the
 	// order's history records it (after the alert, if any).
 	Note string
+	// Cost, with StatusCompleted, is what the order cost the business; nil
+	// takes the pack's cost at this moment, per unit.
+	Cost *Money
 }
 
 // FulfilmentStore lets the engine claim and settle processing orders.

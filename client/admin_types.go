@@ -72,6 +72,23 @@ type Pack struct {
 	UpstreamPID string `json:"upstreamPid,omitempty"`
 	// Available is the stock on hand; only read.
 	Available int `json:"available,omitempty"`
+	// CostUSD is what one unit costs the business; nil when not set.
+	CostUSD *Money `json:"costUsd,omitempty"`
+	// LowStockAt is the stock level at or below which the pack is low.
+	LowStockAt *int `json:"lowStockAt,omitempty"`
+	// Suppliers are tried in order instead of Provider/Upstream/UpstreamPID.
+	Suppliers []Supplier `json:"suppliers,omitempty"`
+	// AllowBelowCost, sent, lets PriceUSD be below CostUSD; never read.
+	AllowBelowCost bool `json:"allowBelowCost,omitempty"`
+}
+
+// Supplier is one of a pack's suppliers.
+type Supplier struct {
+	Provider    string `json:"provider"`
+	Upstream    string `json:"upstream,omitempty"`
+	UpstreamPID string `json:"upstreamPid,omitempty"`
+	// CostUSD is what one unit costs from this supplier; nil: the pack's.
+	CostUSD *Money `json:"costUsd,omitempty"`
 }
 
 // StockResult is the answer to a stock upload.

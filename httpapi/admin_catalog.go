@@ -120,11 +120,20 @@ type adminPackView struct {
 	Upstream    string       `json:"upstream,omitempty"`
 	UpstreamPID string       `json:"upstreamPid,omitempty"`
 	Available   int          `json:"available"`
+	// CostUsd, LowStockAt and Suppliers are left out when not set.
+	CostUsd    *topupd.Money     `json:"costUsd,omitempty"`
+	LowStockAt *int              `json:"lowStockAt,omitempty"`
+	Suppliers  []topupd.Supplier `json:"suppliers,omitempty"`
 }
 
 func viewAdminPack(p *topupd.Pack, available int) adminPackView {
-	return adminPackView{PID: p.PID, Slug: p.Slug, Name: p.Name, Category: p.Category, PriceUsd: p.Price, Status: p.Status,
-		StockBased: p.StockBased, Provider: p.Provider, Upstream: p.Upstream, UpstreamPID: p.UpstreamPID, Available: available}
+	v := adminPackView{PID: p.PID, Slug: p.Slug, Name: p.Name, Category: p.Category, PriceUsd: p.Price, Status: p.Status,
+		StockBased: p.StockBased, Provider: p.Provider, Upstream: p.Upstream, UpstreamPID: p.UpstreamPID, Available: available,
+		LowStockAt: p.LowStockAt, Suppliers: p.Suppliers}
+	if p.Cost > 0 {
+		v.CostUsd = &p.Cost
+	}
+	return v
 }
 
 func (a *admin) putProduct(w http.ResponseWriter, r *http.Request) error {
@@ -136,10 +145,11 @@ func (a *admin) putProduct(w http.ResponseWriter, r *http.Request) error {
 	if !obj.has("priceUsd") {
 		return topupd.Errorf(topupd.EInvalidBody, "priceUsd is required")
 	}
-	if err := takePack(obj, &p); err != nil {
+	allow, err := takePack(obj, &p)
+	if err != nil {
 		return err
 	}
-	if err := a.checkPack(r, &p); err != nil {
+	if err := a.checkPack(r, &p, allow); err != nil {
 		return err
 	}
 	if err := a.Store.PutPack(r.Context(), p); err != nil {
@@ -156,10 +166,11 @@ func (a *admin) patchProduct(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p, err := a.Store.UpdatePack(r.Context(), r.PathValue("pid"), func(p *topupd.Pack) error {
-		if err := takePack(obj.clone(), p); err != nil {
+		allow, err := takePack(obj.clone(), p)
+		if err != nil {
 			return err
 		}
-		return a.checkPack(r, p)
+		return a.checkPack(r, p, allow)
 	})
 	if err != nil {
 		return err
@@ -167,12 +178,14 @@ func (a *admin) patchProduct(w http.ResponseWriter, r *http.Request) error {
 	return a.writePack(w, r, &p)
 }
 
-// takePack sets the fields of a pack that the body sends.
-func takePack(obj *object, p *topupd.Pack) error {
+// takePack sets the fields of a pack that the body sends, and reports
+// whether it allows a price below cost.
+func takePack(obj *object, p *topupd.Pack) (allowBelowCost bool, err error) {
 	var pid string
 	if obj.take("pid", &pid) && pid != p.PID {
-		return topupd.Errorf(topupd.EInvalidBody, "pid in the body differs from the path")
+		return false, topupd.Errorf(topupd.EInvalidBody, "pid in the body differs from the path")
 	}
+	obj.take("allowBelowCost", &allowBelowCost)
 	obj.take("slug", &p.Slug)
 	obj.take("name", &p.Name)
 	obj.take("category", &p.Category)
@@ -181,27 +194,51 @@ func takePack(obj *object, p *topupd.Pack) error {
 	}
 	obj.take("status", &p.Status)
 	obj.take("stockBased", &p.StockBased)
+	sentProvider := obj.has("provider") || obj.has("upstream") || obj.has("upstreamPid")
 	obj.take("provider", &p.Provider)
 	obj.take("upstream", &p.Upstream)
 	obj.take("upstreamPid", &p.UpstreamPID)
-	return obj.done()
+	if obj.has("costUsd") {
+		p.Cost, _ = obj.money("costUsd") // null clears it
+	}
+	if obj.has("lowStockAt") {
+		p.LowStockAt = nil
+		var n int
+		if obj.take("lowStockAt", &n) {
+			p.LowStockAt = &n
+		}
+	}
+	if obj.has("suppliers") {
+		p.Suppliers = obj.suppliers("suppliers")
+		if len(p.Suppliers) > 0 && !sentProvider {
+			first := p.Suppliers[0]
+			p.Provider, p.Upstream, p.UpstreamPID = first.Provider, first.Upstream, first.UpstreamPID
+		}
+	}
+	return allowBelowCost, obj.done()
 }
 
-// checkPack checks a pack about to be stored: valid, its supplier allowed
-// and configured, its line existing.
-func (a *admin) checkPack(r *http.Request, p *topupd.Pack) error {
+// checkPack checks a pack about to be stored: valid, priced at or above
+// its cost unless allowed, its suppliers allowed and configured, its line
+// existing.
+func (a *admin) checkPack(r *http.Request, p *topupd.Pack, allowBelowCost bool) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
-	if p.Provider == topupd.ProviderSim && a.SimOff {
-		return topupd.Errorf(topupd.ESimDisabled, "the sim supplier is off (--sim off): name the pack's provider")
+	if err := topupd.CheckCost(p.Price, p.Cost, allowBelowCost); err != nil {
+		return err
 	}
-	if p.Provider == topupd.ProviderUpstream {
-		if _, err := a.Store.Upstream(r.Context(), p.Upstream); err != nil {
-			if topupd.CodeOf(err) == topupd.ENotFound {
-				return topupd.Errorf(topupd.EInvalidBody, "upstream %q is not configured (PUT /admin/upstreams/%s first)", p.Upstream, p.Upstream)
+	for _, s := range p.SupplierList() {
+		if s.Provider == topupd.ProviderSim && a.SimOff {
+			return topupd.Errorf(topupd.ESimDisabled, "the sim supplier is off (--sim off): name the pack's provider")
+		}
+		if s.Provider == topupd.ProviderUpstream {
+			if _, err := a.Store.Upstream(r.Context(), s.Upstream); err != nil {
+				if topupd.CodeOf(err) == topupd.ENotFound {
+					return topupd.Errorf(topupd.EInvalidBody, "upstream %q is not configured (PUT /admin/upstreams/%s first)", s.Upstream, s.Upstream)
+				}
+				return err
 			}
-			return err
 		}
 	}
 	lines, err := a.Store.Lines(r.Context())

@@ -156,3 +156,29 @@ func (o *object) options(name string) []topupd.Option {
 	}
 	return out
 }
+
+// suppliers takes a pack's supplier list: {provider, upstream?, upstreamPid?,
+// costUsd?} objects, with no other fields; null or [] is no list.
+func (o *object) suppliers(name string) []topupd.Supplier {
+	var raw []json.RawMessage
+	if !o.take(name, &raw) {
+		return nil
+	}
+	out := make([]topupd.Supplier, 0, len(raw))
+	for i, r := range raw {
+		var s topupd.Supplier
+		dec := json.NewDecoder(bytes.NewReader(r))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&s); err != nil {
+			if o.err == nil {
+				o.err = topupd.Errorf(topupd.EInvalidBody, "%s[%d]: %v", name, i, strings.TrimPrefix(err.Error(), "json: "))
+			}
+			return nil
+		}
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}

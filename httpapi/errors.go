@@ -53,6 +53,8 @@ var statusOf = map[topupd.ErrorCode]int{
 	topupd.EOrderFinal:          http.StatusConflict,
 	topupd.ECodeAlreadyUsed:     http.StatusConflict,
 	topupd.ESimDisabled:         http.StatusBadRequest,
+	topupd.EBelowCost:           http.StatusBadRequest,
+	topupd.ESpendLimit:          http.StatusBadRequest,
 	topupd.EInternal:            http.StatusInternalServerError,
 }
 
@@ -62,6 +64,7 @@ var statusOf = map[topupd.ErrorCode]int{
 var rejectedAtSubmit = map[topupd.ErrorCode]bool{
 	topupd.EInsufficientBalance: true,
 	topupd.EInsufficientStock:   true,
+	topupd.ESpendLimit:          true,
 }
 
 // failure is the body of an error answer.

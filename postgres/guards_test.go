@@ -118,7 +118,10 @@ func TestDatabaseGuards(t *testing.T) {
 		storetest.Refused("orders: deleting an order", `DELETE FROM orders WHERE seq = $1`, []any{f.processing}, gone),
 		storetest.Refused("orders: truncating", `TRUNCATE orders CASCADE`, nil, gone),
 		storetest.Refused("orders: refunded while processing", `UPDATE orders SET refunded = 1 WHERE seq = $1`, []any{f.processing}, check),
-		storetest.Refused("orders: final without finish time", `UPDATE orders SET status = 'completed' WHERE seq = $1`, []any{f.processing}, check),
+		storetest.Refused("orders: final without finish time", `UPDATE orders SET status = 'completed', cost = 5 WHERE seq = $1`, []any{f.processing}, check),
+		storetest.Refused("orders: completed without a cost", `UPDATE orders SET status = 'completed', finished_at = 1 WHERE seq = $1`, []any{f.processing}, "orders_cost_when_completed"),
+		storetest.Refused("orders: a cost on a processing order", `UPDATE orders SET cost = 5 WHERE seq = $1`, []any{f.processing}, "orders_cost_when_completed"),
+		storetest.Refused("orders: changing a completed order's cost", `UPDATE orders SET cost = cost + 1 WHERE seq = $1`, []any{f.completed}, final),
 		storetest.Refused("orders: a reused trxid", `UPDATE orders SET trxid = 'T-DONE' WHERE seq = $1`, []any{f.processing}, `"orders_trxid_key"`),
 		storetest.Refused("orders: a reused idempotency key", `UPDATE orders SET idem_key = 'T-DONE' WHERE seq = $1`, []any{f.processing}, `"orders_idem_key"`),
 		storetest.Refused("settings: deleting the row", `DELETE FROM settings`, nil, "never deleted"),
@@ -127,7 +130,7 @@ func TestDatabaseGuards(t *testing.T) {
 	controls := []storetest.Control{
 		storetest.Accepted("a credit continuing the chain", entry, []any{f.a, next, "credit", 1, bal + 1, nil, "ok"}),
 		storetest.Accepted("delivering an available code", `UPDATE codes SET order_seq = $1 WHERE id = $2`, []any{f.processing, available}),
-		storetest.Accepted("completing a processing order", `UPDATE orders SET status = 'completed', finished_at = 1 WHERE seq = $1`, []any{f.processing}),
+		storetest.Accepted("completing a processing order", `UPDATE orders SET status = 'completed', finished_at = 1, cost = 5 WHERE seq = $1`, []any{f.processing}),
 	}
 	storetest.RunGuards(t, db, dumpQueries, guards, controls)
 	var left int

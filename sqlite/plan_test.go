@@ -117,8 +117,8 @@ func seedOrders(b *testing.B, s *Store, account string, n int) {
 	}
 	defer tx.Rollback()
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO orders (id, account_id, account_seq, trxid, idem_key, fingerprint, pid, slug, game, kind,
-		pack_name, provider, quantity, amount, status, created_at, finished_at, deadline_at)
-		VALUES ($1, $2, $3, $4, $4, 'f', 'p', 's', 'g', 'topup', 'pack', 'sim', 1, 10000, 'completed', $5, $5, $5)`)
+		pack_name, provider, quantity, amount, status, created_at, finished_at, deadline_at, cost)
+		VALUES ($1, $2, $3, $4, $4, 'f', 'p', 's', 'g', 'topup', 'pack', 'sim', 1, 10000, 'completed', $5, $5, $5, 8000)`)
 	if err != nil {
 		b.Fatal(err)
 	}

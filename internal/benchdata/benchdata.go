@@ -36,9 +36,9 @@ func Seed(ctx context.Context, db *sql.DB, o Orders) error {
 	}
 	defer tx.Rollback()
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO orders (id, account_id, account_seq, trxid, idem_key, fingerprint, pid, slug, game, kind,
-		pack_name, provider, quantity, amount, status, refunded, created_at, finished_at, deadline_at)
+		pack_name, provider, quantity, amount, status, refunded, created_at, finished_at, deadline_at, cost)
 		VALUES ($1, $2, $3, $4, $4, 'f', $5, $6, 'g', 'topup', 'pack', $7, 1, $8, $9, $10, $11,
-		CASE WHEN $9 = 'processing' THEN NULL ELSE $11 + $12 END, $11)`)
+		CASE WHEN $9 = 'processing' THEN NULL ELSE $11 + $12 END, $11, CASE WHEN $9 = 'completed' THEN $13 END)`)
 	if err != nil {
 		return err
 	}
@@ -57,7 +57,7 @@ func Seed(ctx context.Context, db *sql.DB, o Orders) error {
 		pack := i % 20
 		_, err := stmt.ExecContext(ctx, fmt.Sprintf("ord_%d", i), o.Accounts[(i/20)%len(o.Accounts)], i+1, fmt.Sprintf("t-%d", i),
 			PID(i), fmt.Sprintf("line-%d", pack%4), []string{"sim", "manual", "upstream"}[pack%3],
-			10_000+100*pack, status, refunded, o.From.UnixMilli()+int64(i)*step, (int64(i)*7_919)%600_000)
+			10_000+100*pack, status, refunded, o.From.UnixMilli()+int64(i)*step, (int64(i)*7_919)%600_000, 8_000+80*pack)
 		if err != nil {
 			return fmt.Errorf("order %d: %w", i, err)
 		}

@@ -141,12 +141,31 @@ func (s *Store) PutPack(ctx context.Context, p topupd.Pack) error {
 
 func putPack(ctx context.Context, tx *sql.Tx, p topupd.Pack) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO packs (`+packColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
 		ON CONFLICT (pid) DO UPDATE SET slug = excluded.slug, name = excluded.name, category = excluded.category,
 			price = excluded.price, status = excluded.status, stock_based = excluded.stock_based,
-			provider = excluded.provider, upstream = excluded.upstream, upstream_pid = excluded.upstream_pid`,
-		p.PID, p.Slug, p.Name, p.Category, int64(p.Price), p.Status, boolInt(p.StockBased), p.Provider, p.Upstream, p.UpstreamPID)
+			provider = excluded.provider, upstream = excluded.upstream, upstream_pid = excluded.upstream_pid,
+			cost = excluded.cost, low_stock_at = excluded.low_stock_at, suppliers = excluded.suppliers`,
+		p.PID, p.Slug, p.Name, p.Category, int64(p.Price), p.Status, boolInt(p.StockBased), p.Provider, p.Upstream, p.UpstreamPID,
+		int64(p.Cost), nullInt(p.LowStockAt), suppliersJSON(p.Suppliers))
 	return err
+}
+
+// suppliersJSON is how a pack's supplier list is stored: ” for none.
+func suppliersJSON(list []topupd.Supplier) string {
+	if len(list) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(list) // plain strings and integers: cannot fail
+	return string(b)
+}
+
+// nullInt stores an optional integer.
+func nullInt(n *int) any {
+	if n == nil {
+		return nil
+	}
+	return *n
 }
 
 // UpdatePack changes a pack under its row lock, as UpdateLine does a line:
@@ -177,8 +196,23 @@ func (s *Store) UpdatePack(ctx context.Context, pid string, apply func(*topupd.P
 
 func scanPack(row scanner) (topupd.Pack, error) {
 	var p topupd.Pack
-	err := row.Scan(&p.PID, &p.Slug, &p.Name, &p.Category, &p.Price, &p.Status, &p.StockBased, &p.Provider, &p.Upstream, &p.UpstreamPID)
-	return p, err
+	var lowStockAt sql.NullInt64
+	var suppliers string
+	err := row.Scan(&p.PID, &p.Slug, &p.Name, &p.Category, &p.Price, &p.Status, &p.StockBased, &p.Provider, &p.Upstream, &p.UpstreamPID,
+		&p.Cost, &lowStockAt, &suppliers)
+	if err != nil {
+		return p, err
+	}
+	if lowStockAt.Valid {
+		n := int(lowStockAt.Int64)
+		p.LowStockAt = &n
+	}
+	if suppliers != "" {
+		if err := json.Unmarshal([]byte(suppliers), &p.Suppliers); err != nil {
+			return p, fmt.Errorf("pack %s: suppliers: %w", p.PID, err)
+		}
+	}
+	return p, nil
 }
 
 // Packs returns every pack by PID.

@@ -135,9 +135,13 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 				return o, err
 			}
 		}
+		cost, err := s.completionCost(ctx, tx, &o, st.Cost)
+		if err != nil {
+			return o, err
+		}
 		_, err = tx.ExecContext(ctx, `UPDATE orders SET status = 'completed', finished_at = $2, supplier = $3, code_count = $4,
-			next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL WHERE seq = $1`, seq, ms(st.Now), string(supplier), len(st.Codes))
-		settled.Status, settled.FinishedAt = topupd.StatusCompleted, fromMS(ms(st.Now))
+			next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL, cost = $5 WHERE seq = $1`, seq, ms(st.Now), string(supplier), len(st.Codes), int64(cost))
+		settled.Status, settled.FinishedAt, settled.Cost = topupd.StatusCompleted, fromMS(ms(st.Now)), &cost
 		settled.Codes, settled.CodeCount = append([]string(nil), st.Codes...), len(st.Codes)
 	case topupd.StatusCancelled:
 		_, err = tx.ExecContext(ctx, `UPDATE orders SET status = 'cancelled', error = $2, refunded = $3, finished_at = $4, supplier = $5,
@@ -221,4 +225,19 @@ func (s *Store) RetryOrder(ctx context.Context, seq int64, now, deadline time.Ti
 		return o, fmt.Errorf("store.RetryOrder %d: %w", seq, err)
 	}
 	return o, nil
+}
+
+// completionCost is the cost fixed on an order as it completes: the
+// settlement's when it names one, otherwise the pack's cost now, per unit.
+// A pack since deleted costs 0.
+func (s *Store) completionCost(ctx context.Context, tx *sql.Tx, o *topupd.Order, set *topupd.Money) (topupd.Money, error) {
+	if set != nil {
+		return *set, nil
+	}
+	var unit topupd.Money
+	err := tx.QueryRowContext(ctx, `SELECT cost FROM packs WHERE pid = $1`, o.PID).Scan(&unit)
+	if err != nil && !isNoRows(err) {
+		return 0, err
+	}
+	return unit * topupd.Money(o.Quantity), nil
 }

@@ -20,11 +20,15 @@ func scanOrderAnd(row scanner, extra ...any) (topupd.Order, error) {
 	var o topupd.Order
 	var kind, status, supplier string
 	var created, deadline int64
-	var finished sql.NullInt64
+	var finished, cost sql.NullInt64
 	dest := append([]any{&o.Seq, &o.ID, &o.AccountID, &o.TrxID, &o.IdempotencyKey, &o.Fingerprint, &o.PID, &o.Slug, &o.Game, &kind, &o.PackName, &o.Provider,
 		&o.Quantity, &o.Amount, &o.Fields.UserID, &o.Fields.ZoneID, &o.Fields.ServerID, &o.Fields.Region, &o.Fields.MoreID, &status, &o.Error, &o.Refunded,
-		&created, &finished, &deadline, &supplier, &o.Attempts, &o.Upstream, &o.UpstreamPID, &o.SupplierRef, &o.CodeCount, &o.Alert}, extra...)
+		&created, &finished, &deadline, &supplier, &o.Attempts, &o.Upstream, &o.UpstreamPID, &o.SupplierRef, &o.CodeCount, &o.Alert, &cost}, extra...)
 	err := row.Scan(dest...)
+	if cost.Valid {
+		c := topupd.Money(cost.Int64)
+		o.Cost = &c
+	}
 	o.Kind, o.Status, o.Supplier = topupd.LineKind(kind), topupd.OrderStatus(status), topupd.SupplierState(supplier)
 	o.CreatedAt, o.FinishedAt, o.DeadlineAt = fromMS(created), nullMS(finished), fromMS(deadline)
 	return o, err

@@ -168,7 +168,8 @@ func newOrder(p *topupd.PlaceOrder, pack *topupd.Pack, line *topupd.Line, draft 
 	}
 	switch {
 	case draft.DrawsStock:
-		o.Status, o.FinishedAt, o.CodeCount = topupd.StatusCompleted, o.CreatedAt, draft.Quantity
+		cost := pack.Cost * topupd.Money(draft.Quantity)
+		o.Status, o.FinishedAt, o.CodeCount, o.Cost = topupd.StatusCompleted, o.CreatedAt, draft.Quantity, &cost
 	case p.LeaseOwner != "":
 		o.Supplier = topupd.SupplierSubmitting
 	}
@@ -192,12 +193,12 @@ func (s *Store) insertOrder(ctx context.Context, tx *sql.Tx, o *topupd.Order, p 
 	}
 	err := tx.QueryRowContext(ctx, `INSERT INTO orders (id, account_id, account_seq, trxid, idem_key, fingerprint, pid, slug, game, kind, pack_name, provider,
 			quantity, amount, user_id, zone_id, server_id, region, more_id, status, created_at, finished_at, deadline_at, next_attempt_at, lease_owner, lease_until, supplier,
-			upstream, upstream_pid, code_count)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30) RETURNING seq`,
+			upstream, upstream_pid, code_count, cost)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31) RETURNING seq`,
 		o.ID, o.AccountID, accountSeq, o.TrxID, o.IdempotencyKey, o.Fingerprint, o.PID, o.Slug, o.Game, string(o.Kind), o.PackName, o.Provider,
 		o.Quantity, int64(o.Amount), o.Fields.UserID, o.Fields.ZoneID, o.Fields.ServerID, o.Fields.Region, o.Fields.MoreID, string(o.Status),
 		ms(o.CreatedAt), msOrNull(o.FinishedAt), ms(o.DeadlineAt), nextAttempt, leaseOwner, leaseUntil, string(o.Supplier),
-		o.Upstream, o.UpstreamPID, o.CodeCount).Scan(&o.Seq)
+		o.Upstream, o.UpstreamPID, o.CodeCount, moneyOrNull(o.Cost)).Scan(&o.Seq)
 	if err != nil {
 		return err
 	}
@@ -236,4 +237,12 @@ func (s *Store) drawCodes(ctx context.Context, tx *sql.Tx, o *topupd.Order) ([]s
 		}
 	}
 	return codes, nil
+}
+
+// moneyOrNull stores an optional amount.
+func moneyOrNull(m *topupd.Money) any {
+	if m == nil {
+		return nil
+	}
+	return int64(*m)
 }

@@ -11,10 +11,10 @@ import (
 const (
 	accountColumns = `id, name, api_enabled, admin_disabled, banned, restricted_until, ip_allowlist, ip_allowlist_required, created_at`
 	lineColumns    = `slug, product_name, game_name, game, kind, status, required, server_id_options, region_options`
-	packColumns    = `pid, slug, name, category, price, status, stock_based, provider, upstream, upstream_pid`
+	packColumns    = `pid, slug, name, category, price, status, stock_based, provider, upstream, upstream_pid, cost, low_stock_at, suppliers`
 	orderColumns   = `seq, id, account_id, trxid, idem_key, fingerprint, pid, slug, game, kind, pack_name, provider,
 	quantity, amount, user_id, zone_id, server_id, region, more_id, status, error, refunded,
-	created_at, finished_at, deadline_at, supplier, attempts, upstream, upstream_pid, supplier_ref, code_count, alert`
+	created_at, finished_at, deadline_at, supplier, attempts, upstream, upstream_pid, supplier_ref, code_count, alert, cost`
 	// viewColumns are the columns of topupd.Order.ResellerView: lookups and
 	// history pages read only these, about half of orderColumns.
 	viewColumns = `seq, id, account_id, trxid, pid, game, pack_name, quantity, amount,
