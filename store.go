@@ -221,6 +221,7 @@ type Settlement struct {
 
 // FulfilmentStore lets the engine claim and settle processing orders.
 type FulfilmentStore interface {
+	FailoverStore
 	// ClaimDue leases up to limit processing orders whose next attempt is due
 	// and whose lease (if any) has run out.
 	ClaimDue(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]Order, error)

@@ -134,6 +134,25 @@ type AdminOrder struct {
 	// Ledger is the order's charge and any refund, oldest first (on an
 	// answer about one order; empty in lists).
 	Ledger []LedgerEntry `json:"ledger,omitempty"`
+	// SupplierAttempts, for an order of a pack that lists suppliers (on an
+	// answer about one order), is each supplier of the list and how
+	// trying it went.
+	SupplierAttempts []SupplierAttempt `json:"supplierAttempts,omitempty"`
+}
+
+// SupplierAttempt is one supplier of an order's supplier list, as the pack
+// listed it when the order was placed, and how trying it went. Outcome is
+// waiting, trying, skipped, refused, not-found, completed or cancelled.
+type SupplierAttempt struct {
+	Attempt     int       `json:"attempt"`
+	Provider    string    `json:"provider"`
+	Upstream    string    `json:"upstream,omitempty"`
+	UpstreamPID string    `json:"upstreamPid,omitempty"`
+	CostUSD     *Money    `json:"costUsd,omitempty"`
+	Outcome     string    `json:"outcome"`
+	Why         string    `json:"why,omitempty"`
+	StartedAt   time.Time `json:"startedAt,omitzero"`
+	FinishedAt  time.Time `json:"finishedAt,omitzero"`
 }
 
 // OrderEvent is one step of an order's history. Kind is placed,
@@ -168,11 +187,12 @@ func (o *AdminOrder) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	var h struct {
-		History []OrderEvent  `json:"history"`
-		Ledger  []LedgerEntry `json:"ledger"`
+		History          []OrderEvent      `json:"history"`
+		Ledger           []LedgerEntry     `json:"ledger"`
+		SupplierAttempts []SupplierAttempt `json:"supplierAttempts"`
 	}
 	err := json.Unmarshal(b, &h)
-	o.History, o.Ledger = h.History, h.Ledger
+	o.History, o.Ledger, o.SupplierAttempts = h.History, h.Ledger, h.SupplierAttempts
 	return err
 }
 

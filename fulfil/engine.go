@@ -31,6 +31,8 @@ const (
 	DefaultBackoffBase = time.Second
 	// DefaultBackoffMax is the longest delay between retries of a supplier.
 	DefaultBackoffMax = 5 * time.Minute
+	// DefaultHealthHold is how long an unhealthy supplier is passed over.
+	DefaultHealthHold = time.Minute
 )
 
 // Config is everything an Engine needs.
@@ -56,6 +58,9 @@ type Config struct {
 	Drain time.Duration
 	// Metrics, when set, count supplier calls and orders going final.
 	Metrics *metrics.Metrics
+	// HealthHold is how long a supplier found unhealthy is passed over by
+	// orders that list another (see docs/failover.md).
+	HealthHold time.Duration
 }
 
 // Engine claims processing orders and settles them.
@@ -93,6 +98,7 @@ func New(cfg Config) (*Engine, error) {
 	setDefault(&cfg.BackoffBase, DefaultBackoffBase)
 	setDefault(&cfg.BackoffMax, DefaultBackoffMax)
 	setDefault(&cfg.Drain, 10*time.Second)
+	setDefault(&cfg.HealthHold, DefaultHealthHold)
 	if cfg.Lease <= cfg.CallTimeout {
 		return nil, fmt.Errorf("fulfil.New: lease %v must exceed call timeout %v", cfg.Lease, cfg.CallTimeout)
 	}

@@ -12,6 +12,10 @@ import (
 // healthWindow is how many recent calls the error rate is taken over.
 const healthWindow = 100
 
+// unhealthyAfter is how many calls in a row must fail for a supplier to be
+// unhealthy (see healthy).
+const unhealthyAfter = 3
+
 // healthBook keeps, per supplier (a provider, and for upstream orders the
 // upstream's name), how its recent calls went. It is this node's view.
 type healthBook struct {
@@ -24,6 +28,7 @@ type supplierHealth struct {
 	topupd.Health
 	recent []bool // ring of the last healthWindow outcomes: true = failed
 	next   int
+	streak int // calls failed in a row, up to the newest
 }
 
 func newHealthBook() *healthBook { return &healthBook{by: map[string]*supplierHealth{}} }
@@ -52,11 +57,29 @@ func (b *healthBook) record(o *topupd.Order, at time.Time, err error) {
 	h.Calls = len(h.recent)
 	if failed {
 		h.Errors++
+		h.streak++
 		h.LastError, h.LastErrorMessage = at, err.Error()
 		h.Alert = errors.Is(err, topupd.ErrNeedsOperator)
 	} else {
-		h.LastSuccess, h.Alert = at, false
+		h.LastSuccess, h.Alert, h.streak = at, false, 0
 	}
+}
+
+// healthy reports whether an order should be sent to a supplier, as far as
+// this node has seen. A supplier is unhealthy while it is alerting (its
+// newest call failed in a way only the operator can clear: our balance or
+// our key there) or its newest unhealthyAfter calls all failed, and for
+// hold after its newest failure; after that, the next order tries it
+// again, and its answer decides. A supplier this node has not called yet
+// is healthy.
+func (b *healthBook) healthy(provider, upstream string, now time.Time, hold time.Duration) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	h, ok := b.by[provider+"/"+upstream]
+	if !ok || (!h.Alert && h.streak < unhealthyAfter) {
+		return true
+	}
+	return now.Sub(h.LastError) >= hold
 }
 
 // snapshot returns every supplier's health, by provider then upstream.

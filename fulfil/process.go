@@ -12,50 +12,140 @@ import (
 
 // process makes one round of supplier calls for a leased order and settles
 // the outcome. fresh means the order was just placed by this process and no
-// supplier has seen it. It returns the order as it stands afterwards.
+// supplier has seen it. An order whose pack lists suppliers moves on to the
+// next one when its current supplier surely holds no order (see
+// docs/failover.md). It returns the order as it stands afterwards.
 func (e *Engine) process(ctx context.Context, o topupd.Order, fresh bool) topupd.Order {
-	now := e.cfg.Now()
-	prov, ok := e.cfg.Providers[o.Provider]
-	if !now.Before(o.DeadlineAt) {
-		return e.expire(ctx, o, prov)
+	if !e.cfg.Now().Before(o.DeadlineAt) {
+		return e.expire(ctx, o, e.cfg.Providers[o.Provider])
 	}
-	if !ok {
-		return e.retry(ctx, o, fmt.Errorf("no provider %q on this node", o.Provider))
+	if untouched(&o, fresh) && !e.healthy(o.Provider, o.Upstream) {
+		next, _, err := e.passOver(ctx, o)
+		if err != nil {
+			return e.stopped(ctx, o, err)
+		}
+		o = next
 	}
-	start := time.Now()
-	out, err := e.call(o, prov, fresh)
-	e.health.record(&o, e.cfg.Now(), err)
-	e.logCall(ctx, &o, out, err, start)
-	if err != nil {
-		return e.retry(ctx, o, err)
+	for {
+		prov, ok := e.cfg.Providers[o.Provider]
+		if !ok {
+			return e.retry(ctx, o, fmt.Errorf("no provider %q on this node", o.Provider))
+		}
+		callCtx, cancel := context.WithTimeout(e.base, e.cfg.CallTimeout)
+		a := e.call(ctx, callCtx, o, prov, fresh)
+		if a.notFound() {
+			// The supplier never received the order: it goes to the next
+			// supplier, or, with none, is submitted here again.
+			next, moved, err := e.moveOn(ctx, o, topupd.AttemptNotFound, "its status lookup found no order")
+			if err != nil || moved {
+				cancel()
+				if err != nil {
+					return e.stopped(ctx, o, err)
+				}
+				o, fresh = next, true
+				continue
+			}
+			a = e.submit(ctx, callCtx, o, prov)
+		}
+		cancel()
+		if a.refused() {
+			if errors.Is(a.err, topupd.ErrNeedsOperator) {
+				e.cfg.Logger.ErrorContext(ctx, "fulfil: ALERT: the supplier needs the operator; it refused the order, which goes to its next supplier if it has one",
+					"order", o.ID, "provider", o.Provider, "upstream", o.Upstream, "err", a.err)
+			}
+			next, moved, err := e.moveOn(ctx, o, topupd.AttemptRefused, a.why())
+			if err != nil {
+				return e.stopped(ctx, o, err)
+			}
+			if moved {
+				o, fresh = next, true
+				continue
+			}
+		}
+		if a.err != nil {
+			return e.retry(ctx, o, a.err)
+		}
+		return e.settleOutcome(ctx, o, a.out)
 	}
-	return e.settleOutcome(ctx, o, out)
+}
+
+// answer is the outcome of a supplier call.
+type answer struct {
+	out topupd.Outcome
+	err error
+	// first: the call was a submit that no earlier call for the order can
+	// have reached the supplier before (the supplier never had the order,
+	// or said it had none), so a refusal means it holds none.
+	first bool
+	// status: the call was a status lookup.
+	status bool
+}
+
+// notFound reports a status lookup saying the supplier never received the order.
+func (a *answer) notFound() bool {
+	return a.status && a.err == nil && a.out.State == topupd.OutcomeNotFound
+}
+
+// refused reports a first submit the supplier refused without taking the
+// order: failed with no order of its own, or an error marked
+// topupd.ErrSupplierRefused (our balance there, say). Never after an
+// unknown outcome: then a refusal may hide an order placed earlier.
+func (a *answer) refused() bool {
+	if !a.first {
+		return false
+	}
+	if a.err != nil {
+		return errors.Is(a.err, topupd.ErrSupplierRefused)
+	}
+	return a.out.State == topupd.OutcomeFailed && a.out.SupplierRef == ""
+}
+
+// why says why a refused supplier was left.
+func (a *answer) why() string {
+	if a.err != nil {
+		return a.err.Error()
+	}
+	return a.out.Message
+}
+
+// untouched reports whether no call for the order can have reached its
+// current supplier yet.
+func untouched(o *topupd.Order, fresh bool) bool {
+	return o.Supplier == topupd.SupplierNew || (o.Supplier == topupd.SupplierSubmitting && fresh)
 }
 
 // call asks the supplier about the order. A submit whose outcome may be
 // unknown is recorded first; after that, the supplier is asked for the status
 // before anything is submitted again, so a retry cannot buy twice.
-func (e *Engine) call(o topupd.Order, prov topupd.Provider, fresh bool) (topupd.Outcome, error) {
-	ctx, cancel := context.WithTimeout(e.base, e.cfg.CallTimeout)
-	defer cancel()
+func (e *Engine) call(logCtx, ctx context.Context, o topupd.Order, prov topupd.Provider, fresh bool) answer {
 	switch {
 	case o.Supplier == topupd.SupplierNew:
 		if err := e.cfg.Store.MarkSubmitting(ctx, o.Seq, e.cfg.Owner); err != nil {
-			return topupd.Outcome{}, err
+			return answer{err: err}
 		}
-		return prov.Submit(ctx, &o)
+		return e.submit(logCtx, ctx, o, prov)
 	case o.Supplier == topupd.SupplierSubmitting && fresh:
-		return prov.Submit(ctx, &o)
-	default:
-		// The supplier may have the order: ask first, and submit only if it
-		// never received it (a submit carries the order's own id, so even a
-		// wrong "not found" cannot buy twice where the supplier is idempotent).
-		out, err := prov.Status(ctx, &o)
-		if err == nil && out.State == topupd.OutcomeNotFound {
-			return prov.Submit(ctx, &o)
-		}
-		return out, err
+		return e.submit(logCtx, ctx, o, prov)
 	}
+	// The supplier may have the order: ask first, and submit only if it
+	// never received it (a submit carries the order's own id, so even a
+	// wrong "not found" cannot buy twice where the supplier is idempotent).
+	start := time.Now()
+	a := answer{status: true}
+	a.out, a.err = prov.Status(ctx, &o)
+	e.health.record(&o, e.cfg.Now(), a.err)
+	e.logCall(logCtx, &o, a.out, a.err, start)
+	return a
+}
+
+// submit hands the order to the supplier, which cannot have it yet.
+func (e *Engine) submit(logCtx, ctx context.Context, o topupd.Order, prov topupd.Provider) answer {
+	start := time.Now()
+	a := answer{first: true}
+	a.out, a.err = prov.Submit(ctx, &o)
+	e.health.record(&o, e.cfg.Now(), a.err)
+	e.logCall(logCtx, &o, a.out, a.err, start)
+	return a
 }
 
 // settleOutcome records a supplier's answer.

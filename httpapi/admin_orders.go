@@ -23,13 +23,48 @@ type adminOrder struct {
 	orderView
 }
 
-// adminOrderView is the answer about one order: the order, its history
-// and its ledger entries.
+// adminOrderView is the answer about one order: the order, its history,
+// its ledger entries and, when its pack listed suppliers, how trying each
+// went.
 type adminOrderView struct {
 	Success bool `json:"success"`
 	adminOrder
-	History []orderEvent `json:"history"`
-	Ledger  []entryView  `json:"ledger"`
+	History          []orderEvent  `json:"history"`
+	Ledger           []entryView   `json:"ledger"`
+	SupplierAttempts []attemptView `json:"supplierAttempts"`
+}
+
+// attemptView is one supplier of an order's list and how trying it went.
+type attemptView struct {
+	Attempt     int           `json:"attempt"`
+	Provider    string        `json:"provider"`
+	Upstream    string        `json:"upstream,omitempty"`
+	UpstreamPID string        `json:"upstreamPid,omitempty"`
+	CostUSD     *topupd.Money `json:"costUsd,omitempty"`
+	Outcome     string        `json:"outcome"`
+	Why         string        `json:"why,omitempty"`
+	StartedAt   *string       `json:"startedAt,omitempty"`
+	FinishedAt  *string       `json:"finishedAt,omitempty"`
+}
+
+// viewAttempts shows an order's supplier attempts.
+func viewAttempts(list []topupd.SupplierAttempt) []attemptView {
+	at := func(t time.Time) *string {
+		if t.IsZero() {
+			return nil
+		}
+		s := t.UTC().Format(time.RFC3339Nano)
+		return &s
+	}
+	out := make([]attemptView, len(list))
+	for i, a := range list {
+		out[i] = attemptView{Attempt: a.Attempt, Provider: a.Provider, Upstream: a.Upstream, UpstreamPID: a.UpstreamPID,
+			Outcome: string(a.Outcome), Why: a.Why, StartedAt: at(a.StartedAt), FinishedAt: at(a.FinishedAt)}
+		if a.Cost > 0 {
+			out[i].CostUSD = &list[i].Cost
+		}
+	}
+	return out
 }
 
 // orderEvent is one step of an order's history as the API shows it.
@@ -40,8 +75,8 @@ type orderEvent struct {
 }
 
 // viewOrder is the answer about one order, with its whole history (placed,
-// the events the store recorded, and its final state) and its charge and
-// any refund.
+// the events the store recorded, and its final state), its charge and any
+// refund, and its supplier attempts.
 func (a *admin) viewOrder(ctx context.Context, o *topupd.Order) (adminOrderView, error) {
 	events, err := a.Store.OrderEvents(ctx, o.Seq)
 	if err != nil {
@@ -56,7 +91,12 @@ func (a *admin) viewOrder(ctx context.Context, o *topupd.Order) (adminOrderView,
 	if err != nil {
 		return adminOrderView{}, err
 	}
-	return adminOrderView{Success: true, adminOrder: a.orderItem(o), History: history, Ledger: viewEntries(entries)}, nil
+	attempts, err := a.Store.SupplierAttempts(ctx, o.Seq)
+	if err != nil {
+		return adminOrderView{}, err
+	}
+	return adminOrderView{Success: true, adminOrder: a.orderItem(o), History: history, Ledger: viewEntries(entries),
+		SupplierAttempts: viewAttempts(attempts)}, nil
 }
 
 // writeOrder answers one order with its history.

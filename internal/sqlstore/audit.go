@@ -54,6 +54,20 @@ var auditChecks = []struct{ name, query string }{
 		SELECT day, slug, bucket, orders FROM durations_daily EXCEPT ` + DurationsDailyFromOrders + `) x
 		UNION ALL SELECT CAST(y.day AS TEXT) || ' ' || y.slug || ' ' || CAST(y.bucket AS TEXT) FROM (` + DurationsDailyFromOrders + `
 		EXCEPT SELECT day, slug, bucket, orders FROM durations_daily) y`},
+	// An order with a supplier list (failover) was held by one supplier
+	// only: one attempt that is trying, completed or cancelled as the
+	// order is, the supplier the order row carries, with every attempt
+	// before it left (skipped, refused, not-found) and every one after it
+	// waiting; a completed order there costs that supplier's cost per unit.
+	{"supplier-attempts-consistent", `SELECT o.id FROM orders o JOIN order_attempts a ON a.order_seq = o.seq GROUP BY o.seq, o.id
+		HAVING SUM(CASE WHEN a.outcome IN ('trying', 'completed', 'cancelled') THEN 1 ELSE 0 END) <> 1
+		    OR SUM(CASE WHEN a.outcome = (CASE o.status WHEN 'processing' THEN 'trying' ELSE o.status END)
+		        AND a.provider = o.provider AND a.upstream = o.upstream AND a.upstream_pid = o.upstream_pid
+		        AND (a.outcome <> 'completed' OR a.cost IS NULL OR o.cost = a.cost * o.quantity) THEN 1 ELSE 0 END) <> 1
+		    OR MAX(CASE WHEN a.outcome IN ('skipped', 'refused', 'not-found') THEN a.attempt ELSE 0 END)
+		        > MIN(CASE WHEN a.outcome IN ('trying', 'completed', 'cancelled') THEN a.attempt END)
+		    OR MIN(CASE WHEN a.outcome = 'waiting' THEN a.attempt END)
+		        < MIN(CASE WHEN a.outcome IN ('trying', 'completed', 'cancelled') THEN a.attempt END)`},
 }
 
 // SalesDailyFromOrders computes the rows of sales_daily from the orders, as

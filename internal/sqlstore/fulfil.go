@@ -135,9 +135,9 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 				return o, err
 			}
 		}
-		cost, err := s.completionCost(ctx, tx, &o, st.Cost)
-		if err != nil {
-			return o, err
+		cost, cerr := s.completionCost(ctx, tx, &o, st.Cost)
+		if cerr != nil {
+			return o, cerr
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE orders SET status = 'completed', finished_at = $2, supplier = $3, code_count = $4,
 			next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL, cost = $5 WHERE seq = $1`, seq, ms(st.Now), string(supplier), len(st.Codes), int64(cost))
@@ -165,6 +165,9 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 	}
 	if err == nil && settled.Status.Final() {
 		err = s.rollUp(ctx, tx, &settled, settledDelta(&settled))
+	}
+	if err == nil && settled.Status.Final() {
+		err = finishAttempt(ctx, tx, &settled, st.Now)
 	}
 	if err == nil {
 		kind, note := settledEvent(&st, &settled)
@@ -228,15 +231,17 @@ func (s *Store) RetryOrder(ctx context.Context, seq int64, now, deadline time.Ti
 }
 
 // completionCost is the cost fixed on an order as it completes: the
-// settlement's when it names one, otherwise the pack's cost now, per unit.
-// A pack since deleted costs 0.
+// settlement's when it names one; otherwise, per unit, the current
+// supplier's own cost when the order's supplier list gave it one, or else
+// the pack's cost now. A pack since deleted costs 0.
 func (s *Store) completionCost(ctx context.Context, tx *sql.Tx, o *topupd.Order, set *topupd.Money) (topupd.Money, error) {
 	if set != nil {
 		return *set, nil
 	}
 	var unit topupd.Money
-	err := tx.QueryRowContext(ctx, `SELECT cost FROM packs WHERE pid = $1`, o.PID).Scan(&unit)
-	if err != nil && !isNoRows(err) {
+	err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT a.cost FROM order_attempts a WHERE a.order_seq = $2 AND a.outcome = 'trying'),
+		(SELECT p.cost FROM packs p WHERE p.pid = $1), 0)`, o.PID, o.Seq).Scan(&unit)
+	if err != nil {
 		return 0, err
 	}
 	return unit * topupd.Money(o.Quantity), nil

@@ -75,6 +75,9 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 	if err := s.insertOrder(ctx, tx, &o, p); err != nil {
 		return topupd.Order{}, false, err
 	}
+	if err := s.snapshotSuppliers(ctx, tx, &o, &pack); err != nil {
+		return topupd.Order{}, false, err
+	}
 	charge := topupd.LedgerEntry{AccountID: p.AccountID, Kind: topupd.EntryCharge, Amount: -o.Amount, CreatedAt: p.Now}
 	if _, err := s.appendEntryAfter(ctx, tx, charge, o.Seq, bal, balSeq); err != nil {
 		if topupd.CodeOf(err) == topupd.EInsufficientBalance {

@@ -42,6 +42,7 @@ func Run(t *testing.T, open func(t *testing.T) topupd.Store) {
 		{"Durations", durationTests},
 		{"Console", consoleTests},
 		{"Chats", chatTests},
+		{"Failover", failoverTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

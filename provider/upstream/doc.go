@@ -49,5 +49,16 @@
 // Everything else is a transient error, which the engine retries with
 // backoff until the order's deadline; the ones only the operator can clear
 // (our balance or our key at the upstream, an unknown upstream, an upstream
-// that answers nonsense) wrap topupd.ErrNeedsOperator.
+// that answers nonsense) wrap topupd.ErrNeedsOperator. A placement refused
+// for our balance also wraps topupd.ErrSupplierRefused: the upstream took
+// no order, so the engine may send the order to the pack's next supplier.
+//
+// # Failover and the trxid
+//
+// An order that moves to the next supplier of its pack is placed there
+// under the same derived trxid. Each upstream is another server, or at
+// least another account, so the same trxid names a new order there; and
+// were two upstream names ever the same account, the trxid would be
+// answered with the order already placed there (or refused as
+// IDEMPOTENCY_KEY_REUSED), never bought twice.
 package upstream

@@ -65,7 +65,9 @@ var authCodes = map[string]bool{
 
 // placeFailure maps a failed POST /orders: a refusal for good is
 // OutcomeFailed; anything else is a transient error, wrapping
-// topupd.ErrNeedsOperator when only the operator can clear it.
+// topupd.ErrNeedsOperator when only the operator can clear it, and also
+// topupd.ErrSupplierRefused for our balance there (refused before the
+// upstream took the order, so it holds none).
 func placeFailure(name string, err error) (topupd.Outcome, error) {
 	e, ok := client.AsError(err)
 	switch {
@@ -73,7 +75,9 @@ func placeFailure(name string, err error) (topupd.Outcome, error) {
 		e.StatusCode == 401, e.StatusCode == 403 && e.Code != client.CodeForbidden:
 		// In transit, rate limits, outages, our key or account: not the order's fault.
 	case e.Code == client.CodeInsufficientBalance || e.Message == "INSUFFICIENT BALANCE":
-		return topupd.Outcome{}, needsOperator(name, "our balance there is too low", err)
+		// Refused before it was taken: the upstream holds no order, so an
+		// order that lists another supplier may go there (and the alert stands).
+		return topupd.Outcome{}, fmt.Errorf("%w (%w)", needsOperator(name, "our balance there is too low", err), topupd.ErrSupplierRefused)
 	case e.StatusCode == 400 || e.StatusCode == 422 || e.StatusCode == 403 || e.Rejected() ||
 		e.Code == client.CodeIdempotencyKeyReused:
 		return topupd.Outcome{State: topupd.OutcomeFailed, Message: refusal(e)}, nil
