@@ -17,6 +17,7 @@ type Store interface {
 	OperatorStore
 	ConsoleStore
 	ChatStore
+	BatchStore
 	// Settings returns the operator's settings.
 	Settings(ctx context.Context) (Settings, error)
 	// UpdateSettings applies a patch and returns the new settings.
@@ -109,6 +110,8 @@ type StockResult struct {
 	Added      int
 	Duplicates int
 	Available  int
+	// BatchID is the batch the codes were added to.
+	BatchID int64
 }
 
 // PlaceOrder is everything the store needs to place one order.

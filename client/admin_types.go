@@ -96,6 +96,8 @@ type StockResult struct {
 	Added      int `json:"added"`
 	Duplicates int `json:"duplicates"`
 	Available  int `json:"available"`
+	// BatchID is the batch the codes were added to.
+	BatchID int64 `json:"batchId"`
 }
 
 // Health is how a supplier's recent calls went, and its orders that need

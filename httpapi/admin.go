@@ -111,6 +111,9 @@ func (a *admin) routes(mux *http.ServeMux) {
 	mux.Handle("PATCH /admin/products/{pid}", a.write(topupd.PermCatalog, "pack.update", "pid", a.patchProduct))
 	mux.Handle("GET /admin/products", a.read(a.listProducts))
 	mux.Handle("POST /admin/products/{pid}/stock", a.write(topupd.PermCatalog, "stock.add", "pid", a.addStock))
+	mux.Handle("GET /admin/products/{pid}/batches", a.read(a.listBatches))
+	mux.Handle("POST /admin/batches/{id}/void", a.write(topupd.PermCatalog, "batch.void", "id", a.voidBatch))
+	mux.Handle("GET /admin/batches/{id}/codes", a.write(topupd.PermExportCodes, "batch.export", "id", a.exportBatch))
 
 	mux.Handle("PUT /admin/upstreams/{name}", a.write(topupd.PermCatalog, "upstream.put", "name", a.putUpstream))
 	mux.Handle("GET /admin/upstreams", a.read(a.listUpstreams))

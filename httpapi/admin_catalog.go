@@ -298,19 +298,6 @@ func readCodes(r *http.Request, least int) ([]string, error) {
 	return codes, checkCodes(codes, least, maxStockBatch)
 }
 
-func (a *admin) addStock(w http.ResponseWriter, r *http.Request) error {
-	codes, err := readCodes(r, 1)
-	if err != nil {
-		return err
-	}
-	res, err := a.Store.AddStock(r.Context(), r.PathValue("pid"), codes, a.Now())
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "added": res.Added, "duplicates": res.Duplicates, "available": res.Available})
-	return nil
-}
-
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // checkCodes checks a list of codes from the operator: between least and

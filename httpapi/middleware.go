@@ -51,6 +51,7 @@ func guard(api string, log *slog.Logger, m *metrics.Metrics, maxBody int64, mux 
 		rw.Header().Set(RequestIDHeader, id)
 		caller := &who{}
 		r = r.WithContext(context.WithValue(logctx.WithRequestID(r.Context(), id), whoKey{}, caller))
+		r, logLowStock := withLowStockLog(log, m, r) // admin_batches.go
 		w := &statusWriter{ResponseWriter: rw}
 		_, pattern := mux.Handler(r)
 		defer func() {
@@ -64,6 +65,7 @@ func guard(api string, log *slog.Logger, m *metrics.Metrics, maxBody int64, mux 
 			status := cmp.Or(w.status, http.StatusOK)
 			logRequest(log, r, routeOf(pattern), status, start, caller, clientIPText(r, trusted))
 			m.Request(api, routeOf(pattern), status, time.Since(start))
+			logLowStock()
 		}()
 		answer(log, maxBody, mux, w, r, pattern)
 	})

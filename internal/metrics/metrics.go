@@ -2,7 +2,8 @@
 // latency by route and status, orders placed and finished by line, provider
 // and outcome, time from placement to a final state, supplier calls by
 // supplier and outcome, and, read from the database at each scrape, orders
-// processing, stock available by pack and the sum of reseller balances.
+// processing, stock available by pack, packs low on stock and the sum of
+// reseller balances; and low-stock alerts raised and cleared.
 // Labels are bounded: routes are patterns, lines, packs, providers and
 // upstreams are the catalog's; no order id or trxid is ever a label.
 package metrics
@@ -26,6 +27,9 @@ type Source interface {
 	Gauges(ctx context.Context) (topupd.Gauges, error)
 	// StockLevels returns the codes available per PID.
 	StockLevels(ctx context.Context) (map[string]int, error)
+	// LowStock reports, for every pack whose lowStockAt is set, whether
+	// its low-stock alert is raised.
+	LowStock(ctx context.Context) (map[string]bool, error)
 }
 
 // Metrics are one process's series. A nil *Metrics records nothing.
@@ -37,6 +41,7 @@ type Metrics struct {
 	finished      *prometheus.CounterVec
 	toFinal       *prometheus.HistogramVec
 	supplierCalls *prometheus.CounterVec
+	lowStock      *prometheus.CounterVec
 }
 
 // New returns the series, with the Go runtime's and the process's, and
@@ -61,8 +66,11 @@ func New(src Source) *Metrics {
 		supplierCalls: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "topupd_supplier_calls_total",
 			Help: "Calls to suppliers, by provider, upstream (for upstream packs) and outcome."},
 			[]string{"provider", "upstream", "outcome"}),
+		lowStock: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "topupd_low_stock_alerts_total",
+			Help: "Low-stock alerts this process raised or cleared (each is raised or cleared by one process), by pack and event."},
+			[]string{"pid", "event"}),
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.placed, m.finished, m.toFinal, m.supplierCalls,
+	m.reg.MustRegister(m.requests, m.latency, m.placed, m.finished, m.toFinal, m.supplierCalls, m.lowStock,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), &dbCollector{src: src})
 	return m
 }
@@ -114,13 +122,27 @@ func (m *Metrics) SupplierCall(provider, upstream, outcome string) {
 	m.supplierCalls.WithLabelValues(provider, upstream, outcome).Inc()
 }
 
+// LowStockAlert counts a pack's low-stock alert raised (or cleared).
+func (m *Metrics) LowStockAlert(pid string, raised bool) {
+	if m == nil {
+		return
+	}
+	event := "cleared"
+	if raised {
+		event = "raised"
+	}
+	m.lowStock.WithLabelValues(pid, event).Inc()
+}
+
 // dbCollector reads the series the database holds at each scrape.
 type dbCollector struct{ src Source }
 
 var (
 	processingDesc = prometheus.NewDesc("topupd_orders_processing", "Orders processing now, on every node.", nil, nil)
 	stockDesc      = prometheus.NewDesc("topupd_stock_available", "Codes available, by pack.", []string{"pid"}, nil)
-	balancesDesc   = prometheus.NewDesc("topupd_reseller_balances_usd",
+	stockLowDesc   = prometheus.NewDesc("topupd_stock_low",
+		"1 while a pack's low-stock alert is raised (its stock is at or below its lowStockAt), else 0; for packs with lowStockAt set.", []string{"pid"}, nil)
+	balancesDesc = prometheus.NewDesc("topupd_reseller_balances_usd",
 		"The sum of every reseller's balance, in USD: what the business owes its resellers.", nil, nil)
 	scrapeErrDesc = prometheus.NewDesc("topupd_metrics_database_errors", "1 when the database could not be read for this scrape.", nil, nil)
 )
@@ -129,6 +151,7 @@ var (
 func (c *dbCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- processingDesc
 	ch <- stockDesc
+	ch <- stockLowDesc
 	ch <- balancesDesc
 	ch <- scrapeErrDesc
 }
@@ -149,6 +172,17 @@ func (c *dbCollector) Collect(ch chan<- prometheus.Metric) {
 	if levels, err := c.src.StockLevels(ctx); err == nil {
 		for pid, n := range levels {
 			ch <- prometheus.MustNewConstMetric(stockDesc, prometheus.GaugeValue, float64(n), pid)
+		}
+	} else {
+		failed = 1
+	}
+	if low, err := c.src.LowStock(ctx); err == nil {
+		for pid, raised := range low {
+			v := 0.0
+			if raised {
+				v = 1
+			}
+			ch <- prometheus.MustNewConstMetric(stockLowDesc, prometheus.GaugeValue, v, pid)
 		}
 	} else {
 		failed = 1

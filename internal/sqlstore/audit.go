@@ -37,7 +37,34 @@ var auditChecks = []struct{ name, query string }{
 	{"code-count-matches-codes", `SELECT o.id FROM orders o
 		WHERE o.code_count <> (SELECT COUNT(*) FROM codes c WHERE c.order_seq = o.seq)`},
 	{"stock-levels-match-codes", `SELECT s.pid FROM stock_levels s
-		WHERE s.available <> (SELECT COUNT(*) FROM codes c WHERE c.pid = s.pid AND c.order_seq IS NULL)`},
+		WHERE s.available <> (SELECT COUNT(*) FROM codes c WHERE c.pid = s.pid AND c.order_seq IS NULL AND c.voided_at IS NULL)`},
+	// Stock batches (batches.go): each batch's counts are its codes'; a
+	// withdrawn code was never sold, and a voided batch sold nothing after
+	// its void (what it had not sold then, it withdrew: sold + withdrawn
+	// = added); a code is withdrawn only in a voided batch.
+	{"batch-counts-match-codes", `SELECT CAST(b.id AS TEXT) FROM stock_batches b
+		WHERE b.added <> (SELECT COUNT(*) FROM codes c WHERE c.batch_id = b.id)
+		   OR b.sold <> (SELECT COUNT(*) FROM codes c WHERE c.batch_id = b.id AND c.order_seq IS NOT NULL)
+		   OR b.withdrawn <> (SELECT COUNT(*) FROM codes c WHERE c.batch_id = b.id AND c.voided_at IS NOT NULL)
+		   OR (b.voided_at IS NOT NULL AND b.sold + b.withdrawn <> b.added)
+		   OR (b.voided_at IS NULL AND b.withdrawn <> 0)
+		   OR EXISTS (SELECT 1 FROM codes c WHERE c.batch_id = b.id AND c.pid <> b.pid)`},
+	{"voided-codes-never-sold", `SELECT CAST(c.id AS TEXT) FROM codes c WHERE c.voided_at IS NOT NULL AND c.order_seq IS NOT NULL
+		UNION ALL SELECT CAST(c.id AS TEXT) FROM codes c WHERE c.voided_at IS NOT NULL
+		  AND NOT EXISTS (SELECT 1 FROM stock_batches b WHERE b.id = c.batch_id AND b.voided_at IS NOT NULL)`},
+	// A stock order whose codes all came from batches with a cost cost
+	// their sum (a code of a batch without one costs the pack's cost at
+	// the sale, which the books do not keep).
+	{"stock-order-cost-matches-batches", `SELECT o.id FROM orders o
+		WHERE o.status = 'completed' AND EXISTS (SELECT 1 FROM codes c WHERE c.order_seq = o.seq AND c.batch_id IS NOT NULL)
+		  AND NOT EXISTS (SELECT 1 FROM codes c LEFT JOIN stock_batches b ON b.id = c.batch_id WHERE c.order_seq = o.seq AND b.cost IS NULL)
+		  AND COALESCE(o.cost, -1) <> (SELECT SUM(b.cost) FROM codes c JOIN stock_batches b ON b.id = c.batch_id WHERE c.order_seq = o.seq)`},
+	// A pack's low-stock alert is raised exactly while its lowStockAt is
+	// set and its stock is at or below it.
+	{"low-stock-alerts-match-levels", `SELECT p.pid FROM packs p
+		WHERE (p.low_stock_at IS NOT NULL AND COALESCE((SELECT s.available FROM stock_levels s WHERE s.pid = p.pid), 0) <= p.low_stock_at)
+		   <> EXISTS (SELECT 1 FROM stock_alerts a WHERE a.pid = p.pid)
+		UNION ALL SELECT a.pid FROM stock_alerts a WHERE NOT EXISTS (SELECT 1 FROM packs p WHERE p.pid = a.pid)`},
 	{"orders-final", `SELECT id FROM orders WHERE status = 'processing'`},
 	// The daily roll-ups that reports read hold exactly what the orders
 	// they count say: each differing row is named by its day, account and

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/topupd/topupd"
 )
@@ -258,65 +257,5 @@ func (s *Store) StockLevels(ctx context.Context) (map[string]int, error) {
 	return out, nil
 }
 
-// stockChunk is how many codes one transaction of AddStock adds, so that a
-// large upload takes the one SQLite writer in short turns between orders
-// instead of holding it for the whole upload.
-const stockChunk = 64
-
-// AddStock adds codes to a pack in transactions of stockChunk codes, sealed
-// and fingerprinted beforehand, outside any transaction. Should it fail
-// part way, the chunks before the failure stay added: uploading the same
-// codes again adds only the rest, since a code already in the pack is a
-// duplicate.
-func (s *Store) AddStock(ctx context.Context, pid string, codes []string, now time.Time) (topupd.StockResult, error) {
-	type sealedCode struct {
-		fingerprint, codeFP []byte
-		sealed              []byte
-	}
-	sealed := make([]sealedCode, len(codes))
-	for i, c := range codes {
-		sealed[i] = sealedCode{s.vault.Fingerprint(pid, c), s.vault.CodeFingerprint(c), s.vault.Seal(pid, c)}
-	}
-	var total topupd.StockResult
-	if c := topupd.ChangeOf(ctx); c != nil {
-		c.EachTransaction = true // each chunk's codes are logged with the chunk
-	}
-	for start := 0; start == 0 || start < len(sealed); start += stockChunk {
-		chunk := sealed[start:min(start+stockChunk, len(sealed))]
-		var r topupd.StockResult
-		err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-			r = topupd.StockResult{}
-			var one int
-			if err := tx.QueryRowContext(ctx, s.q.lockPack, pid).Scan(&one); isNoRows(err) {
-				return topupd.Errorf(topupd.ENotFound, "pack %s", pid)
-			} else if err != nil {
-				return err
-			}
-			for _, c := range chunk {
-				// A code held anywhere, in any pack's stock or delivered
-				// by any order, trips a unique index: a duplicate.
-				res, err := tx.ExecContext(ctx, `INSERT INTO codes (pid, fingerprint, code_fp, sealed, added_at) VALUES ($1, $2, $3, $4, $5)
-					ON CONFLICT DO NOTHING`, pid, c.fingerprint, c.codeFP, c.sealed, ms(now))
-				if err != nil {
-					return err
-				}
-				if n, _ := res.RowsAffected(); n == 1 {
-					r.Added++
-				} else {
-					r.Duplicates++
-				}
-			}
-			if err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT available FROM stock_levels WHERE pid = $1), 0)`, pid).Scan(&r.Available); err != nil {
-				return err
-			}
-			noteChange(ctx, "", map[string]any{"available": r.Available - r.Added},
-				map[string]any{"available": r.Available, "added": r.Added, "duplicates": r.Duplicates})
-			return nil
-		})
-		if err != nil {
-			return total, fmt.Errorf("store.AddStock %s (%d of %d codes added or found before): %w", pid, start, len(codes), err)
-		}
-		total.Added, total.Duplicates, total.Available = total.Added+r.Added, total.Duplicates+r.Duplicates, r.Available
-	}
-	return total, nil
-}
+// AddStock and AddStockBatch, which add codes to stock in batches, are in
+// batches.go.

@@ -72,6 +72,13 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 		}
 	}
 	o := newOrder(&p, &pack, &line, &draft)
+	if draft.DrawsStock { // the codes about to be drawn fix the cost: each its batch's (batches.go)
+		cost, err := s.stockCost(ctx, tx, pack.PID, draft.Quantity, pack.Cost)
+		if err != nil {
+			return topupd.Order{}, false, err
+		}
+		o.Cost = &cost
+	}
 	if err := s.insertOrder(ctx, tx, &o, p); err != nil {
 		return topupd.Order{}, false, err
 	}
@@ -210,6 +217,8 @@ func (s *Store) insertOrder(ctx context.Context, tx *sql.Tx, o *topupd.Order, p 
 
 // drawCodes gives the oldest available codes of the order's pack to it and
 // returns them opened, in the order a lookup lists them (by code id).
+// Withdrawn codes (of a voided batch) are not available; the order's cost,
+// fixed before, is theirs (stockCost).
 func (s *Store) drawCodes(ctx context.Context, tx *sql.Tx, o *topupd.Order) ([]string, error) {
 	rows, err := tx.QueryContext(ctx, s.q.drawCodes, o.Seq, o.PID, o.Quantity)
 	if err != nil {
@@ -230,6 +239,9 @@ func (s *Store) drawCodes(ctx context.Context, tx *sql.Tx, o *topupd.Order) ([]s
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if err := s.noteDrawn(ctx, tx, o.PID, len(got)); err != nil { // a low-stock alert it raised
 		return nil, err
 	}
 	slices.SortFunc(got, func(a, b drawn) int { return cmp.Compare(a.id, b.id) })

@@ -37,7 +37,7 @@ type queries struct {
 	viewBySeq     string
 	viewByID      string
 	accountByKey  string
-	drawCodes     string // gives the oldest available codes of a pack to an order, returning them
+	drawCodes     string // gives the oldest available codes of a pack (not withdrawn) to an order, returning them
 	claimDue      string // leases the earliest due processing orders whose lease ran out
 	nextDue       string // when the earliest processing order falls due
 	lockAccount   string // takes an account's row lock
@@ -78,7 +78,7 @@ func render(d Dialect) queries {
 			a.ip_allowlist_required, a.created_at FROM api_keys k JOIN accounts a ON a.id = k.account_id
 			WHERE k.hash = $1 AND (k.revoked_at IS NULL OR k.revoked_at > $2)`,
 		drawCodes: `UPDATE codes SET order_seq = $1
-			WHERE id IN (SELECT id FROM codes WHERE pid = $2 AND order_seq IS NULL ORDER BY id LIMIT $3` + d.LockRow + `)
+			WHERE id IN (SELECT id FROM codes WHERE pid = $2 AND order_seq IS NULL AND voided_at IS NULL ORDER BY id LIMIT $3` + d.LockRow + `)
 			RETURNING id, sealed`,
 		claimDue: `UPDATE orders SET lease_owner = $1, lease_until = $2
 			WHERE seq IN (SELECT seq FROM orders

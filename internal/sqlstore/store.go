@@ -151,9 +151,12 @@ func (s *Store) inTx(ctx context.Context, fn func(ctx context.Context, tx *sql.T
 // retryTx is inTx's loop: fn in one transaction, run again when it failed
 // as transient.
 func (s *Store) retryTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	ctx, alerts := withPendingAlerts(ctx) // low-stock flips, told once committed
 	for attempt := 1; ; attempt++ {
+		alerts.reset()
 		err := s.runTx(ctx, fn)
 		if err == nil {
+			alerts.commit()
 			return nil
 		}
 		var r retryError

@@ -43,6 +43,7 @@ func Run(t *testing.T, open func(t *testing.T) topupd.Store) {
 		{"Console", consoleTests},
 		{"Chats", chatTests},
 		{"Failover", failoverTests},
+		{"Batches", batchTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

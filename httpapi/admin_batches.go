@@ -1,0 +1,154 @@
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+	"strconv"
+
+	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/internal/metrics"
+)
+
+// Stock batches: every upload is a batch (POST /admin/products/{pid}/stock
+// answers its batchId; a further call may add to it by passing batchId
+// back, as the console does with a large file); a batch is listed with its
+// counts, voided (its unsold codes withdrawn: owner only, as stock is) and
+// exported (its unsold codes in plaintext: owner only, in the action log
+// without them).
+
+// batchView is a batch as the admin API shows it.
+type batchView struct {
+	ID        int64         `json:"id"`
+	PID       string        `json:"pid"`
+	CreatedAt string        `json:"createdAt"`
+	CostUsd   *topupd.Money `json:"costUsd,omitempty"`
+	Note      string        `json:"note"`
+	Operator  string        `json:"operator"`
+	Added     int           `json:"added"`
+	Sold      int           `json:"sold"`
+	Unsold    int           `json:"unsold"`
+	Withdrawn int           `json:"withdrawn"`
+	Voided    bool          `json:"voided"`
+	VoidedAt  *string       `json:"voidedAt,omitempty"`
+}
+
+func viewBatch(b *topupd.Batch) batchView {
+	v := batchView{ID: b.ID, PID: b.PID, CreatedAt: rfc3339(b.CreatedAt), CostUsd: b.Cost, Note: b.Note, Operator: b.Operator,
+		Added: b.Added, Sold: b.Sold, Unsold: b.Unsold(), Withdrawn: b.Withdrawn, Voided: b.Voided()}
+	if b.VoidedAt != nil {
+		s := rfc3339(*b.VoidedAt)
+		v.VoidedAt = &s
+	}
+	return v
+}
+
+// addStock adds an upload's codes to a pack's stock, in a new batch or in
+// the one batchId names.
+func (a *admin) addStock(w http.ResponseWriter, r *http.Request) error {
+	obj, err := readAdminObject(r)
+	if err != nil {
+		return err
+	}
+	var codes []string
+	var u topupd.StockUpload
+	obj.take("codes", &codes)
+	if cost, ok := obj.money("costUsd"); ok {
+		u.Cost = &cost
+	}
+	obj.take("note", &u.Note)
+	obj.take("batchId", &u.BatchID)
+	if err := obj.done(); err != nil {
+		return err
+	}
+	if err := checkCodes(codes, 1, maxStockBatch); err != nil {
+		return err
+	}
+	if err := u.Validate(); err != nil {
+		return err
+	}
+	res, err := a.Store.AddStockBatch(r.Context(), r.PathValue("pid"), codes, u, a.Now())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "added": res.Added, "duplicates": res.Duplicates,
+		"available": res.Available, "batchId": res.BatchID})
+	return nil
+}
+
+// listBatches lists a pack's batches, newest first.
+func (a *admin) listBatches(w http.ResponseWriter, r *http.Request) error {
+	list, err := a.Store.Batches(r.Context(), r.PathValue("pid"))
+	if err != nil {
+		return err
+	}
+	out := make([]batchView, len(list))
+	for i := range list {
+		out[i] = viewBatch(&list[i])
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "batches": out})
+	return nil
+}
+
+// batchID reads the {id} of a batch's path; one that is no batch id is
+// a batch that does not exist.
+func batchID(r *http.Request) (int64, error) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, topupd.Errorf(topupd.ENotFound, "batch %q", r.PathValue("id"))
+	}
+	return id, nil
+}
+
+// voidBatch withdraws a batch's unsold codes.
+func (a *admin) voidBatch(w http.ResponseWriter, r *http.Request) error {
+	id, err := batchID(r)
+	if err != nil {
+		return err
+	}
+	if obj, err := readAdminObject(r); err != nil {
+		return err
+	} else if err := obj.done(); err != nil {
+		return err
+	}
+	b, err := a.Store.VoidBatch(r.Context(), id, a.Now())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "batch": viewBatch(&b)})
+	return nil
+}
+
+// exportBatch answers a batch's unsold codes, oldest first.
+func (a *admin) exportBatch(w http.ResponseWriter, r *http.Request) error {
+	id, err := batchID(r)
+	if err != nil {
+		return err
+	}
+	b, codes, err := a.Store.BatchCodes(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "batch": viewBatch(&b), "codes": codes})
+	return nil
+}
+
+// withLowStockLog gives a request's context the notes the store adds the
+// low-stock alerts it raises and clears to, and returns what writes them
+// to the log, one line each, and counts them, once the answer is given.
+// The database keeps whether each alert is raised, so each is raised and
+// cleared by one request, on whichever node.
+func withLowStockLog(log *slog.Logger, m *metrics.Metrics, r *http.Request) (*http.Request, func()) {
+	n := &topupd.LowStockNotes{}
+	r = r.WithContext(topupd.WithLowStockNotes(r.Context(), n))
+	return r, func() {
+		for _, a := range n.Take() {
+			level, msg := slog.LevelInfo, "low stock alert cleared"
+			if a.Raised {
+				level, msg = slog.LevelWarn, "low stock alert raised"
+			}
+			log.LogAttrs(r.Context(), level, msg, slog.String("pid", a.PID), slog.Int("available", a.Available), slog.Int("lowStockAt", a.LowStockAt))
+			m.LowStockAlert(a.PID, a.Raised)
+		}
+	}
+}

@@ -1,0 +1,314 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/topupd/topupd"
+)
+
+// batchColumns are the columns scanBatch reads, in order.
+const batchColumns = `id, pid, cost, note, operator, created_at, added, sold, withdrawn, voided_at`
+
+func scanBatch(row scanner) (topupd.Batch, error) {
+	var b topupd.Batch
+	var cost, voided sql.NullInt64
+	var created int64
+	err := row.Scan(&b.ID, &b.PID, &cost, &b.Note, &b.Operator, &created, &b.Added, &b.Sold, &b.Withdrawn, &voided)
+	if cost.Valid {
+		c := topupd.Money(cost.Int64)
+		b.Cost = &c
+	}
+	if voided.Valid {
+		t := fromMS(voided.Int64)
+		b.VoidedAt = &t
+	}
+	b.CreatedAt = fromMS(created)
+	return b, err
+}
+
+// AddStock adds codes to a pack's stock in a new batch without a cost or a
+// note (see AddStockBatch).
+func (s *Store) AddStock(ctx context.Context, pid string, codes []string, now time.Time) (topupd.StockResult, error) {
+	return s.AddStockBatch(ctx, pid, codes, topupd.StockUpload{}, now)
+}
+
+// stockChunk is how many codes one transaction of AddStockBatch adds, so
+// that a large upload takes the one SQLite writer in short turns between
+// orders instead of holding it for the whole upload.
+const stockChunk = 64
+
+// AddStockBatch adds codes to a pack in transactions of stockChunk codes,
+// sealed and fingerprinted beforehand, outside any transaction. The first
+// transaction starts the batch (unless the upload names one), so a batch
+// exists only with its first codes. Should it fail part way, the chunks
+// before the failure stay added, in the batch: uploading the same codes
+// again adds only the rest, since a code already held is a duplicate.
+func (s *Store) AddStockBatch(ctx context.Context, pid string, codes []string, u topupd.StockUpload, now time.Time) (topupd.StockResult, error) {
+	type sealedCode struct {
+		fingerprint, codeFP []byte
+		sealed              []byte
+	}
+	sealed := make([]sealedCode, len(codes))
+	for i, c := range codes {
+		sealed[i] = sealedCode{s.vault.Fingerprint(pid, c), s.vault.CodeFingerprint(c), s.vault.Seal(pid, c)}
+	}
+	total := topupd.StockResult{BatchID: u.BatchID}
+	c := topupd.ChangeOf(ctx)
+	if c != nil {
+		c.EachTransaction = true // each chunk's codes are logged with the chunk
+	}
+	for start := 0; start == 0 || start < len(sealed); start += stockChunk {
+		chunk := sealed[start:min(start+stockChunk, len(sealed))]
+		var r topupd.StockResult
+		err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+			r = topupd.StockResult{BatchID: total.BatchID}
+			before, err := s.openBatch(ctx, tx, pid, &u, &r.BatchID, c, now)
+			if err != nil {
+				return err
+			}
+			for _, c := range chunk {
+				// A code held anywhere, in any pack's stock or delivered
+				// by any order, trips a unique index: a duplicate.
+				res, err := tx.ExecContext(ctx, `INSERT INTO codes (pid, fingerprint, code_fp, sealed, added_at, batch_id) VALUES ($1, $2, $3, $4, $5, $6)
+					ON CONFLICT DO NOTHING`, pid, c.fingerprint, c.codeFP, c.sealed, ms(now), r.BatchID)
+				if err != nil {
+					return err
+				}
+				if n, _ := res.RowsAffected(); n == 1 {
+					r.Added++
+				} else {
+					r.Duplicates++
+				}
+			}
+			var level sql.NullInt64
+			if err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT available FROM stock_levels WHERE pid = $1), 0), low_stock_at FROM packs WHERE pid = $1`,
+				pid).Scan(&r.Available, &level); err != nil {
+				return err
+			}
+			// Codes added lift the stock: the pack's alert clears when it
+			// rises above its level.
+			noteLowStock(ctx, pid, level, r.Available-r.Added, r.Available)
+			after := map[string]any{"available": r.Available, "added": r.Added, "duplicates": r.Duplicates, "batchId": r.BatchID}
+			for k, v := range before {
+				after[k] = v
+			}
+			noteChange(ctx, "", map[string]any{"available": r.Available - r.Added}, after)
+			return nil
+		})
+		if err != nil {
+			return total, fmt.Errorf("store.AddStock %s (%d of %d codes added or found before): %w", pid, start, len(codes), err)
+		}
+		total.Added, total.Duplicates, total.Available, total.BatchID = total.Added+r.Added, total.Duplicates+r.Duplicates, r.Available, r.BatchID
+	}
+	return total, nil
+}
+
+// openBatch takes the pack's locks for an upload's chunk (the pack's row,
+// then its stock level, the order every writer of a pack's stock takes
+// them in) and sets *id to the batch the chunk adds to: the one *id names,
+// of this pack and not voided, or else a new one, made from u. It returns
+// the new batch's fields for the action log.
+func (s *Store) openBatch(ctx context.Context, tx *sql.Tx, pid string, u *topupd.StockUpload, id *int64, c *topupd.Change, now time.Time) (map[string]any, error) {
+	var one int
+	if err := tx.QueryRowContext(ctx, s.q.lockPack, pid).Scan(&one); isNoRows(err) {
+		return nil, topupd.Errorf(topupd.ENotFound, "pack %s", pid)
+	} else if err != nil {
+		return nil, err
+	}
+	if err := tx.QueryRowContext(ctx, s.q.lockStock, pid).Scan(&one); err != nil && !isNoRows(err) {
+		return nil, err
+	}
+	if *id != 0 {
+		b, err := scanBatch(tx.QueryRowContext(ctx, `SELECT `+batchColumns+` FROM stock_batches WHERE id = $1`, *id))
+		switch {
+		case isNoRows(err):
+			return nil, topupd.Errorf(topupd.ENotFound, "batch %d", *id)
+		case err != nil:
+			return nil, err
+		case b.PID != pid:
+			return nil, topupd.Errorf(topupd.EConflict, "batch %d is a batch of pack %s", *id, b.PID)
+		case b.Voided():
+			return nil, topupd.Errorf(topupd.EConflict, "batch %d is voided", *id)
+		}
+		return nil, nil
+	}
+	operator := ""
+	if c != nil {
+		operator = c.Operator
+	}
+	if err := tx.QueryRowContext(ctx, `INSERT INTO stock_batches (pid, cost, note, operator, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+		pid, moneyOrNull(u.Cost), u.Note, operator, ms(now)).Scan(id); err != nil {
+		return nil, err
+	}
+	fields := map[string]any{"note": u.Note}
+	if u.Cost != nil {
+		fields["costUsd"] = *u.Cost
+	}
+	return fields, nil
+}
+
+// Batches lists a pack's batches, newest first.
+func (s *Store) Batches(ctx context.Context, pid string) ([]topupd.Batch, error) {
+	var one int
+	if err := s.read.QueryRowContext(ctx, `SELECT 1 FROM packs WHERE pid = $1`, pid).Scan(&one); isNoRows(err) {
+		return nil, fmt.Errorf("store.Batches %s: %w", pid, topupd.Errorf(topupd.ENotFound, "pack %s", pid))
+	} else if err != nil {
+		return nil, fmt.Errorf("store.Batches %s: %w", pid, err)
+	}
+	rows, err := s.read.QueryContext(ctx, `SELECT `+batchColumns+` FROM stock_batches WHERE pid = $1 ORDER BY id DESC`, pid)
+	if err != nil {
+		return nil, fmt.Errorf("store.Batches %s: %w", pid, err)
+	}
+	defer rows.Close()
+	out := []topupd.Batch{}
+	for rows.Next() {
+		b, err := scanBatch(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store.Batches %s: %w", pid, err)
+		}
+		out = append(out, b)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store.Batches %s: %w", pid, err)
+	}
+	return out, nil
+}
+
+// VoidBatch withdraws a batch's unsold codes. It takes the pack's stock
+// level lock first, the lock every draw of the pack holds from its count
+// to its commit: a draw racing the void either committed before it (its
+// codes are sold, not withdrawn) or runs after it and finds the codes
+// gone. The database refuses to give a withdrawn code to an order anyway.
+func (s *Store) VoidBatch(ctx context.Context, id int64, now time.Time) (topupd.Batch, error) {
+	var b topupd.Batch
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var err error
+		read := func() error {
+			b, err = scanBatch(tx.QueryRowContext(ctx, `SELECT `+batchColumns+` FROM stock_batches WHERE id = $1`, id))
+			if isNoRows(err) {
+				return topupd.Errorf(topupd.ENotFound, "batch %d", id)
+			}
+			return err
+		}
+		if err := read(); err != nil {
+			return err
+		}
+		var one int
+		if err := tx.QueryRowContext(ctx, s.q.lockStock, b.PID).Scan(&one); err != nil && !isNoRows(err) {
+			return err
+		}
+		if err := read(); err != nil { // as it is once the draws have let go
+			return err
+		}
+		if b.Voided() {
+			return topupd.Errorf(topupd.EConflict, "batch %d was voided at %s", id, b.VoidedAt.Format(time.RFC3339))
+		}
+		before := b.LogFields()
+		if _, err := tx.ExecContext(ctx, `UPDATE stock_batches SET voided_at = $2 WHERE id = $1`, id, ms(now)); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE codes SET voided_at = $2 WHERE batch_id = $1 AND order_seq IS NULL`, id, ms(now)); err != nil {
+			return err
+		}
+		if err := read(); err != nil {
+			return err
+		}
+		var available int
+		var level sql.NullInt64
+		if err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT available FROM stock_levels WHERE pid = $1), 0), low_stock_at FROM packs WHERE pid = $1`,
+			b.PID).Scan(&available, &level); err != nil && !isNoRows(err) {
+			return err
+		}
+		noteLowStock(ctx, b.PID, level, available+b.Withdrawn, available)
+		after := b.LogFields()
+		after["voidedAt"] = b.VoidedAt.Format(time.RFC3339Nano)
+		noteChange(ctx, "", before, after)
+		return nil
+	})
+	if err != nil {
+		return b, fmt.Errorf("store.VoidBatch %d: %w", id, err)
+	}
+	return b, nil
+}
+
+// BatchCodes returns a batch and its unsold codes, opened, oldest first.
+// It runs as a write transaction so that the export is in the action log
+// exactly when the codes were read; the log holds their count, never them.
+func (s *Store) BatchCodes(ctx context.Context, id int64) (topupd.Batch, []string, error) {
+	var b topupd.Batch
+	var codes []string
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var err error
+		b, err = scanBatch(tx.QueryRowContext(ctx, `SELECT `+batchColumns+` FROM stock_batches WHERE id = $1`, id))
+		if isNoRows(err) {
+			return topupd.Errorf(topupd.ENotFound, "batch %d", id)
+		} else if err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT sealed FROM codes WHERE batch_id = $1 AND order_seq IS NULL ORDER BY id`, id)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		codes = []string{}
+		for rows.Next() {
+			var sealed []byte
+			if err := rows.Scan(&sealed); err != nil {
+				return err
+			}
+			code, err := s.vault.Open(b.PID, sealed)
+			if err != nil {
+				return err
+			}
+			codes = append(codes, code)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		noteChange(ctx, "", map[string]any{}, map[string]any{"pid": b.PID, "voided": b.Voided(), "exported": len(codes)})
+		return nil
+	})
+	if err != nil {
+		return b, nil, fmt.Errorf("store.BatchCodes %d: %w", id, err)
+	}
+	return b, codes, nil
+}
+
+// LowStock reports, for every pack whose low_stock_at is set, whether its
+// alert is raised.
+func (s *Store) LowStock(ctx context.Context) (map[string]bool, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT p.pid, CASE WHEN a.pid IS NULL THEN 0 ELSE 1 END FROM packs p
+		LEFT JOIN stock_alerts a ON a.pid = p.pid WHERE p.low_stock_at IS NOT NULL`)
+	if err != nil {
+		return nil, fmt.Errorf("store.LowStock: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var pid string
+		var raised int
+		if err := rows.Scan(&pid, &raised); err != nil {
+			return nil, fmt.Errorf("store.LowStock: %w", err)
+		}
+		out[pid] = raised == 1
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store.LowStock: %w", err)
+	}
+	return out, nil
+}
+
+// stockCost is what the quantity codes an order is about to draw cost:
+// each its batch's cost, or the pack's (unit) for a code whose batch has
+// none. Under the pack's stock level lock, which the caller holds from
+// its count of the stock, these are the very codes drawCodes then gives.
+func (s *Store) stockCost(ctx context.Context, tx *sql.Tx, pid string, quantity int, unit topupd.Money) (topupd.Money, error) {
+	var cost int64
+	err := tx.QueryRowContext(ctx, `SELECT CAST(COALESCE(SUM(COALESCE(b.cost, $3)), 0) AS BIGINT)
+		FROM (SELECT batch_id FROM codes WHERE pid = $1 AND order_seq IS NULL AND voided_at IS NULL ORDER BY id LIMIT $2) c
+		LEFT JOIN stock_batches b ON b.id = c.batch_id`, pid, quantity, int64(unit)).Scan(&cost)
+	return topupd.Money(cost), err
+}

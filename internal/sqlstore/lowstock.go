@@ -1,0 +1,89 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/topupd/topupd"
+)
+
+// Low stock: the database keeps whether each pack's alert is raised
+// (stock_alerts, kept by triggers on stock_levels and packs: raised while
+// the pack's low_stock_at is set and its stock is at or below it). The
+// store notes each flip it makes, so that the request's log tells of it
+// once: a flip noted in a transaction reaches the request's
+// topupd.LowStockNotes only once that transaction committed.
+
+// pendingAlerts are the flips noted by one run of a transaction.
+type pendingAlerts struct {
+	notes  *topupd.LowStockNotes
+	alerts []topupd.LowStockAlert
+}
+
+type pendingKey struct{}
+
+// withPendingAlerts returns ctx carrying the flips of a transaction about
+// to run, when ctx carries notes to pass them to; otherwise ctx and nil.
+func withPendingAlerts(ctx context.Context) (context.Context, *pendingAlerts) {
+	n := topupd.LowStockNotesOf(ctx)
+	if n == nil {
+		return ctx, nil
+	}
+	p := &pendingAlerts{notes: n}
+	return context.WithValue(ctx, pendingKey{}, p), p
+}
+
+// reset forgets the flips of a run that did not commit.
+func (p *pendingAlerts) reset() {
+	if p != nil {
+		p.alerts = nil
+	}
+}
+
+// commit passes the flips of the run that committed to the notes.
+func (p *pendingAlerts) commit() {
+	if p != nil {
+		p.notes.Add(p.alerts...)
+		p.alerts = nil
+	}
+}
+
+// wantsLowStock reports whether anyone takes the flips a transaction on
+// ctx notes: where none does, the store skips reading them.
+func wantsLowStock(ctx context.Context) bool {
+	_, ok := ctx.Value(pendingKey{}).(*pendingAlerts)
+	return ok
+}
+
+// noteLowStock notes the flip of a pack's alert that a change of its stock
+// from before to after made, under its stock level lock, as the triggers
+// make it: raised when the stock fell to level or below, cleared when it
+// rose above it.
+func noteLowStock(ctx context.Context, pid string, level sql.NullInt64, before, after int) {
+	p, ok := ctx.Value(pendingKey{}).(*pendingAlerts)
+	if !ok || !level.Valid {
+		return
+	}
+	lvl := int(level.Int64)
+	low, wasLow := after <= lvl, before <= lvl
+	if low != wasLow {
+		p.alerts = append(p.alerts, topupd.LowStockAlert{PID: pid, Raised: low, Available: after, LowStockAt: lvl})
+	}
+}
+
+// noteDrawn notes the flip a draw of n codes made, reading the pack's
+// level and its stock after the draw.
+func (s *Store) noteDrawn(ctx context.Context, tx *sql.Tx, pid string, n int) error {
+	if !wantsLowStock(ctx) || n == 0 {
+		return nil
+	}
+	var after int
+	var level sql.NullInt64
+	err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT available FROM stock_levels WHERE pid = $1), 0), low_stock_at FROM packs WHERE pid = $1`,
+		pid).Scan(&after, &level)
+	if err != nil {
+		return err
+	}
+	noteLowStock(ctx, pid, level, after+n, after)
+	return nil
+}
