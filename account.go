@@ -22,6 +22,10 @@ type Account struct {
 	IPAllowlist         []string
 	IPAllowlistRequired bool
 	CreatedAt           time.Time
+	// Tier names the account's price tier; empty for none.
+	Tier string
+	// Limits are the account's spending limits.
+	Limits Limits
 }
 
 // APIKey is what is kept of an API key besides its hash: never the key.
@@ -59,7 +63,24 @@ type AccountPatch struct {
 	RestrictedUntil     **time.Time
 	IPAllowlist         *[]string
 	IPAllowlistRequired *bool
+	// Tier, MaxOrder and DailyLimit set the price tier and spending limits;
+	// a nil inner value clears them.
+	Tier       **string
+	MaxOrder   **Money
+	DailyLimit **Money
 }
+
+// Flagged reports whether the patch changes anything but the tier and
+// spending limits: what a role that may change accounts may change. An
+// empty patch counts as one.
+func (p AccountPatch) Flagged() bool {
+	return p.Name != nil || p.APIEnabled != nil || p.AdminDisabled != nil || p.Banned != nil || p.RestrictedUntil != nil ||
+		p.IPAllowlist != nil || p.IPAllowlistRequired != nil || !p.Priced()
+}
+
+// Priced reports whether the patch changes the tier or a spending limit:
+// what only a role that may set prices may change.
+func (p AccountPatch) Priced() bool { return p.Tier != nil || p.MaxOrder != nil || p.DailyLimit != nil }
 
 // Apply returns a copy of a with the patch applied, after checking the patch.
 func (p AccountPatch) Apply(a Account) (Account, error) {
@@ -89,6 +110,28 @@ func (p AccountPatch) Apply(a Account) (Account, error) {
 	}
 	if p.IPAllowlistRequired != nil {
 		a.IPAllowlistRequired = *p.IPAllowlistRequired
+	}
+	if p.Tier != nil {
+		a.Tier = ""
+		if *p.Tier != nil {
+			if !tierNameRe.MatchString(**p.Tier) {
+				return a, Errorf(EInvalidBody, "tier: not a tier's name")
+			}
+			a.Tier = **p.Tier
+		}
+	}
+	for _, l := range []struct {
+		set  **Money
+		dst  **Money
+		name string
+	}{{p.MaxOrder, &a.Limits.MaxOrder, "maxOrderUsd"}, {p.DailyLimit, &a.Limits.Daily, "dailyLimitUsd"}} {
+		if l.set == nil {
+			continue
+		}
+		if *l.set != nil && **l.set < 0 {
+			return a, Errorf(EInvalidBody, "%s must not be below 0", l.name)
+		}
+		*l.dst = *l.set
 	}
 	return a, nil
 }

@@ -17,7 +17,24 @@ func (a *Account) LogFields() map[string]any {
 		allow = []string{}
 	}
 	return map[string]any{"name": a.Name, "apiEnabled": a.APIEnabled, "adminDisabled": a.AdminDisabled, "banned": a.Banned,
-		"restrictedUntil": until, "ipAllowlist": append([]string(nil), allow...), "ipAllowlistRequired": a.IPAllowlistRequired}
+		"restrictedUntil": until, "ipAllowlist": append([]string(nil), allow...), "ipAllowlistRequired": a.IPAllowlistRequired,
+		"tier": nullString(a.Tier), "maxOrderUsd": nullMoney(a.Limits.MaxOrder), "dailyLimitUsd": nullMoney(a.Limits.Daily)}
+}
+
+// nullString is s, or nil when empty: a field the API shows as null.
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// nullMoney is the amount, or nil: a field the API shows as null.
+func nullMoney(m *Money) any {
+	if m == nil {
+		return nil
+	}
+	return *m
 }
 
 // LogFields are the settings.

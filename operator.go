@@ -63,11 +63,14 @@ const (
 	PermSettings Permission = "settings"
 	// PermOperators manages operators.
 	PermOperators Permission = "operators"
+	// PermPrices sets price tiers, accounts' own prices and spending limits.
+	PermPrices Permission = "prices"
 )
 
 // May reports whether the role allows p. Statements and reports, the
 // business's takings, are finance's (and the owner's): the contract names
-// them apart from reading everything.
+// them apart from reading everything. Prices and spending limits are
+// finance's too: they decide what accounts pay.
 func (r Role) May(p Permission) bool {
 	switch {
 	case r == RoleOwner:
@@ -77,7 +80,7 @@ func (r Role) May(p Permission) bool {
 	case p == PermRead:
 		return r.Valid()
 	case r == RoleFinance:
-		return p == PermCredit || p == PermReports
+		return p == PermCredit || p == PermReports || p == PermPrices
 	case r == RoleSupport:
 		return p == PermAccounts || p == PermOrders
 	}

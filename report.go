@@ -37,12 +37,15 @@ func ParseSalesGroup(s string) (SalesGroup, error) {
 
 // SalesRow sums the orders of one key of a sales report: Revenue is what
 // completed orders were charged, Charged what all of them were, Refunds
-// what cancelled ones got back.
+// what cancelled ones got back, Cost what completed ones cost the business.
 type SalesRow struct {
 	Key                                      string
 	Orders, Completed, Cancelled, Processing int64
-	Charged, Revenue, Refunds                Money
+	Charged, Revenue, Refunds, Cost          Money
 }
+
+// Margin is what completed orders earned: their revenue less their cost.
+func (r SalesRow) Margin() Money { return r.Revenue - r.Cost }
 
 // Net is what the orders brought in: their charges less their refunds.
 func (r SalesRow) Net() Money { return r.Charged - r.Refunds }
@@ -56,6 +59,7 @@ func (r *SalesRow) Add(o SalesRow) {
 	r.Charged += o.Charged
 	r.Revenue += o.Revenue
 	r.Refunds += o.Refunds
+	r.Cost += o.Cost
 }
 
 // Day is the UTC calendar day a time falls on, as a report's day key names

@@ -17,6 +17,7 @@ type Store interface {
 	OperatorStore
 	ConsoleStore
 	ChatStore
+	PriceStore
 	BatchStore
 	// Settings returns the operator's settings.
 	Settings(ctx context.Context) (Settings, error)

@@ -44,6 +44,8 @@ type SalesRow struct {
 	RevenueUSD Money  `json:"revenueUsd"`
 	RefundsUSD Money  `json:"refundsUsd"`
 	NetUSD     Money  `json:"netUsd"`
+	CostUSD    Money  `json:"costUsd"`
+	MarginUSD  Money  `json:"marginUsd"`
 }
 
 // Add sums another row into r.
@@ -55,6 +57,8 @@ func (r *SalesRow) Add(o SalesRow) {
 	r.RevenueUSD += o.RevenueUSD
 	r.RefundsUSD += o.RefundsUSD
 	r.NetUSD += o.NetUSD
+	r.CostUSD += o.CostUSD
+	r.MarginUSD += o.MarginUSD
 }
 
 // SalesReport is the sales of the orders created in [From, To), one row

@@ -177,6 +177,8 @@ type OrderAdmin struct {
 	Attempts    int       `json:"attempts"`
 	DeadlineAt  time.Time `json:"deadlineAt"`
 	Alert       string    `json:"alert,omitempty"`
+	// CostUSD is what the order cost, fixed when it was fulfilled; nil before.
+	CostUSD *Money `json:"costUsd,omitempty"`
 }
 
 // UnmarshalJSON reads one object into both parts and the history

@@ -10,6 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/internal/benchdata"
 	"github.com/topupd/topupd/internal/topupdtest"
 )
@@ -38,7 +39,7 @@ func TestDashboardFigures(t *testing.T) {
 		t.Fatal(err)
 	}
 	today := now.Truncate(24 * time.Hour)
-	want := map[string]int{}
+	want, margin := map[string]int{}, map[string]topupd.Money{}
 	step := seed.To.Sub(seed.From) / time.Duration(seed.N)
 	for i := range seed.N {
 		at := seed.From.Add(time.Duration(i) * step)
@@ -48,6 +49,9 @@ func TestDashboardFigures(t *testing.T) {
 		}{{"Today", 1}, {"7 days", 7}, {"30 days", 30}} {
 			if !at.Before(today.AddDate(0, 0, 1-p.days)) {
 				want[p.label]++
+				if i%20 > 2 { // completed: charged 10,000 + 100·pack, cost 8,000 + 80·pack
+					margin[p.label] += topupd.Money(2_000 + 20*(i%20))
+				}
 			}
 		}
 	}
@@ -58,6 +62,9 @@ func TestDashboardFigures(t *testing.T) {
 		got := b.text(`#periods section[aria-label="` + label + `"] dd`)
 		if got != strconv.Itoa(n) {
 			t.Errorf("%s: %s orders, want %d", label, got, n)
+		}
+		if got := b.text(`#periods section[aria-label="` + label + `"] dd.margin`); got != margin[label].Dollars() {
+			t.Errorf("%s: margin %s, want %s", label, got, margin[label].Dollars())
 		}
 	}
 	if got := b.text("#durations tbody"); strings.Count(got, "line-") != 4 || !strings.Contains(got, "min") {

@@ -91,7 +91,8 @@ func (a *admin) routes(mux *http.ServeMux) {
 	mux.Handle("GET /admin/accounts", a.read(a.listAccounts))
 	mux.Handle("GET /admin/accounts/{id}/keys", a.read(a.listKeys))
 	mux.Handle("GET /admin/accounts/{id}", a.read(a.getAccount))
-	mux.Handle("PATCH /admin/accounts/{id}", a.write(topupd.PermAccounts, "account.update", "id", a.patchAccount))
+	// PermRead: the body decides (PermAccounts for flags, PermPrices for the tier and limits).
+	mux.Handle("PATCH /admin/accounts/{id}", a.write(topupd.PermRead, "account.update", "id", a.patchAccount))
 	mux.Handle("POST /admin/accounts/{id}/keys", a.write(topupd.PermAccounts, "key.create", "id", a.createKey))
 	mux.Handle("DELETE /admin/keys/{keyId}", a.write(topupd.PermAccounts, "key.revoke", "keyId", a.revokeKey))
 	mux.Handle("POST /admin/accounts/{id}/keys/{keyId}/rotate", a.write(topupd.PermAccounts, "key.rotate", "keyId", a.rotateKey))
@@ -99,6 +100,11 @@ func (a *admin) routes(mux *http.ServeMux) {
 	mux.Handle("GET /admin/accounts/{id}/chats", a.read(a.listChats))
 	mux.Handle("DELETE /admin/accounts/{id}/chats/{chatId}", a.write(topupd.PermAccounts, "chat.unlink", "chatId", a.unlinkChat))
 	mux.Handle("POST /admin/accounts/{id}/credits", a.write(topupd.PermCredit, "account.credit", "id", a.credit))
+	mux.Handle("GET /admin/accounts/{id}/prices", a.read(a.accountPrices))
+	mux.Handle("PUT /admin/accounts/{id}/prices/{pid}", a.write(topupd.PermPrices, "price.set", "id", a.setAccountPrice))
+	mux.Handle("DELETE /admin/accounts/{id}/prices/{pid}", a.write(topupd.PermPrices, "price.delete", "id", a.deleteAccountPrice))
+	mux.Handle("GET /admin/tiers", a.read(a.listTiers))
+	mux.Handle("PUT /admin/tiers/{name}", a.write(topupd.PermPrices, "tier.put", "name", a.putTier))
 	mux.Handle("GET /admin/accounts/{id}/ledger", a.read(a.ledger))
 	mux.Handle("GET /admin/accounts/{id}/statement", a.auth(topupd.PermReports, "", "", a.statement))
 	mux.Handle("GET /admin/reports/sales", a.auth(topupd.PermReports, "", "", a.salesReport))
@@ -139,6 +145,24 @@ func (a *admin) routes(mux *http.ServeMux) {
 }
 
 // read lets any operator run h.
+// operatorKey holds the calling operator in a request's context.
+type operatorKey struct{}
+
+// operatorOf is the operator an admin request is made by.
+func operatorOf(ctx context.Context) topupd.Operator {
+	op, _ := ctx.Value(operatorKey{}).(topupd.Operator)
+	return op
+}
+
+// may refuses, as 403 ROLE_FORBIDDEN, a part of a call the caller's role
+// does not allow.
+func may(r *http.Request, p topupd.Permission) error {
+	if role := operatorOf(r.Context()).Role; !role.May(p) {
+		return topupd.Errorf(topupd.ERoleForbidden, "the %s role may not do this", role)
+	}
+	return nil
+}
+
 func (a *admin) read(h handlerFunc) http.Handler { return a.auth(topupd.PermRead, "", "", h) }
 
 // write lets an operator whose role allows perm run h, and records the
@@ -166,6 +190,7 @@ func (a *admin) auth(perm topupd.Permission, action, target string, h handlerFun
 			if err := a.chatScope(r, op); err != nil {
 				return err
 			}
+			r = r.WithContext(context.WithValue(r.Context(), operatorKey{}, op))
 			if action != "" {
 				c := &topupd.Change{Actor: topupd.Actor{Operator: op.Name, IP: clientIPText(r, nil), RequestID: logctx.RequestID(r.Context())},
 					Action: action, UpdateID: updateOf(r.Context())}

@@ -20,6 +20,10 @@ type accountView struct {
 	IPAllowlist         []string     `json:"ipAllowlist"`
 	IPAllowlistRequired bool         `json:"ipAllowlistRequired"`
 	CreatedAt           string       `json:"createdAt"`
+	// Tier, MaxOrderUsd and DailyLimitUsd are null when not set.
+	Tier          *string       `json:"tier"`
+	MaxOrderUsd   *topupd.Money `json:"maxOrderUsd"`
+	DailyLimitUsd *topupd.Money `json:"dailyLimitUsd"`
 }
 
 func (a *admin) writeAccount(w http.ResponseWriter, r *http.Request, status int, acct topupd.Account) error {
@@ -39,7 +43,10 @@ func (a *admin) viewAccount(r *http.Request, acct topupd.Account) (accountView, 
 	}
 	v := accountView{ID: acct.ID, Name: acct.Name, BalanceUsd: bal, APIEnabled: acct.APIEnabled, AdminDisabled: acct.AdminDisabled,
 		Banned: acct.Banned, IPAllowlist: acct.IPAllowlist, IPAllowlistRequired: acct.IPAllowlistRequired,
-		CreatedAt: acct.CreatedAt.Format(time.RFC3339Nano)}
+		CreatedAt: acct.CreatedAt.Format(time.RFC3339Nano), MaxOrderUsd: acct.Limits.MaxOrder, DailyLimitUsd: acct.Limits.Daily}
+	if acct.Tier != "" {
+		v.Tier = &acct.Tier
+	}
 	if v.IPAllowlist == nil {
 		v.IPAllowlist = []string{}
 	}
@@ -57,7 +64,20 @@ func readAccountPatch(r *http.Request) (topupd.AccountPatch, error) {
 		return topupd.AccountPatch{}, err
 	}
 	p := obj.accountPatch()
-	return p, obj.done()
+	if err := obj.done(); err != nil {
+		return p, err
+	}
+	// A tier and spending limits decide what the account pays: finance's
+	// (and the owner's); the rest of the account is support's.
+	if p.Priced() {
+		if err := may(r, topupd.PermPrices); err != nil {
+			return p, err
+		}
+	}
+	if p.Flagged() {
+		return p, may(r, topupd.PermAccounts)
+	}
+	return p, nil
 }
 
 func (a *admin) createAccount(w http.ResponseWriter, r *http.Request) error {

@@ -126,7 +126,29 @@ func (o *object) accountPatch() topupd.AccountPatch {
 		o.take("ipAllowlist", &list)
 		p.IPAllowlist = &list
 	}
+	if o.has("tier") {
+		var tier *string
+		var name string
+		if o.take("tier", &name) {
+			tier = &name
+		}
+		p.Tier = &tier
+	}
+	p.MaxOrder, p.DailyLimit = o.optionalMoney("maxOrderUsd"), o.optionalMoney("dailyLimitUsd")
 	return p
+}
+
+// optionalMoney takes an amount that may be null: nil when the body does
+// not send it, a pointer to nil when it sends null.
+func (o *object) optionalMoney(name string) **topupd.Money {
+	if !o.has(name) {
+		return nil
+	}
+	var m *topupd.Money
+	if v, ok := o.money(name); ok {
+		m = &v
+	}
+	return &m
 }
 
 // options takes serverIdOptions or regionOptions: strings, or {value, label} objects.

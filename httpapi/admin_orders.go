@@ -20,6 +20,8 @@ type adminOrder struct {
 	Attempts    int    `json:"attempts"`
 	DeadlineAt  string `json:"deadlineAt"`
 	Alert       string `json:"alert,omitempty"`
+	// CostUsd is what the order cost the business, fixed when it was fulfilled.
+	CostUsd *topupd.Money `json:"costUsd,omitempty"`
 	orderView
 }
 
@@ -112,7 +114,7 @@ func (a *admin) writeOrder(w http.ResponseWriter, r *http.Request, o *topupd.Ord
 // orderItem is one order in the admin shape, as lists hold it.
 func (a *admin) orderItem(o *topupd.Order) adminOrder {
 	return adminOrder{ID: itoa(o.Seq), AccountID: o.AccountID, Provider: o.Provider, Upstream: o.Upstream,
-		UpstreamPID: o.UpstreamPID, SupplierRef: o.SupplierRef, Attempts: o.Attempts, Alert: o.Alert,
+		UpstreamPID: o.UpstreamPID, SupplierRef: o.SupplierRef, Attempts: o.Attempts, Alert: o.Alert, CostUsd: o.Cost,
 		DeadlineAt: o.DeadlineAt.UTC().Format(time.RFC3339Nano), orderView: viewOrder(o, a.Now())}
 }
 

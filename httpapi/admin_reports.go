@@ -23,12 +23,14 @@ type salesRow struct {
 	RevenueUsd topupd.Money `json:"revenueUsd"`
 	RefundsUsd topupd.Money `json:"refundsUsd"`
 	NetUsd     topupd.Money `json:"netUsd"`
+	CostUsd    topupd.Money `json:"costUsd"`
+	MarginUsd  topupd.Money `json:"marginUsd"`
 }
 
 // newSalesRow shows a row of the store's report.
 func newSalesRow(r topupd.SalesRow) salesRow {
 	return salesRow{Key: r.Key, Orders: r.Orders, Completed: r.Completed, Cancelled: r.Cancelled, Processing: r.Processing,
-		RevenueUsd: r.Revenue, RefundsUsd: r.Refunds, NetUsd: r.Net()}
+		RevenueUsd: r.Revenue, RefundsUsd: r.Refunds, NetUsd: r.Net(), CostUsd: r.Cost, MarginUsd: r.Margin()}
 }
 
 // salesReport answers the sales of orders created in [from, to), grouped by
@@ -64,11 +66,11 @@ func (a *admin) salesReport(w http.ResponseWriter, r *http.Request) error {
 		total.Add(row)
 	}
 	if csvOut {
-		out := [][]string{{"key", "orders", "completed", "cancelled", "processing", "revenueUsd", "refundsUsd", "netUsd"}}
+		out := [][]string{{"key", "orders", "completed", "cancelled", "processing", "revenueUsd", "refundsUsd", "netUsd", "costUsd", "marginUsd"}}
 		for _, row := range rows {
 			out = append(out, []string{cell(row.Key), strconv.FormatInt(row.Orders, 10), strconv.FormatInt(row.Completed, 10),
 				strconv.FormatInt(row.Cancelled, 10), strconv.FormatInt(row.Processing, 10),
-				row.RevenueUsd.String(), row.RefundsUsd.String(), row.NetUsd.String()})
+				row.RevenueUsd.String(), row.RefundsUsd.String(), row.NetUsd.String(), row.CostUsd.String(), row.MarginUsd.String()})
 		}
 		return writeCSV(w, "sales-by-"+string(by)+".csv", out)
 	}

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"maps"
 	mrand "math/rand/v2"
@@ -31,6 +32,10 @@ func TestSalesReport(t *testing.T) {
 	h.LoadCatalog()
 	h.AddStock(topupdtest.PIDKey, 40)
 	accounts := []topupdtest.Account{h.NewAccount("500", nil), h.NewAccount("500", nil)}
+	costs := map[string]string{topupdtest.PIDPubg: "0.61", topupdtest.PIDPubgManual: "0.7", topupdtest.PIDKey: "1.0001"}
+	for pid, cost := range costs {
+		h.AdminOK(http.StatusOK, "PATCH", "/admin/products/"+pid, map[string]any{"costUsd": json.Number(cost)})
+	}
 	start := clock.Now()
 	rng := mrand.New(mrand.NewPCG(3, 4))
 	var waits []func()
@@ -59,6 +64,23 @@ func TestSalesReport(t *testing.T) {
 	}
 	end := clock.Now().Add(time.Minute)
 	orders, slugs := allAdminOrders(t, h), map[string]string{}
+	for _, o := range orders {
+		// Each completed order cost its pack's cost per unit, and nothing
+		// else has a cost.
+		var want *client.Money
+		if o.Status == client.StatusCompleted {
+			unit, _ := client.ParseMoney(costs[o.PID])
+			c := unit * client.Money(max(o.Quantity, 1))
+			want = &c
+		}
+		if diff := cmp.Diff(want, o.CostUSD); diff != "" {
+			t.Errorf("order %s (%s, %s): cost (-want +got):\n%s", o.OrderID, o.PID, o.Status, diff)
+		}
+	}
+	// A cost fixed on an order stays: a new pack cost changes no report.
+	for pid := range costs {
+		h.AdminOK(http.StatusOK, "PATCH", "/admin/products/"+pid, map[string]any{"costUsd": json.Number("0.01")})
+	}
 	products, err := h.AdminClient.Products(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -108,10 +130,10 @@ func TestSalesReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantCSV := [][]string{{"key", "orders", "completed", "cancelled", "processing", "revenueUsd", "refundsUsd", "netUsd"}}
+	wantCSV := [][]string{{"key", "orders", "completed", "cancelled", "processing", "revenueUsd", "refundsUsd", "netUsd", "costUsd", "marginUsd"}}
 	for _, r := range report.Rows {
 		wantCSV = append(wantCSV, []string{r.Key, fmt.Sprint(r.Orders), fmt.Sprint(r.Completed), fmt.Sprint(r.Cancelled), fmt.Sprint(r.Processing),
-			r.RevenueUSD.String(), r.RefundsUSD.String(), r.NetUSD.String()})
+			r.RevenueUSD.String(), r.RefundsUSD.String(), r.NetUSD.String(), r.CostUSD.String(), r.MarginUSD.String()})
 	}
 	if diff := cmp.Diff(wantCSV, rows); diff != "" {
 		t.Errorf("CSV (-JSON's rows +CSV):\n%s", diff)
@@ -170,6 +192,8 @@ func countAdminSales(orders []client.AdminOrder, from, to time.Time, key func(cl
 		case client.StatusCompleted:
 			r.Completed++
 			r.RevenueUSD += o.AmountUSD
+			r.CostUSD += *o.CostUSD
+			r.MarginUSD += o.AmountUSD - *o.CostUSD
 		case client.StatusCancelled:
 			r.Cancelled++
 		default:

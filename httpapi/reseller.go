@@ -40,6 +40,10 @@ func (a *reseller) products(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	book, err := a.Store.PriceBook(ctx, callerOf(ctx).account.ID)
+	if err != nil {
+		return err
+	}
 	bySlug := make(map[string]*topupd.Line, len(lines))
 	for i := range lines {
 		bySlug[lines[i].Slug] = &lines[i]
@@ -51,7 +55,9 @@ func (a *reseller) products(w http.ResponseWriter, r *http.Request) error {
 		if !ok || l.Status != topupd.StatusActive || p.Status != topupd.StatusActive || (a.SimOff && p.Provider == topupd.ProviderSim) {
 			continue
 		}
-		out = append(out, viewProduct(p, l, stock))
+		v := viewProduct(p, l, stock)
+		v.Price = book.PriceOf(p) // the caller's own price
+		out = append(out, v)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"success": true, "products": out})
 	return nil

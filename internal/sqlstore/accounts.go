@@ -16,9 +16,13 @@ func scanAccount(row scanner) (topupd.Account, error) {
 	var restricted sql.NullInt64
 	var allow string
 	var created int64
-	if err := row.Scan(&a.ID, &a.Name, &a.APIEnabled, &a.AdminDisabled, &a.Banned, &restricted, &allow, &a.IPAllowlistRequired, &created); err != nil {
+	var tier sql.NullString
+	var maxOrder, daily sql.NullInt64
+	if err := row.Scan(&a.ID, &a.Name, &a.APIEnabled, &a.AdminDisabled, &a.Banned, &restricted, &allow, &a.IPAllowlistRequired, &created,
+		&tier, &maxOrder, &daily); err != nil {
 		return a, err
 	}
+	a.Tier, a.Limits.MaxOrder, a.Limits.Daily = tier.String, nullMoney(maxOrder), nullMoney(daily)
 	if restricted.Valid {
 		t := fromMS(restricted.Int64)
 		a.RestrictedUntil = &t
@@ -39,13 +43,30 @@ func accountArgs(a topupd.Account) []any {
 	if allow == nil {
 		allow = []string{}
 	}
-	return []any{a.ID, a.Name, boolInt(a.APIEnabled), boolInt(a.AdminDisabled), boolInt(a.Banned), restricted, jsonText(allow), boolInt(a.IPAllowlistRequired), ms(a.CreatedAt)}
+	var tier any
+	if a.Tier != "" {
+		tier = a.Tier
+	}
+	return []any{a.ID, a.Name, boolInt(a.APIEnabled), boolInt(a.AdminDisabled), boolInt(a.Banned), restricted, jsonText(allow), boolInt(a.IPAllowlistRequired), ms(a.CreatedAt),
+		tier, moneyOrNull(a.Limits.MaxOrder), moneyOrNull(a.Limits.Daily)}
+}
+
+// nullMoney reads an optional amount.
+func nullMoney(n sql.NullInt64) *topupd.Money {
+	if !n.Valid {
+		return nil
+	}
+	m := topupd.Money(n.Int64)
+	return &m
 }
 
 // CreateAccount stores a new account.
 func (s *Store) CreateAccount(ctx context.Context, a topupd.Account) (topupd.Account, error) {
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO accounts (`+accountColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, accountArgs(a)...)
+		if err := s.checkTier(ctx, tx, a.Tier); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO accounts (`+accountColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`, accountArgs(a)...)
 		noteChange(ctx, a.ID, map[string]any{}, a.LogFields())
 		return err
 	})
@@ -91,10 +112,21 @@ func (s *Store) UpdateAccount(ctx context.Context, id string, p topupd.AccountPa
 		if out, err = p.Apply(a); err != nil {
 			return err
 		}
-		args := accountArgs(out)
-		if _, err = tx.ExecContext(ctx, `UPDATE accounts SET name = $2, api_enabled = $3, admin_disabled = $4, banned = $5,
-			restricted_until = $6, ip_allowlist = $7, ip_allowlist_required = $8 WHERE id = $1`, args[:8]...); err != nil {
+		if err := s.checkTier(ctx, tx, out.Tier); err != nil {
 			return err
+		}
+		args := accountArgs(out)
+		args = append(args[:8], args[9:]...) // all but created_at
+		if _, err = tx.ExecContext(ctx, `UPDATE accounts SET name = $2, api_enabled = $3, admin_disabled = $4, banned = $5,
+			restricted_until = $6, ip_allowlist = $7, ip_allowlist_required = $8, tier = $9, max_order = $10, daily_limit = $11
+			WHERE id = $1`, args...); err != nil {
+			return err
+		}
+		if p.MaxOrder != nil || p.DailyLimit != nil {
+			// The audit holds the orders placed from now on to the new limits.
+			if _, err = tx.ExecContext(ctx, `UPDATE accounts SET limits_from_seq = order_count WHERE id = $1`, id); err != nil {
+				return err
+			}
 		}
 		// Read it back, so that the answer is what is stored (times at the stored precision).
 		out, err = scanAccount(tx.QueryRowContext(ctx, `SELECT `+accountColumns+` FROM accounts WHERE id = $1`, id))

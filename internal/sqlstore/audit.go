@@ -22,6 +22,19 @@ var auditChecks = []struct{ name, query string }{
 		WHERE (SELECT COUNT(*) FROM ledger l WHERE l.order_seq = o.seq AND l.kind = 'charge') <> 1`},
 	{"refunded-exactly-once", `SELECT o.id FROM orders o
 		WHERE (SELECT COUNT(*) FROM ledger l WHERE l.order_seq = o.seq AND l.kind = 'refund') <> o.refunded`},
+	// The price an order was placed at is what it charged.
+	{"charge-is-order-price", `SELECT o.id FROM orders o JOIN ledger l ON l.order_seq = o.seq AND l.kind = 'charge' WHERE -l.amount <> o.amount`},
+	// A completed order, and only a completed order, has one cost.
+	{"one-cost-per-completed-order", `SELECT id FROM orders WHERE (status = 'completed') <> (cost IS NOT NULL) OR cost < 0`},
+	// Orders placed since an account's limits were set keep to them: none
+	// above maxOrderUsd, and no day with such an order spending more than
+	// dailyLimitUsd, net of refunds.
+	{"orders-within-spending-limits", `SELECT o.id FROM orders o JOIN accounts a ON a.id = o.account_id
+		WHERE o.account_seq > a.limits_from_seq AND o.amount > a.max_order
+		UNION ALL SELECT a.id || ' ' || CAST(d.day AS TEXT) FROM accounts a JOIN sales_daily d ON d.account_id = a.id
+		WHERE a.daily_limit IS NOT NULL AND EXISTS (SELECT 1 FROM orders o
+			WHERE o.account_id = a.id AND o.account_seq > a.limits_from_seq AND o.created_at / 86400000 = d.day)
+		GROUP BY a.id, d.day, a.daily_limit HAVING SUM(d.charged - d.refunds) > a.daily_limit`},
 	{"refund-only-when-cancelled", `SELECT o.id FROM orders o WHERE o.refunded = 1 AND o.status <> 'cancelled'`},
 	{"code-delivered-once", `SELECT MIN(c.pid) FROM codes c WHERE c.order_seq IS NOT NULL
 		GROUP BY c.pid, c.fingerprint HAVING COUNT(*) > 1`},
@@ -70,10 +83,10 @@ var auditChecks = []struct{ name, query string }{
 	// they count say: each differing row is named by its day, account and
 	// pack, from either side.
 	{"sales-roll-ups-match-orders", `SELECT CAST(x.day AS TEXT) || ' ' || x.account_id || ' ' || x.pid FROM (
-		SELECT day, account_id, pid, slug, provider, orders, completed, cancelled, processing, charged, revenue, refunds FROM sales_daily
+		SELECT day, account_id, pid, slug, provider, orders, completed, cancelled, processing, charged, revenue, refunds, cost FROM sales_daily
 		EXCEPT ` + SalesDailyFromOrders + `) x
 		UNION ALL SELECT CAST(y.day AS TEXT) || ' ' || y.account_id || ' ' || y.pid FROM (` + SalesDailyFromOrders + `
-		EXCEPT SELECT day, account_id, pid, slug, provider, orders, completed, cancelled, processing, charged, revenue, refunds FROM sales_daily) y`},
+		EXCEPT SELECT day, account_id, pid, slug, provider, orders, completed, cancelled, processing, charged, revenue, refunds, cost FROM sales_daily) y`},
 	// The roll-ups of time to a final state count each final order once, in
 	// the bucket its times say: each differing row is named by its day, line
 	// and bucket, from either side.
@@ -105,7 +118,8 @@ const SalesDailyFromOrders = `SELECT created_at / 86400000 AS day, account_id, p
 		SUM(CASE WHEN status = 'processing' THEN 1 ELSE 0 END) AS processing,
 		SUM(amount) AS charged,
 		SUM(CASE WHEN status = 'completed' THEN amount ELSE 0 END) AS revenue,
-		SUM(CASE WHEN refunded = 1 THEN amount ELSE 0 END) AS refunds
+		SUM(CASE WHEN refunded = 1 THEN amount ELSE 0 END) AS refunds,
+		SUM(CASE WHEN status = 'completed' THEN cost ELSE 0 END) AS cost
 		FROM orders GROUP BY created_at / 86400000, account_id, pid, slug, provider`
 
 // Audit checks every invariant of the books over the whole database.

@@ -54,11 +54,23 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 	if p.SimOff && pack.Provider == topupd.ProviderSim {
 		return topupd.Order{}, false, topupd.Errorf(topupd.EProductDisabled, "the sim supplier is off")
 	}
+	// The account's price is read here, in the transaction that charges it.
+	book, limits, err := s.terms(ctx, tx, p.AccountID, pack.PID)
+	if err != nil {
+		return topupd.Order{}, false, err
+	}
+	pack.Price = book.PriceOf(&pack)
 	draft, err := topupd.Prepare(&p.Request, &line, &pack)
 	if err != nil {
 		return topupd.Order{}, false, err
 	}
 	reject := func(code topupd.ErrorCode) error { return &topupd.Error{Code: code, Game: line.Game} }
+	if err := s.withinLimits(ctx, tx, p, &limits, draft.Amount); err != nil {
+		if e, ok := err.(*topupd.Error); ok {
+			e.Game = line.Game
+		}
+		return topupd.Order{}, false, err
+	}
 	bal, balSeq, err := s.balanceOf(ctx, tx, p.AccountID)
 	if err != nil {
 		return topupd.Order{}, false, err
@@ -260,4 +272,18 @@ func moneyOrNull(m *topupd.Money) any {
 		return nil
 	}
 	return int64(*m)
+}
+
+// withinLimits checks an order's amount against the account's spending
+// limits: the day's spend is read under the account's lock, so orders
+// placed at once are checked one after another.
+func (s *Store) withinLimits(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder, limits *topupd.Limits, amount topupd.Money) error {
+	var spent topupd.Money
+	if limits.Daily != nil {
+		var err error
+		if spent, err = s.spentToday(ctx, tx, p.AccountID, p.Now); err != nil {
+			return err
+		}
+	}
+	return limits.Allow(amount, spent)
 }

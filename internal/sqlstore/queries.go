@@ -9,10 +9,11 @@ import (
 
 // The columns each scan function reads, in order.
 const (
-	accountColumns = `id, name, api_enabled, admin_disabled, banned, restricted_until, ip_allowlist, ip_allowlist_required, created_at`
-	lineColumns    = `slug, product_name, game_name, game, kind, status, required, server_id_options, region_options`
-	packColumns    = `pid, slug, name, category, price, status, stock_based, provider, upstream, upstream_pid, cost, low_stock_at, suppliers`
-	orderColumns   = `seq, id, account_id, trxid, idem_key, fingerprint, pid, slug, game, kind, pack_name, provider,
+	accountColumns = `id, name, api_enabled, admin_disabled, banned, restricted_until, ip_allowlist, ip_allowlist_required, created_at,
+	tier, max_order, daily_limit`
+	lineColumns  = `slug, product_name, game_name, game, kind, status, required, server_id_options, region_options`
+	packColumns  = `pid, slug, name, category, price, status, stock_based, provider, upstream, upstream_pid, cost, low_stock_at, suppliers`
+	orderColumns = `seq, id, account_id, trxid, idem_key, fingerprint, pid, slug, game, kind, pack_name, provider,
 	quantity, amount, user_id, zone_id, server_id, region, more_id, status, error, refunded,
 	created_at, finished_at, deadline_at, supplier, attempts, upstream, upstream_pid, supplier_ref, code_count, alert, cost`
 	// viewColumns are the columns of topupd.Order.ResellerView: lookups and
@@ -75,7 +76,7 @@ func render(d Dialect) queries {
 		viewBySeq:     `SELECT ` + viewColumns + ` FROM orders WHERE seq = $1`,
 		viewByID:      `SELECT ` + viewColumns + ` FROM orders WHERE id = $1`,
 		accountByKey: `SELECT a.id, a.name, a.api_enabled, a.admin_disabled, a.banned, a.restricted_until, a.ip_allowlist,
-			a.ip_allowlist_required, a.created_at FROM api_keys k JOIN accounts a ON a.id = k.account_id
+			a.ip_allowlist_required, a.created_at, a.tier, a.max_order, a.daily_limit FROM api_keys k JOIN accounts a ON a.id = k.account_id
 			WHERE k.hash = $1 AND (k.revoked_at IS NULL OR k.revoked_at > $2)`,
 		drawCodes: `UPDATE codes SET order_seq = $1
 			WHERE id IN (SELECT id FROM codes WHERE pid = $2 AND order_seq IS NULL AND voided_at IS NULL ORDER BY id LIMIT $3` + d.LockRow + `)

@@ -19,7 +19,16 @@ const dayMS = 86_400_000
 // salesDelta is what one event adds to an order's row of sales_daily.
 type salesDelta struct {
 	orders, completed, cancelled, processing int64
-	charged, revenue, refunds                topupd.Money
+	charged, revenue, refunds, cost          topupd.Money
+}
+
+// costOf is a completed order's cost (0 when, wrongly, it has none: the
+// database refuses that).
+func costOf(o *topupd.Order) topupd.Money {
+	if o.Cost == nil {
+		return 0
+	}
+	return *o.Cost
 }
 
 // placedDelta counts a new order: charged, and processing or (a key order)
@@ -27,7 +36,7 @@ type salesDelta struct {
 func placedDelta(o *topupd.Order) salesDelta {
 	d := salesDelta{orders: 1, charged: o.Amount}
 	if o.Status == topupd.StatusCompleted {
-		d.completed, d.revenue = 1, o.Amount
+		d.completed, d.revenue, d.cost = 1, o.Amount, costOf(o)
 	} else {
 		d.processing = 1
 	}
@@ -39,7 +48,7 @@ func settledDelta(o *topupd.Order) salesDelta {
 	d := salesDelta{processing: -1}
 	switch o.Status {
 	case topupd.StatusCompleted:
-		d.completed, d.revenue = 1, o.Amount
+		d.completed, d.revenue, d.cost = 1, o.Amount, costOf(o)
 	case topupd.StatusCancelled:
 		d.cancelled = 1
 		if o.Refunded {
@@ -56,16 +65,16 @@ func settledDelta(o *topupd.Order) salesDelta {
 // it does: placement under the account lock, settlement after its refund.
 func (s *Store) rollUp(ctx context.Context, tx *sql.Tx, o *topupd.Order, d salesDelta) error {
 	args := []any{ms(o.CreatedAt) / dayMS, o.AccountID, o.PID, o.Slug, o.Provider, d.orders, d.completed, d.cancelled, d.processing,
-		int64(d.charged), int64(d.revenue), int64(d.refunds)}
+		int64(d.charged), int64(d.revenue), int64(d.refunds), int64(d.cost)}
 	add := `orders = sales_daily.orders + $6, completed = sales_daily.completed + $7, cancelled = sales_daily.cancelled + $8,
 		processing = sales_daily.processing + $9, charged = sales_daily.charged + $10, revenue = sales_daily.revenue + $11,
-		refunds = sales_daily.refunds + $12`
+		refunds = sales_daily.refunds + $12, cost = sales_daily.cost + $13`
 	var err error
 	if d.orders > 0 {
 		// The row a CHECK sees first is the one to insert, so only a
 		// placement, whose counts are all positive, may insert it.
-		_, err = tx.ExecContext(ctx, `INSERT INTO sales_daily (day, account_id, pid, slug, provider, orders, completed, cancelled, processing, charged, revenue, refunds)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+		_, err = tx.ExecContext(ctx, `INSERT INTO sales_daily (day, account_id, pid, slug, provider, orders, completed, cancelled, processing, charged, revenue, refunds, cost)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
 			ON CONFLICT (day, account_id, pid, slug, provider) DO UPDATE SET `+add, args...)
 	} else {
 		var res sql.Result
@@ -126,7 +135,7 @@ func (s *Store) SalesReport(ctx context.Context, from, to time.Time, by topupd.S
 		for rs.Next() {
 			var k any
 			var r topupd.SalesRow
-			if err := rs.Scan(&k, &r.Orders, &r.Completed, &r.Cancelled, &r.Processing, &r.Charged, &r.Revenue, &r.Refunds); err != nil {
+			if err := rs.Scan(&k, &r.Orders, &r.Completed, &r.Cancelled, &r.Processing, &r.Charged, &r.Revenue, &r.Refunds, &r.Cost); err != nil {
 				return err
 			}
 			r.Key = salesKeyText(by, k)
@@ -145,7 +154,8 @@ func (s *Store) SalesReport(ctx context.Context, from, to time.Time, by topupd.S
 			COALESCE(SUM(CASE WHEN status = 'processing' THEN 1 ELSE 0 END), 0),
 			CAST(COALESCE(SUM(amount), 0) AS BIGINT),
 			CAST(COALESCE(SUM(CASE WHEN status = 'completed' THEN amount ELSE 0 END), 0) AS BIGINT),
-			CAST(COALESCE(SUM(CASE WHEN refunded = 1 THEN amount ELSE 0 END), 0) AS BIGINT)
+			CAST(COALESCE(SUM(CASE WHEN refunded = 1 THEN amount ELSE 0 END), 0) AS BIGINT),
+			CAST(COALESCE(SUM(CASE WHEN status = 'completed' THEN cost ELSE 0 END), 0) AS BIGINT)
 			FROM orders WHERE created_at >= $1 AND created_at < $2 GROUP BY `+key[1], lo, hi)
 	}
 	if firstDay >= endDay {
@@ -157,7 +167,8 @@ func (s *Store) SalesReport(ctx context.Context, from, to time.Time, by topupd.S
 		}
 		if err == nil {
 			err = sum(`SELECT `+key[0]+`, CAST(SUM(orders) AS BIGINT), CAST(SUM(completed) AS BIGINT), CAST(SUM(cancelled) AS BIGINT),
-				CAST(SUM(processing) AS BIGINT), CAST(SUM(charged) AS BIGINT), CAST(SUM(revenue) AS BIGINT), CAST(SUM(refunds) AS BIGINT)
+				CAST(SUM(processing) AS BIGINT), CAST(SUM(charged) AS BIGINT), CAST(SUM(revenue) AS BIGINT), CAST(SUM(refunds) AS BIGINT),
+				CAST(SUM(cost) AS BIGINT)
 				FROM sales_daily WHERE day >= $1 AND day < $2 GROUP BY `+key[0], firstDay, endDay)
 		}
 	}

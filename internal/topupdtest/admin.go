@@ -3,6 +3,8 @@ package topupdtest
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/topupd/topupd/client"
@@ -154,4 +156,21 @@ func (h *T) AdminAs(token, method, path string, body any) Reply {
 		h.TB.Fatal(err)
 	}
 	return r
+}
+
+// AuditClean fails the test on any violation of GET /admin/audit's
+// checks, but those named in except.
+func (h *T) AuditClean(except ...string) {
+	h.TB.Helper()
+	audit := h.AdminOK(http.StatusOK, "GET", "/admin/audit", nil)
+	checks, _ := audit.Body["checks"].([]any)
+	if len(checks) == 0 {
+		h.TB.Fatalf("audit: no checks in %v", audit)
+	}
+	for _, c := range checks {
+		c, _ := c.(map[string]any)
+		if !slices.Contains(except, fmt.Sprint(c["name"])) && fmt.Sprint(c["violations"]) != "0" {
+			h.TB.Errorf("audit: %v", c)
+		}
+	}
 }

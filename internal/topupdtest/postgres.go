@@ -43,3 +43,26 @@ func PostgresSchema(tb testing.TB) (dsn string, ok bool) {
 	u.RawQuery = q.Encode()
 	return u.String(), true
 }
+
+// EachStore runs a test on SQLite and, when TOPUPD_TEST_POSTGRES is set, on
+// PostgreSQL too, in parallel, each with a server of its own made with opts.
+func EachStore(t *testing.T, run func(t *testing.T, h *T), opts ...Option) {
+	EachDB(t, func(t *testing.T, db ...Option) { run(t, New(t, append(db, opts...)...)) })
+}
+
+// EachDB is EachStore for a test that makes its own server: db holds the
+// option choosing the store (none for SQLite).
+func EachDB(t *testing.T, run func(t *testing.T, db ...Option)) {
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		run(t)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		dsn, ok := PostgresSchema(t)
+		if !ok {
+			t.Skip("TOPUPD_TEST_POSTGRES not set: SQLite only")
+		}
+		run(t, WithDB(dsn))
+	})
+}

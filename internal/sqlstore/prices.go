@@ -1,0 +1,251 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/topupd/topupd"
+)
+
+// checkTier refuses an account's tier that names no tier.
+func (s *Store) checkTier(ctx context.Context, tx *sql.Tx, name string) error {
+	if name == "" {
+		return nil
+	}
+	var one int
+	err := tx.QueryRowContext(ctx, `SELECT 1 FROM tiers WHERE name = $1`, name).Scan(&one)
+	if isNoRows(err) {
+		return topupd.Errorf(topupd.EInvalidBody, "tier %q does not exist (PUT /admin/tiers/%s first)", name, name)
+	}
+	return err
+}
+
+// PutTier creates or replaces a tier, its prices with it.
+func (s *Store) PutTier(ctx context.Context, t topupd.Tier) (topupd.Tier, error) {
+	var out topupd.Tier
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		before := map[string]any{}
+		if old, err := s.tier(ctx, tx, t.Name); err == nil {
+			before = old.LogFields()
+		} else if topupd.CodeOf(err) != topupd.ENotFound {
+			return err
+		}
+		var markup any
+		if t.Markup != nil {
+			markup = int64(*t.Markup)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO tiers (name, markup, round_to, updated_at) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (name) DO UPDATE SET markup = excluded.markup, round_to = excluded.round_to, updated_at = excluded.updated_at`,
+			t.Name, markup, int64(t.RoundTo), ms(t.UpdatedAt)); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM tier_prices WHERE tier = $1`, t.Name); err != nil {
+			return err
+		}
+		for pid, price := range t.Prices {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO tier_prices (tier, pid, price) VALUES ($1, $2, $3)`, t.Name, pid, int64(price)); err != nil {
+				return err
+			}
+		}
+		var err error
+		if out, err = s.tier(ctx, tx, t.Name); err != nil {
+			return err
+		}
+		noteChange(ctx, "", before, out.LogFields())
+		return nil
+	})
+	if err != nil {
+		return out, fmt.Errorf("store.PutTier %s: %w", t.Name, err)
+	}
+	return out, nil
+}
+
+// Tiers returns every tier by name, with its prices and how many accounts
+// sit on it.
+func (s *Store) Tiers(ctx context.Context) ([]topupd.Tier, error) {
+	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("store.Tiers: %w", err)
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `SELECT name FROM tiers ORDER BY name`)
+	if err != nil {
+		return nil, fmt.Errorf("store.Tiers: %w", err)
+	}
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("store.Tiers: %w", err)
+		}
+		names = append(names, n)
+	}
+	rows.Close()
+	out := make([]topupd.Tier, 0, len(names))
+	for _, n := range names {
+		t, err := s.tier(ctx, tx, n)
+		if err != nil {
+			return nil, fmt.Errorf("store.Tiers: %w", err)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// tier reads one tier and its prices, or ENotFound.
+func (s *Store) tier(ctx context.Context, q querier, name string) (topupd.Tier, error) {
+	t := topupd.Tier{Name: name, Prices: map[string]topupd.Money{}}
+	var markup sql.NullInt64
+	var updated int64
+	err := q.QueryRowContext(ctx, `SELECT markup, round_to, updated_at, (SELECT COUNT(*) FROM accounts WHERE tier = $1)
+		FROM tiers WHERE name = $1`, name).Scan(&markup, &t.RoundTo, &updated, &t.Accounts)
+	if isNoRows(err) {
+		return t, topupd.Errorf(topupd.ENotFound, "tier %s", name)
+	} else if err != nil {
+		return t, err
+	}
+	if markup.Valid {
+		m := topupd.Percent(markup.Int64)
+		t.Markup = &m
+	}
+	t.UpdatedAt = fromMS(updated)
+	rows, err := q.QueryContext(ctx, `SELECT pid, price FROM tier_prices WHERE tier = $1`, name)
+	if err != nil {
+		return t, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var pid string
+		var price topupd.Money
+		if err := rows.Scan(&pid, &price); err != nil {
+			return t, err
+		}
+		t.Prices[pid] = price
+	}
+	return t, rows.Err()
+}
+
+// SetAccountPrice sets one account's own price for one pack; an unknown
+// account or pack is ENotFound.
+func (s *Store) SetAccountPrice(ctx context.Context, accountID, pid string, price topupd.Money) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if err := exists(ctx, tx, `SELECT 1 FROM accounts WHERE id = $1`, accountID, "account"); err != nil {
+			return err
+		}
+		if err := exists(ctx, tx, `SELECT 1 FROM packs WHERE pid = $1`, pid, "pack"); err != nil {
+			return err
+		}
+		before := map[string]any{}
+		var old topupd.Money
+		if err := tx.QueryRowContext(ctx, `SELECT price FROM account_prices WHERE account_id = $1 AND pid = $2`, accountID, pid).Scan(&old); err == nil {
+			before["priceUsd"] = old
+		} else if !isNoRows(err) {
+			return err
+		}
+		noteChange(ctx, accountID, before, map[string]any{"pid": pid, "priceUsd": price})
+		_, err := tx.ExecContext(ctx, `INSERT INTO account_prices (account_id, pid, price) VALUES ($1, $2, $3)
+			ON CONFLICT (account_id, pid) DO UPDATE SET price = excluded.price`, accountID, pid, int64(price))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store.SetAccountPrice %s %s: %w", accountID, pid, err)
+	}
+	return nil
+}
+
+// DeleteAccountPrice removes one account's own price for one pack; none
+// there is ENotFound.
+func (s *Store) DeleteAccountPrice(ctx context.Context, accountID, pid string) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var old topupd.Money
+		err := tx.QueryRowContext(ctx, `DELETE FROM account_prices WHERE account_id = $1 AND pid = $2 RETURNING price`, accountID, pid).Scan(&old)
+		if isNoRows(err) {
+			return topupd.Errorf(topupd.ENotFound, "account %s has no own price for %s", accountID, pid)
+		} else if err != nil {
+			return err
+		}
+		noteChange(ctx, accountID, map[string]any{"pid": pid, "priceUsd": old}, map[string]any{"pid": pid})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store.DeleteAccountPrice %s %s: %w", accountID, pid, err)
+	}
+	return nil
+}
+
+// exists is ENotFound naming what when query finds no row for id.
+func exists(ctx context.Context, tx *sql.Tx, query, id, what string) error {
+	var one int
+	err := tx.QueryRowContext(ctx, query, id).Scan(&one)
+	if isNoRows(err) {
+		return topupd.Errorf(topupd.ENotFound, "%s %s", what, id)
+	}
+	return err
+}
+
+// PriceBook reads what decides an account's prices: its own prices and its
+// tier (none for an unknown account).
+func (s *Store) PriceBook(ctx context.Context, accountID string) (topupd.PriceBook, error) {
+	book, _, err := s.terms(ctx, s.read, accountID, "")
+	if err != nil {
+		return book, fmt.Errorf("store.PriceBook %s: %w", accountID, err)
+	}
+	return book, nil
+}
+
+// terms reads an account's price book and spending limits; a pid other
+// than "" reads only that pack's prices, as an order needs.
+func (s *Store) terms(ctx context.Context, q querier, accountID, pid string) (book topupd.PriceBook, limits topupd.Limits, err error) {
+	var tier sql.NullString
+	var markup, roundTo, maxOrder, daily sql.NullInt64
+	err = q.QueryRowContext(ctx, `SELECT a.tier, t.markup, t.round_to, a.max_order, a.daily_limit
+		FROM accounts a LEFT JOIN tiers t ON t.name = a.tier WHERE a.id = $1`, accountID).Scan(&tier, &markup, &roundTo, &maxOrder, &daily)
+	if isNoRows(err) {
+		return book, limits, nil
+	} else if err != nil {
+		return book, limits, err
+	}
+	limits = topupd.Limits{MaxOrder: nullMoney(maxOrder), Daily: nullMoney(daily)}
+	if tier.Valid {
+		book.Tier = &topupd.Tier{Name: tier.String, RoundTo: topupd.Money(roundTo.Int64), Prices: map[string]topupd.Money{}}
+		if markup.Valid {
+			m := topupd.Percent(markup.Int64)
+			book.Tier.Markup = &m
+		}
+	}
+	rows, err := q.QueryContext(ctx, `SELECT 0, pid, price FROM account_prices WHERE account_id = $1 AND ($3 = '' OR pid = $3)
+		UNION ALL SELECT 1, pid, price FROM tier_prices WHERE tier = $2 AND ($3 = '' OR pid = $3)`, accountID, tier.String, pid)
+	if err != nil {
+		return book, limits, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var which int
+		var p string
+		var price topupd.Money
+		if err := rows.Scan(&which, &p, &price); err != nil {
+			return book, limits, err
+		}
+		if which == 0 {
+			if book.Own == nil {
+				book.Own = map[string]topupd.Money{}
+			}
+			book.Own[p] = price
+		} else if book.Tier != nil {
+			book.Tier.Prices[p] = price
+		}
+	}
+	return book, limits, rows.Err()
+}
+
+// spentToday is what the account's orders of now's UTC day have charged,
+// net of refunds, from the day's sales roll-ups.
+func (s *Store) spentToday(ctx context.Context, tx *sql.Tx, accountID string, now time.Time) (topupd.Money, error) {
+	var spent topupd.Money
+	err := tx.QueryRowContext(ctx, `SELECT CAST(COALESCE(SUM(charged - refunds), 0) AS BIGINT) FROM sales_daily WHERE account_id = $1 AND day = $2`,
+		accountID, ms(now)/dayMS).Scan(&spent)
+	return spent, err
+}

@@ -1,0 +1,216 @@
+package topupd
+
+import (
+	"context"
+	"math/big"
+	"regexp"
+	"time"
+)
+
+// Percent is a percentage as an integer count of ten-thousandths of a
+// percent, parsed and written exactly, like Money.
+type Percent int64
+
+// MarshalJSON writes the percentage as an exact JSON number.
+func (p Percent) MarshalJSON() ([]byte, error) { return Money(p).MarshalJSON() }
+
+// UnmarshalJSON reads a JSON number exactly.
+func (p *Percent) UnmarshalJSON(data []byte) error { return (*Money)(p).UnmarshalJSON(data) }
+
+// percentScale is one percent in Percent's units.
+const percentScale = MoneyScale
+
+// MinMarkup is the lowest markup a tier may have: a price above nothing.
+const MinMarkup = -100 * percentScale
+
+// Tier is a price level: accounts on it pay its own price for a pack when
+// it lists one, otherwise the pack's cost marked up, otherwise the pack's
+// price.
+type Tier struct {
+	Name string
+	// Markup, when set, prices a pack with a cost at its cost plus this much.
+	Markup *Percent
+	// RoundTo, when above 0, rounds marked-up prices up to a multiple of it.
+	RoundTo Money
+	// Prices are the tier's own prices by PID.
+	Prices    map[string]Money
+	UpdatedAt time.Time
+	// Accounts is how many accounts sit on the tier; only read.
+	Accounts int
+}
+
+// LogFields are the tier's fields.
+func (t *Tier) LogFields() map[string]any {
+	var markup any
+	if t.Markup != nil {
+		markup = *t.Markup
+	}
+	prices := make(map[string]Money, len(t.Prices))
+	for k, v := range t.Prices {
+		prices[k] = v
+	}
+	return map[string]any{"markupPercent": markup, "roundToUsd": t.RoundTo, "prices": prices}
+}
+
+// tierNameRe is what a tier's name may look like.
+var tierNameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// Validate checks a tier as the admin API receives it.
+func (t *Tier) Validate() error {
+	if !tierNameRe.MatchString(t.Name) {
+		return Errorf(EInvalidBody, "tier name: 1 to 64 letters, digits and ._- only")
+	}
+	if t.Markup != nil && *t.Markup <= MinMarkup {
+		return Errorf(EInvalidBody, "markupPercent must be above -100")
+	}
+	if t.RoundTo < 0 {
+		return Errorf(EInvalidBody, "roundToUsd must not be below 0")
+	}
+	for pid, price := range t.Prices {
+		if !ValidIdent(pid) {
+			return Errorf(EInvalidBody, "prices: %q is not a pid", pid)
+		}
+		if price <= 0 {
+			return Errorf(EInvalidBody, "prices: %s: the price must be above 0", pid)
+		}
+	}
+	return nil
+}
+
+// MarkedUp is cost with the tier's markup, rounded up to RoundTo (or to
+// the smallest unit), computed exactly; ok is false without a markup, a
+// cost, or on overflow.
+func (t *Tier) MarkedUp(cost Money) (Money, bool) {
+	if t.Markup == nil || cost <= 0 {
+		return 0, false
+	}
+	scale := big.NewInt(100 * percentScale)
+	n := new(big.Int).Mul(big.NewInt(int64(cost)), new(big.Int).Add(scale, big.NewInt(int64(*t.Markup))))
+	price := ceilDiv(n, scale)
+	if t.RoundTo > 0 {
+		step := big.NewInt(int64(t.RoundTo))
+		price = new(big.Int).Mul(ceilDiv(price, step), step)
+	}
+	if !price.IsInt64() || price.Int64() > maxMoneyUSD*MoneyScale || price.Sign() <= 0 {
+		return 0, false
+	}
+	return Money(price.Int64()), true
+}
+
+// ceilDiv is n / d rounded up, for d > 0.
+func ceilDiv(n, d *big.Int) *big.Int {
+	q, m := new(big.Int).DivMod(n, d, new(big.Int))
+	if m.Sign() != 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	return q
+}
+
+// PriceBook is what decides one account's prices: its own prices, and its
+// tier. The zero PriceBook charges every pack its own price.
+type PriceBook struct {
+	// Own are the account's own prices by PID; they win over the tier.
+	Own  map[string]Money
+	Tier *Tier
+}
+
+// Where a price comes from.
+const (
+	PriceOwn    = "account"
+	PriceTier   = "tier"
+	PriceMarkup = "markup"
+	PricePack   = "pack"
+)
+
+// PriceOf is what the account pays for one unit of p: its own price for p,
+// else its tier's price for p, else p's cost marked up by the tier, else
+// p's price.
+func (b *PriceBook) PriceOf(p *Pack) Money {
+	price, _ := b.Quote(p)
+	return price
+}
+
+// Quote is PriceOf, and where the price comes from (PriceOwn, PriceTier,
+// PriceMarkup or PricePack).
+func (b *PriceBook) Quote(p *Pack) (Money, string) {
+	if price, ok := b.Own[p.PID]; ok {
+		return price, PriceOwn
+	}
+	if b.Tier != nil {
+		if price, ok := b.Tier.Prices[p.PID]; ok {
+			return price, PriceTier
+		}
+		if price, ok := b.Tier.MarkedUp(p.Cost); ok {
+			return price, PriceMarkup
+		}
+	}
+	return p.Price, PricePack
+}
+
+// CheckTierCosts refuses, as BELOW_COST unless allowed, a tier that would
+// price a pack below its cost: a listed price under the pack's cost, or a
+// negative markup while any pack has a cost. A listed PID that names no
+// pack is INVALID_BODY.
+func CheckTierCosts(t *Tier, packs []Pack, allowBelowCost bool) error {
+	byPID := make(map[string]*Pack, len(packs))
+	for i := range packs {
+		byPID[packs[i].PID] = &packs[i]
+	}
+	for pid, price := range t.Prices {
+		p, ok := byPID[pid]
+		if !ok {
+			return Errorf(EInvalidBody, "prices: no pack %s", pid)
+		}
+		if err := CheckCost(price, p.Cost, allowBelowCost); err != nil {
+			return Errorf(EBelowCost, "%s: %s", pid, err.(*Error).Detail)
+		}
+	}
+	if t.Markup != nil && *t.Markup < 0 {
+		for i := range packs {
+			if packs[i].Cost > 0 && !allowBelowCost {
+				return Errorf(EBelowCost, "a negative markup prices %s below its cost (send allowBelowCost: true to allow it)", packs[i].PID)
+			}
+		}
+	}
+	return nil
+}
+
+// Limits are an account's spending limits; nil is no limit.
+type Limits struct {
+	// MaxOrder is the most one order may charge.
+	MaxOrder *Money
+	// Daily is the most the account's orders of one UTC day may charge,
+	// less what was refunded of them.
+	Daily *Money
+}
+
+// Allow checks an order's amount against the limits, given what the
+// account's orders of the same UTC day have charged so far (net of
+// refunds): SPEND_LIMIT_EXCEEDED when it is above either.
+func (l *Limits) Allow(amount, spentToday Money) error {
+	if l.MaxOrder != nil && amount > *l.MaxOrder {
+		return Errorf(ESpendLimit, "the order's %s is above the account's limit of %s an order", amount.Dollars(), l.MaxOrder.Dollars())
+	}
+	if l.Daily != nil && spentToday+amount > *l.Daily {
+		return Errorf(ESpendLimit, "the order's %s with %s spent today is above the account's daily limit of %s",
+			amount.Dollars(), spentToday.Dollars(), l.Daily.Dollars())
+	}
+	return nil
+}
+
+// PriceStore keeps price tiers and accounts' own prices.
+type PriceStore interface {
+	// PutTier creates or replaces a tier, its prices with it, and returns it
+	// as stored.
+	PutTier(ctx context.Context, t Tier) (Tier, error)
+	// Tiers returns every tier by name.
+	Tiers(ctx context.Context) ([]Tier, error)
+	// SetAccountPrice sets one account's own price for one pack (ENotFound
+	// for an unknown account or pack).
+	SetAccountPrice(ctx context.Context, accountID, pid string, price Money) error
+	// DeleteAccountPrice removes one account's own price for one pack
+	// (ENotFound when it has none).
+	DeleteAccountPrice(ctx context.Context, accountID, pid string) error
+	// PriceBook reads what decides an account's prices.
+	PriceBook(ctx context.Context, accountID string) (PriceBook, error)
+}
