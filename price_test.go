@@ -1,0 +1,97 @@
+package topupd
+
+import "testing"
+
+// TestMarkedUp: a cost marked up exactly, rounded up to the step or to the
+// smallest unit, never down; no price without a markup or a cost.
+func TestMarkedUp(t *testing.T) {
+	pct := func(s string) *Percent {
+		m, err := ParseMoney(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := Percent(m)
+		return &p
+	}
+	usd := func(s string) Money {
+		m, err := ParseMoney(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	for _, c := range []struct {
+		markup  *Percent
+		roundTo string
+		cost    string
+		want    string // "" for no price
+	}{
+		{pct("10"), "0", "0.70", "0.77"},
+		{pct("10"), "0.05", "0.70", "0.8"},
+		{pct("10"), "0.05", "0.6818", "0.75"}, // 0.74998 rounds up
+		{pct("10"), "0.05", "0.6819", "0.8"},  // 0.75009 rounds up past 0.75
+		{pct("12.5"), "0", "0.0001", "0.0002"},
+		{pct("0"), "1", "4.2", "5"},
+		{pct("-50"), "0", "1", "0.5"},
+		{pct("33.3333"), "0", "3", "4"}, // 3.999999 rounds up to 4
+		{nil, "0", "1", ""},
+		{pct("10"), "0", "0", ""},
+		{pct("1000000"), "0", "1000000000000", ""}, // too large to hold
+	} {
+		tier := Tier{Markup: c.markup, RoundTo: usd(c.roundTo)}
+		got, ok := tier.MarkedUp(usd(c.cost))
+		switch {
+		case c.want == "" && ok:
+			t.Errorf("markup %v, cost %s: %s, want no price", c.markup, c.cost, got)
+		case c.want != "" && (!ok || got != usd(c.want)):
+			t.Errorf("markup %v round %s, cost %s: %s (%v), want %s", c.markup, c.roundTo, c.cost, got, ok, c.want)
+		}
+	}
+}
+
+// TestPriceOf: the account's own price wins, then its tier's listed
+// price, then the tier's markup on cost, then the pack's price.
+func TestPriceOf(t *testing.T) {
+	ten := Percent(10 * percentScale)
+	pack := Pack{PID: "p", Price: USD(2), Cost: USD(1)}
+	tier := &Tier{Markup: &ten, Prices: map[string]Money{"q": USD(3)}}
+	for _, c := range []struct {
+		book   PriceBook
+		pack   Pack
+		want   Money
+		source string
+	}{
+		{PriceBook{}, pack, USD(2), PricePack},
+		{PriceBook{Tier: tier}, pack, 11_000, PriceMarkup},
+		{PriceBook{Tier: tier}, Pack{PID: "q", Price: USD(2), Cost: USD(1)}, USD(3), PriceTier},
+		{PriceBook{Tier: tier}, Pack{PID: "r", Price: USD(2)}, USD(2), PricePack},
+		{PriceBook{Tier: tier, Own: map[string]Money{"p": 15_000}}, pack, 15_000, PriceOwn},
+	} {
+		if got, source := c.book.Quote(&c.pack); got != c.want || source != c.source {
+			t.Errorf("%s: %s from %s, want %s from %s", c.pack.PID, got, source, c.want, c.source)
+		}
+	}
+}
+
+// TestLimitsAllow: an order above either limit is SPEND_LIMIT_EXCEEDED;
+// one that reaches a limit exactly is allowed; nil is no limit.
+func TestLimitsAllow(t *testing.T) {
+	two, five := USD(2), USD(5)
+	for _, c := range []struct {
+		limits        Limits
+		amount, spent Money
+		ok            bool
+	}{
+		{Limits{}, USD(1000), USD(1000), true},
+		{Limits{MaxOrder: &two}, USD(2), 0, true},
+		{Limits{MaxOrder: &two}, USD(2) + 1, 0, false},
+		{Limits{Daily: &five}, USD(2), USD(3), true},
+		{Limits{Daily: &five}, USD(2), USD(3) + 1, false},
+		{Limits{MaxOrder: &five, Daily: &two}, USD(3), 0, false},
+	} {
+		err := c.limits.Allow(c.amount, c.spent)
+		if (err == nil) != c.ok || (err != nil && CodeOf(err) != ESpendLimit) {
+			t.Errorf("%+v, %s after %s: %v", c.limits, c.amount, c.spent, err)
+		}
+	}
+}
