@@ -1,8 +1,10 @@
 package storetest
 
 import (
+	"database/sql"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -331,5 +333,71 @@ func checkAuditClean(t *testing.T, e *env) {
 	}
 	if !seen {
 		t.Error("the audit has no supplier-attempts-consistent check")
+	}
+}
+
+// FailoverGuards shows, on a connection straight to the database behind s
+// (fresh and empty), that the schema itself keeps each order on one
+// supplier: an attempt never moves back, never changes supplier or cost,
+// is never deleted, and an order never has two attempts holding it
+// (unique is how the dialect words a unique index's refusal). Then it
+// damages an order behind the store's back and the audit names it.
+func FailoverGuards(t *testing.T, s topupd.Store, db *sql.DB, unique string) {
+	e := &env{t: t, ctx: t.Context(), s: s, n: new(atomic.Int64)}
+	e.listedPack()
+	a := e.account("a", topupd.USD(100))
+	moved := e.leased(a.ID, "T-MOVED", "w1")
+	if _, err := e.move(moved, "w1", 1, 2, topupd.AttemptRefused); err != nil {
+		t.Fatal(err)
+	}
+	done := e.leased(a.ID, "T-DONE", "w1")
+	if _, err := s.Settle(e.ctx, done.Seq, topupd.Settlement{Status: topupd.StatusCompleted, Now: t0, LeaseOwner: "w1"}); err != nil {
+		t.Fatal(err)
+	}
+	dump := []string{
+		`SELECT order_seq, attempt, provider, upstream, upstream_pid, cost, outcome, why, started_at, finished_at FROM order_attempts ORDER BY order_seq, attempt`,
+		`SELECT seq, status, provider, upstream, upstream_pid, cost FROM orders ORDER BY seq`,
+	}
+	const forward = "an attempt only moves forward"
+	set := `UPDATE order_attempts SET outcome = $3 WHERE order_seq = $1 AND attempt = $2`
+	guards := []Guard{
+		Refused("attempts: a refused supplier current again", set, []any{moved.Seq, 1, "trying"}, forward),
+		Refused("attempts: a refused supplier completing", set, []any{moved.Seq, 1, "completed"}, forward),
+		Refused("attempts: a completed attempt reopened", set, []any{done.Seq, 1, "trying"}, forward),
+		Refused("attempts: a waiting supplier completing unreached", set, []any{moved.Seq, 3, "completed"}, forward),
+		Refused("attempts: an unknown outcome", `INSERT INTO order_attempts (order_seq, attempt, provider, outcome) VALUES ($1, 9, 'sim', 'lost')`,
+			[]any{moved.Seq}, "outcome"),
+		Refused("attempts: a second current supplier added", `INSERT INTO order_attempts (order_seq, attempt, provider, outcome) VALUES ($1, 9, 'sim', 'trying')`,
+			[]any{moved.Seq}, unique),
+		Refused("attempts: a second current supplier", set, []any{moved.Seq, 3, "trying"}, unique),
+		Refused("attempts: a second supplier for a completed order", set, []any{done.Seq, 2, "trying"}, unique),
+		Refused("attempts: another supplier", `UPDATE order_attempts SET upstream = 'z' WHERE order_seq = $1 AND attempt = 2`, []any{moved.Seq}, forward),
+		Refused("attempts: another cost", `UPDATE order_attempts SET cost = 1 WHERE order_seq = $1 AND attempt = 1`, []any{done.Seq}, forward),
+		Refused("attempts: deleting one", `DELETE FROM order_attempts WHERE order_seq = $1 AND attempt = 3`, []any{moved.Seq}, "never deleted"),
+	}
+	controls := []Control{
+		Accepted("attempts: a waiting supplier skipped", set, []any{moved.Seq, 3, "skipped"}),
+	}
+	RunGuards(t, db, dump, guards, controls)
+
+	// The order row names a supplier its attempts do not hold it at.
+	if _, err := db.Exec(`UPDATE orders SET upstream = 'b' WHERE seq = $1`, moved.Seq); err != nil {
+		t.Fatal(err)
+	}
+	au, err := s.Audit(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := false
+	for _, c := range au.Checks {
+		if c.Name == "supplier-attempts-consistent" {
+			named = c.Violations == 1 && len(c.Examples) == 1 && c.Examples[0] == moved.ID
+			if !named {
+				t.Errorf("the audit after damage: %+v, want %s named", c, moved.ID)
+			}
+		}
+	}
+	if !named {
+		t.Error("the audit did not name the damaged order")
 	}
 }
