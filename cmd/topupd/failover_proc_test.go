@@ -159,10 +159,13 @@ func TestFailoverRefusedThenBroke(t *testing.T) {
 	if who := tr.charged(t, refused); who != "c" {
 		t.Errorf("an order B refuses was bought at %q", who)
 	}
+	if m["costUsd"] != 1.3 {
+		t.Errorf("an order C sold costs %v, want C's 1.3", m["costUsd"])
+	}
 
 	sold := tr.buy(t, tr.listed, "fo-sold")
-	if m := tr.final(t, sold, 10*time.Second); m["upstream"] != "b" || outcomes(m) != "b:completed c:waiting" {
-		t.Errorf("an order B sells: at %v, attempts %q", m["upstream"], outcomes(m))
+	if m := tr.final(t, sold, 10*time.Second); m["upstream"] != "b" || outcomes(m) != "b:completed c:waiting" || m["costUsd"] != 1.25 {
+		t.Errorf("an order B sells: at %v, attempts %q, cost %v", m["upstream"], outcomes(m), m["costUsd"])
 	}
 	if who := tr.charged(t, sold); who != "b" {
 		t.Errorf("an order B sells was bought at %q", who)
