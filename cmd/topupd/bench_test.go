@@ -27,7 +27,14 @@ const benchClients = 64
 // for benchClients connections.
 func benchServer(b *testing.B) (api, key string, client *http.Client) {
 	b.Helper()
-	api, admin := bcServer(b, map[string]string{"TOPUPD_ADMIN_TOKEN": testAdminToken,
+	api, _, key, client = benchServerAdmin(b)
+	return api, key, client
+}
+
+// benchServerAdmin is benchServer, and the admin API's URL.
+func benchServerAdmin(b *testing.B) (api, admin, key string, client *http.Client) {
+	b.Helper()
+	api, admin = bcServer(b, map[string]string{"TOPUPD_ADMIN_TOKEN": testAdminToken,
 		"TOPUPD_RATE_PER_SECOND": "100000000", "TOPUPD_RATE_PER_MINUTE": "100000000"})
 	client = &http.Client{Transport: &http.Transport{MaxIdleConns: 2 * benchClients, MaxIdleConnsPerHost: 2 * benchClients}}
 	adm, err := topupdclient.NewAdmin(admin, testAdminToken, topupdclient.WithRetries(0))
@@ -51,7 +58,7 @@ func benchServer(b *testing.B) (api, key string, client *http.Client) {
 	must(err)
 	_, err = adm.Credit(ctx, acct.ID, topupd.USD(100_000_000), "bench")
 	must(err)
-	return api, k.APIKey, client
+	return api, admin, k.APIKey, client
 }
 
 // send makes one call and fails the benchmark on any status but 200.
