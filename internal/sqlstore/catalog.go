@@ -139,7 +139,11 @@ func (s *Store) PutPack(ctx context.Context, p topupd.Pack) error {
 }
 
 func putPack(ctx context.Context, tx *sql.Tx, p topupd.Pack) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO packs (`+packColumns+`)
+	noteLevel, err := watchLevel(ctx, tx, p.PID) // a low-stock alert its lowStockAt raises or clears (lowstock.go)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO packs (`+packColumns+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
 		ON CONFLICT (pid) DO UPDATE SET slug = excluded.slug, name = excluded.name, category = excluded.category,
 			price = excluded.price, status = excluded.status, stock_based = excluded.stock_based,
@@ -147,7 +151,10 @@ func putPack(ctx context.Context, tx *sql.Tx, p topupd.Pack) error {
 			cost = excluded.cost, low_stock_at = excluded.low_stock_at, suppliers = excluded.suppliers`,
 		p.PID, p.Slug, p.Name, p.Category, int64(p.Price), p.Status, boolInt(p.StockBased), p.Provider, p.Upstream, p.UpstreamPID,
 		int64(p.Cost), nullInt(p.LowStockAt), suppliersJSON(p.Suppliers))
-	return err
+	if err != nil {
+		return err
+	}
+	return noteLevel()
 }
 
 // suppliersJSON is how a pack's supplier list is stored: ” for none.

@@ -87,3 +87,34 @@ func (s *Store) noteDrawn(ctx context.Context, tx *sql.Tx, pid string, n int) er
 	noteLowStock(ctx, pid, level, after+n, after)
 	return nil
 }
+
+// watchLevel reads a pack's low-stock alert before a change of the pack
+// (its lowStockAt may change; the triggers then set the alert as the
+// stock stands) and returns what notes the flip the change made.
+func watchLevel(ctx context.Context, tx *sql.Tx, pid string) (func() error, error) {
+	if !wantsLowStock(ctx) {
+		return func() error { return nil }, nil
+	}
+	read := func() (raised bool, level sql.NullInt64, available int, err error) {
+		err = tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM stock_alerts WHERE pid = $1),
+			(SELECT low_stock_at FROM packs WHERE pid = $1), COALESCE((SELECT available FROM stock_levels WHERE pid = $1), 0)`,
+			pid).Scan(&raised, &level, &available)
+		return raised, level, available, err
+	}
+	was, oldLevel, _, err := read()
+	if err != nil {
+		return nil, err
+	}
+	return func() error {
+		raised, level, available, err := read()
+		if err != nil || raised == was {
+			return err
+		}
+		if !level.Valid { // cleared by taking the level away: the log names the old one
+			level = oldLevel
+		}
+		p := ctx.Value(pendingKey{}).(*pendingAlerts)
+		p.alerts = append(p.alerts, topupd.LowStockAlert{PID: pid, Raised: raised, Available: available, LowStockAt: int(level.Int64)})
+		return nil
+	}, nil
+}

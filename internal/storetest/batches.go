@@ -357,9 +357,17 @@ func testLowStockOnce(t *testing.T, e *env) {
 		t.Errorf("LowStock after the void: %v", low)
 	}
 	// A change of the level alone sets the alert as the stock stands.
-	if _, err := e.s.UpdatePack(e.ctx, pidKey, func(p *topupd.Pack) error { p.LowStockAt = nil; return nil }); err != nil {
-		t.Fatal(err)
+	setLevel := func(level *int) func(ctx context.Context) {
+		return func(ctx context.Context) {
+			if _, err := e.s.UpdatePack(ctx, pidKey, func(p *topupd.Pack) error { p.LowStockAt = level; return nil }); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
+	one, three := 1, 3
+	noted("a level below the stock", setLevel(&one), topupd.LowStockAlert{PID: pidKey, Raised: false, Available: 2, LowStockAt: 1})
+	noted("a level above it", setLevel(&three), topupd.LowStockAlert{PID: pidKey, Raised: true, Available: 2, LowStockAt: 3})
+	noted("the level taken away", setLevel(nil), topupd.LowStockAlert{PID: pidKey, Raised: false, Available: 2, LowStockAt: 3})
 	if low, _ := e.s.LowStock(e.ctx); len(low) != 0 {
 		t.Errorf("LowStock once no pack has a level: %v", low)
 	}
