@@ -68,6 +68,8 @@ func (e *Engine) moveOn(ctx context.Context, o topupd.Order, outcome topupd.Atte
 // attempts reads an order's supplier list and the index of its current
 // supplier, -1 when it has none (its pack listed no suppliers).
 func (e *Engine) attempts(ctx context.Context, o *topupd.Order) ([]topupd.SupplierAttempt, int, error) {
+	ctx, cancel := storeContext(ctx)
+	defer cancel()
 	list, err := e.cfg.Store.SupplierAttempts(ctx, o.Seq)
 	if err != nil {
 		return nil, -1, err
@@ -88,7 +90,9 @@ func (e *Engine) move(ctx context.Context, o topupd.Order, list []topupd.Supplie
 	from, next := &list[cur], &list[to]
 	e.cfg.Logger.InfoContext(ctx, "fulfil: the order moves to its next supplier", "order", o.ID,
 		"from", supplierName(&from.Supplier), "to", supplierName(&next.Supplier), "outcome", string(outcome), "why", why)
-	moved, err := e.cfg.Store.MoveSupplier(ctx, o.Seq, topupd.SupplierMove{LeaseOwner: e.cfg.Owner, LeaseUntil: e.LeaseUntil(now),
+	sctx, cancel := storeContext(ctx)
+	defer cancel()
+	moved, err := e.cfg.Store.MoveSupplier(sctx, o.Seq, topupd.SupplierMove{LeaseOwner: e.cfg.Owner, LeaseUntil: e.LeaseUntil(now),
 		From: from.Attempt, Outcome: outcome, Why: why, To: next.Attempt, SkipWhy: "unhealthy on this node", Now: now})
 	if err != nil {
 		return o, false, err
@@ -113,7 +117,7 @@ func (e *Engine) stopped(ctx context.Context, o topupd.Order, err error) topupd.
 	switch topupd.CodeOf(err) {
 	case topupd.EOrderFinal, topupd.EConflict:
 		e.cfg.Logger.InfoContext(ctx, "fulfil: order moved or settled elsewhere", "order", o.ID, "err", err)
-		rctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		rctx, cancel := storeContext(ctx)
 		defer cancel()
 		if cur, err := e.cfg.Store.Order(rctx, "", o.ID); err == nil {
 			return cur
@@ -130,4 +134,10 @@ func supplierName(s *topupd.Supplier) string {
 		return s.Provider
 	}
 	return s.Provider + " " + s.Upstream + " " + s.UpstreamPID
+}
+
+// storeContext bounds a store call of the engine's, which the end of the
+// request whose log context it keeps never cuts short.
+func storeContext(logCtx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(logCtx), 10*time.Second)
 }

@@ -11,9 +11,10 @@ import (
 )
 
 // process makes one round of supplier calls for a leased order and settles
-// the outcome. fresh means the order was just placed by this process and no
-// supplier has seen it. An order whose pack lists suppliers moves on to the
-// next one when its current supplier surely holds no order (see
+// the outcome. fresh means the order was just placed by this process, or
+// just moved to its current supplier, and no call for it can have reached
+// that supplier. An order whose pack lists suppliers moves on to the next
+// one when its current supplier surely holds no order (see
 // docs/failover.md). It returns the order as it stands afterwards.
 func (e *Engine) process(ctx context.Context, o topupd.Order, fresh bool) topupd.Order {
 	if !e.cfg.Now().Before(o.DeadlineAt) {
@@ -49,15 +50,15 @@ func (e *Engine) process(ctx context.Context, o topupd.Order, fresh bool) topupd
 		}
 		cancel()
 		if a.refused() {
-			if errors.Is(a.err, topupd.ErrNeedsOperator) {
-				e.cfg.Logger.ErrorContext(ctx, "fulfil: ALERT: the supplier needs the operator; it refused the order, which goes to its next supplier if it has one",
-					"order", o.ID, "provider", o.Provider, "upstream", o.Upstream, "err", a.err)
-			}
 			next, moved, err := e.moveOn(ctx, o, topupd.AttemptRefused, a.why())
 			if err != nil {
 				return e.stopped(ctx, o, err)
 			}
 			if moved {
+				if errors.Is(a.err, topupd.ErrNeedsOperator) {
+					e.cfg.Logger.ErrorContext(ctx, "fulfil: ALERT: the supplier needs the operator; it refused the order, which went to its next supplier",
+						"order", o.ID, "provider", o.Provider, "upstream", o.Upstream, "err", a.err)
+				}
 				o, fresh = next, true
 				continue
 			}
