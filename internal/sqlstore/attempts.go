@@ -150,17 +150,7 @@ func (s *Store) moveSupplier(ctx context.Context, tx *sql.Tx, seq int64, m topup
 		return o, err
 	}
 	if next.Provider != o.Provider {
-		// The day's sales are rolled up by provider: the order counts
-		// under its current one.
-		moved := o
-		moved.Provider = next.Provider
-		if err := s.rollUp(ctx, tx, &o, salesDelta{orders: -1, processing: -1, charged: -o.Amount}); err != nil {
-			return o, err
-		}
-		if err := s.dropEmptyRollUp(ctx, tx, &o); err != nil {
-			return o, err
-		}
-		if err := s.rollUp(ctx, tx, &moved, salesDelta{orders: 1, processing: 1, charged: o.Amount}); err != nil {
+		if err := s.moveRollUp(ctx, tx, &o, next.Provider); err != nil {
 			return o, err
 		}
 	}
@@ -174,6 +164,30 @@ func (s *Store) moveSupplier(ctx context.Context, tx *sql.Tx, seq int64, m topup
 		return o, err
 	}
 	return s.orderBy(ctx, tx, s.q.orderBySeq, seq)
+}
+
+// moveRollUp counts a processing order in the day's sales under its new
+// provider instead of its old one (sales are rolled up by provider). The
+// two rows are locked in the order of their providers' names, whichever
+// way the order moves, so two moves never wait for each other in a cycle.
+func (s *Store) moveRollUp(ctx context.Context, tx *sql.Tx, o *topupd.Order, provider string) error {
+	moved := *o
+	moved.Provider = provider
+	out := func() error {
+		if err := s.rollUp(ctx, tx, o, salesDelta{orders: -1, processing: -1, charged: -o.Amount}); err != nil {
+			return err
+		}
+		return s.dropEmptyRollUp(ctx, tx, o)
+	}
+	in := func() error { return s.rollUp(ctx, tx, &moved, salesDelta{orders: 1, processing: 1, charged: o.Amount}) }
+	first, second := out, in
+	if provider < o.Provider {
+		first, second = in, out
+	}
+	if err := first(); err != nil {
+		return err
+	}
+	return second()
 }
 
 // dropEmptyRollUp deletes the order's row of sales_daily once no order
