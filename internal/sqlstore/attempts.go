@@ -179,7 +179,9 @@ func (s *Store) moveRollUp(ctx context.Context, tx *sql.Tx, o *topupd.Order, pro
 		}
 		return s.dropEmptyRollUp(ctx, tx, o)
 	}
-	in := func() error { return s.rollUp(ctx, tx, &moved, salesDelta{orders: 1, processing: 1, charged: o.Amount}) }
+	in := func() error {
+		return s.rollUp(ctx, tx, &moved, salesDelta{orders: 1, processing: 1, charged: o.Amount})
+	}
 	first, second := out, in
 	if provider < o.Provider {
 		first, second = in, out
