@@ -285,6 +285,9 @@ func TestUnhealthySkipped(t *testing.T) {
 	if _, calls := first.books(skipped.ID); calls != 0 || skipped.Status != topupd.StatusCompleted {
 		t.Errorf("an order while the first is unhealthy: %s, and the first was called %d times", skipped.Status, calls)
 	}
+	if sold, calls := second.books(skipped.ID); sold != 1 || calls != 1 {
+		t.Errorf("the second sold %d in %d calls, want one submit", sold, calls)
+	}
 	f.checkOutcomes(t, skipped, "first:skipped", "second:completed")
 
 	f.clock.Advance(time.Minute)

@@ -21,11 +21,11 @@ func (e *Engine) process(ctx context.Context, o topupd.Order, fresh bool) topupd
 		return e.expire(ctx, o, e.cfg.Providers[o.Provider])
 	}
 	if untouched(&o, fresh) && !e.healthy(o.Provider, o.Upstream) {
-		next, _, err := e.passOver(ctx, o)
+		next, moved, err := e.passOver(ctx, o)
 		if err != nil {
 			return e.stopped(ctx, o, err)
 		}
-		o = next
+		o, fresh = next, fresh || moved
 	}
 	for {
 		prov, ok := e.cfg.Providers[o.Provider]
