@@ -17,6 +17,10 @@ type AdminAccount struct {
 	IPAllowlist         []string   `json:"ipAllowlist"`
 	IPAllowlistRequired bool       `json:"ipAllowlistRequired"`
 	CreatedAt           time.Time  `json:"createdAt"`
+	// Tier, MaxOrderUSD and DailyLimitUSD are nil when not set.
+	Tier          *string `json:"tier"`
+	MaxOrderUSD   *Money  `json:"maxOrderUsd"`
+	DailyLimitUSD *Money  `json:"dailyLimitUsd"`
 }
 
 // NewKey is an API key just made: APIKey is shown this once.

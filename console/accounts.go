@@ -1,7 +1,7 @@
 package console
 
 import (
-	"github.com/topupd/topupd"
+	"encoding/json"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/client"
 )
 
@@ -57,6 +58,10 @@ type accountData struct {
 	NewKey     *client.NewKey
 	Chats      []client.LinkedChat
 	ChatLink   *client.ChatLinkCode
+	// Prices are what the account pays for each pack; Tiers the tiers to
+	// choose from.
+	Prices client.AccountPrices
+	Tiers  []client.Tier
 }
 
 // account shows an account: balance, ledger, statement, keys, flags,
@@ -86,6 +91,12 @@ func (c *Console) accountPage(s *session, id string) (accountData, error) {
 		return d, err
 	}
 	if d.Chats, err = c.Admin.Chats(s.ctx, id); err != nil {
+		return d, err
+	}
+	if d.Prices, err = c.Admin.AccountPrices(s.ctx, id); err != nil {
+		return d, err
+	}
+	if d.Tiers, err = c.Admin.Tiers(s.ctx); err != nil {
 		return d, err
 	}
 	d.Ledger, err = c.Admin.Ledger(s.ctx, id, 50)
@@ -179,6 +190,31 @@ func (c *Console) flags(w http.ResponseWriter, r *http.Request, s *session) erro
 		return err
 	}
 	return c.done(w, r, "/console/accounts/"+url.PathEscape(id), "The flags are saved.")
+}
+
+// terms sets an account's price tier and spending limits (a PATCH of only
+// them); an empty limit lifts it.
+func (c *Console) terms(w http.ResponseWriter, r *http.Request, s *session) error {
+	id := r.PathValue("id")
+	f := map[string]any{"tier": nil}
+	if t := r.PostFormValue("tier"); t != "" {
+		f["tier"] = t
+	}
+	for _, l := range []struct{ form, field, label string }{
+		{"maxOrder", "maxOrderUsd", "Most an order"}, {"dailyLimit", "dailyLimitUsd", "Most a day"}} {
+		f[l.field] = nil
+		if v := strings.TrimSpace(r.PostFormValue(l.form)); v != "" {
+			m, err := client.ParseMoney(v)
+			if err != nil || m < 0 {
+				return pageError{http.StatusBadRequest, l.label + ": an amount in USD such as 250 or 99.50, or empty for no limit."}
+			}
+			f[l.field] = json.Number(m.String())
+		}
+	}
+	if _, err := c.Admin.PatchAccount(s.ctx, id, f); err != nil {
+		return err
+	}
+	return c.done(w, r, "/console/accounts/"+url.PathEscape(id), "The prices and limits are saved.")
 }
 
 // allowlist replaces an account's IPv4 allow-list.

@@ -76,7 +76,12 @@ func TestDashboardFigures(t *testing.T) {
 	for _, path := range []string{"/console/", "/console/orders", "/console/accounts", "/console/accounts/" + accounts[0], "/console/catalog",
 		"/console/stock", "/console/suppliers", "/console/reports", "/console/operators", "/console/actions", "/console/settings"} {
 		b.open(path)
-		wide, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth`))
+		// Wide until its style sheet has loaded: a page still wide once
+		// everything it loads has loaded is wider than the screen.
+		wide, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`new Promise(done => {
+			const check = () => done(document.documentElement.scrollWidth > window.innerWidth);
+			document.readyState === "complete" ? check() : window.addEventListener("load", check);
+		})`, chromedp.EvalAwaitPromise))
 		if err != nil || wide {
 			t.Errorf("%s at phone width: wider than the screen (%v)", path, err)
 		}

@@ -99,6 +99,20 @@ func navFor(s *session, path string) []navLink {
 // funcs are the templates' helpers.
 var funcs = template.FuncMap{
 	"usd": client.Money.Dollars,
+	// usdp is usd of an amount that may be absent ("" then).
+	"usdp": func(m *client.Money) string {
+		if m == nil {
+			return ""
+		}
+		return m.Dollars()
+	},
+	// str is a string that may be absent ("" then).
+	"str": func(s *string) string {
+		if s == nil {
+			return ""
+		}
+		return *s
+	},
 	"when": func(t time.Time) string {
 		if t.IsZero() {
 			return "—"

@@ -31,6 +31,7 @@ func (c *Console) routes() {
 	may("POST /console/accounts/{id}/credit", topupd.PermCredit, c.credit)
 	may("POST /console/accounts/{id}/flags", topupd.PermAccounts, c.flags)
 	may("POST /console/accounts/{id}/allowlist", topupd.PermAccounts, c.allowlist)
+	may("POST /console/accounts/{id}/terms", topupd.PermPrices, c.terms)
 	may("POST /console/accounts/{id}/keys", topupd.PermAccounts, c.createKey)
 	may("POST /console/accounts/{id}/keys/{keyId}/revoke", topupd.PermAccounts, c.revokeKey)
 	may("GET /console/accounts/{id}/statement.csv", topupd.PermReports, c.statementCSV)

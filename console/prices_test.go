@@ -1,0 +1,63 @@
+package console_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/topupd/topupd/internal/topupdtest"
+)
+
+// TestAccountPricesAndLimits: finance puts an account on a tier and sets
+// its spending limits on the account's page; the page lists what the
+// account pays and why, the reseller catalog shows the tier's price, and
+// an order above the limit is refused. A bad amount changes nothing.
+// Support sees the terms but has no form.
+func TestAccountPricesAndLimits(t *testing.T) {
+	t.Parallel()
+	b := newTab(t)
+	b.h.LoadCatalog()
+	b.h.AdminOK(http.StatusOK, "PUT", "/admin/tiers/gold", map[string]any{"prices": map[string]any{topupdtest.PIDPubg: json.Number("0.85")}})
+	a := b.h.NewAccount("20", nil)
+	fin := b.setUp("fin", "finance")
+	b.signIn(fin)
+	b.open("/console/accounts/" + a.ID)
+	b.fill(map[string]string{"#max-order": "two"})
+	b.click("#save-terms")
+	if got := b.text("#error"); !strings.Contains(got, "Most an order") {
+		t.Errorf("a bad limit: %q", got)
+	}
+	b.open("/console/accounts/" + a.ID)
+	b.eval(`document.querySelector("#tier").value = "gold"`)
+	b.fill(map[string]string{"#max-order": "2", "#daily-limit": "100.5"})
+	b.click("#save-terms")
+	if got := b.text("#flash"); !strings.Contains(got, "saved") {
+		t.Errorf("after saving the terms: %q", got)
+	}
+	acct := b.h.AdminOK(http.StatusOK, "GET", "/admin/accounts/"+a.ID, nil)
+	if acct.Str("tier") != "gold" || acct.Num("maxOrderUsd") != "2" || acct.Num("dailyLimitUsd") != "100.5" {
+		t.Errorf("the account after the form: %v", acct)
+	}
+	b.eval(`document.querySelector("#terms details").open = true`)
+	if got := strings.Join(strings.Fields(b.text("#account-prices")), " "); !strings.Contains(got, topupdtest.PIDPubg+" 0.85 tier") {
+		t.Errorf("what the account pays: %q", got)
+	}
+	if r := b.h.Place(a, map[string]any{"pid": topupdtest.PIDPubg, "trxid": b.h.Trx(), "userId": "5123"}); r.Num("amountUsd") != "0.85" {
+		t.Errorf("an order on the tier: %v", r)
+	}
+	if r := b.h.Do("POST", "/orders", a.Key, map[string]any{"pid": topupdtest.PIDPubgBig, "trxid": b.h.Trx(), "userId": "5123"}); r.Str("error") != "SPEND LIMIT EXCEEDED" {
+		t.Errorf("an order above the limit: %v", r)
+	}
+
+	s := b.also()
+	sup := s.setUp("sup", "support")
+	s.signIn(sup)
+	s.open("/console/accounts/" + a.ID)
+	if s.has("#save-terms") {
+		t.Errorf("support has the terms form")
+	}
+	if got := s.text("#terms-text"); got != "Tier: gold. Most an order: 2.00. Most a day: 100.50." {
+		t.Errorf("support sees %q", got)
+	}
+}
