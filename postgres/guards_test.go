@@ -119,6 +119,8 @@ func TestDatabaseGuards(t *testing.T) {
 		storetest.Refused("orders: truncating", `TRUNCATE orders CASCADE`, nil, gone),
 		storetest.Refused("orders: refunded while processing", `UPDATE orders SET refunded = 1 WHERE seq = $1`, []any{f.processing}, check),
 		storetest.Refused("orders: final without finish time", `UPDATE orders SET status = 'completed', cost = 5 WHERE seq = $1`, []any{f.processing}, check),
+		storetest.Refused("orders: repricing a processing order", `UPDATE orders SET amount = amount + 1 WHERE seq = $1`, []any{f.processing}, "never changes"),
+		storetest.Refused("orders: another quantity for a processing order", `UPDATE orders SET quantity = quantity + 1 WHERE seq = $1`, []any{f.processing}, "never changes"),
 		storetest.Refused("orders: completed without a cost", `UPDATE orders SET status = 'completed', finished_at = 1 WHERE seq = $1`, []any{f.processing}, "orders_cost_when_completed"),
 		storetest.Refused("orders: a cost on a processing order", `UPDATE orders SET cost = 5 WHERE seq = $1`, []any{f.processing}, "orders_cost_when_completed"),
 		storetest.Refused("orders: changing a completed order's cost", `UPDATE orders SET cost = cost + 1 WHERE seq = $1`, []any{f.completed}, final),
