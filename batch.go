@@ -161,3 +161,15 @@ func (n *LowStockNotes) Take() []LowStockAlert {
 	n.alerts = nil
 	return a
 }
+
+// LowOnStock reports whether a pack that draws stock is low on it, as the
+// console and the operators' chats show it: by its low-stock alert when
+// its lowStockAt is set (levels is what BatchStore.LowStock reports);
+// otherwise, as before lowStockAt, when it is active and holds fewer than
+// LowStock codes.
+func LowOnStock(pid, status string, available int, levels map[string]bool) bool {
+	if raised, ok := levels[pid]; ok {
+		return raised
+	}
+	return status == StatusActive && available < LowStock
+}

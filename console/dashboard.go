@@ -62,14 +62,8 @@ func (c *Console) dashboard(w http.ResponseWriter, r *http.Request, s *session) 
 			d.Alerts = append(d.Alerts, h)
 		}
 	}
-	packs, err := c.Admin.StockPacks(s.ctx)
-	if err != nil {
+	if d.LowStock, err = c.lowStock(s); err != nil { // stock.go
 		return err
-	}
-	for _, p := range packs {
-		if p.Status == "active" && p.Available < LowStock {
-			d.LowStock = append(d.LowStock, p)
-		}
 	}
 	if s.may(topupd.PermReports) {
 		if err := c.takings(s, &d); err != nil {

@@ -183,6 +183,11 @@ func TestStockUpload(t *testing.T) {
 	if got := b.text("#upload-result"); got != "Done: 9990 added, 10 duplicates, 9995 available." {
 		t.Errorf("the upload's result: %q", got)
 	}
+	// The script's chunks make one batch (batches_test.go tests batches).
+	if bs, err := b.h.AdminClient.Batches(t.Context(), pid); err != nil || len(bs) != 2 || bs[0].Added != 9990 ||
+		b.text("#upload-batch") != fmt.Sprintf("In batch %d of %s.", bs[0].ID, pid) {
+		t.Errorf("the upload's batches, the newest of 9990 codes: %+v, %v; the page says %q", bs, err, b.text("#upload-batch"))
+	}
 	topupdtest.Screenshot(t, b.ctx, "console-stock.png")
 	if before != "5" {
 		t.Fatalf("the catalog's stock before: %s", before)

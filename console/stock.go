@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/topupd/topupd"
@@ -13,26 +14,36 @@ import (
 )
 
 // Stock uploads: a file of up to MaxUploadBytes is sent to the admin API
-// in chunks of uploadChunk codes, each its own stock.add in the action log.
+// in chunks of uploadChunk codes, each its own stock.add in the action log,
+// all in one batch: the first chunk starts it (with the form's cost and
+// note), the others name it.
 const (
 	// MaxUploadBytes bounds an uploaded file of codes.
 	MaxUploadBytes = 64 << 20
 	uploadChunk    = 5000
-	// LowStock is the count of codes below which a pack is low on stock.
+	// LowStock is the count of codes below which a pack without a
+	// lowStockAt is low on stock.
 	LowStock = topupd.LowStock
 )
 
 // stockData is the stock page: each stock pack's count, and an upload's
 // result.
 type stockData struct {
-	Packs  []client.Pack
+	Packs  []stockPack
 	Result *uploadResult
+}
+
+// stockPack is a pack that draws stock, and whether it is low on it.
+type stockPack struct {
+	client.Pack
+	Low bool
 }
 
 // uploadResult sums an upload's chunks.
 type uploadResult struct {
 	PID                                 string
 	Codes, Added, Duplicates, Available int
+	BatchID                             int64
 }
 
 // stock shows the count of codes per stock pack and the upload form.
@@ -47,8 +58,52 @@ func (c *Console) stock(w http.ResponseWriter, r *http.Request, s *session) erro
 
 // stockPage reads the packs that draw from stock.
 func (c *Console) stockPage(s *session) (stockData, error) {
-	packs, err := c.Admin.StockPacks(s.ctx)
+	packs, err := c.stockPacks(s)
 	return stockData{Packs: packs}, err
+}
+
+// stockPacks reads the packs that draw from stock, each marked low or not
+// (topupd.LowOnStock: by its lowStockAt's alert, as the database keeps it,
+// when it has one).
+func (c *Console) stockPacks(s *session) ([]stockPack, error) {
+	packs, err := c.Admin.StockPacks(s.ctx)
+	if err != nil {
+		return nil, err
+	}
+	levels, err := c.Store.LowStock(s.ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]stockPack, len(packs))
+	for i, p := range packs {
+		out[i] = stockPack{Pack: p, Low: topupd.LowOnStock(p.PID, p.Status, p.Available, levels)}
+	}
+	return out, nil
+}
+
+// lowStock reads the packs low on stock, for the dashboard.
+func (c *Console) lowStock(s *session) ([]client.Pack, error) {
+	packs, err := c.stockPacks(s)
+	var low []client.Pack
+	for _, p := range packs {
+		if p.Low {
+			low = append(low, p.Pack)
+		}
+	}
+	return low, err
+}
+
+// uploadOf reads an upload form's batch fields: a cost (optional) and a note.
+func uploadOf(r *http.Request) (client.StockUpload, error) {
+	u := client.StockUpload{Note: strings.TrimSpace(r.FormValue("note"))}
+	if strings.TrimSpace(r.FormValue("costUsd")) != "" {
+		cost, err := money(r, "costUsd", "Cost of one code")
+		if err != nil {
+			return u, err
+		}
+		u.CostUSD = &cost
+	}
+	return u, nil
 }
 
 // uploadStock adds the codes of an uploaded .csv or .txt file to a pack's
@@ -64,9 +119,13 @@ func (c *Console) uploadStock(w http.ResponseWriter, r *http.Request, s *session
 	if err != nil {
 		return pageError{http.StatusBadRequest, "File: " + err.Error()}
 	}
+	u, err := uploadOf(r)
+	if err != nil {
+		return err
+	}
 	res := uploadResult{PID: r.FormValue("pid"), Codes: len(codes)}
 	for i := 0; i < len(codes); i += uploadChunk {
-		part, err := c.Admin.AddStock(s.ctx, res.PID, codes[i:min(i+uploadChunk, len(codes))])
+		part, err := c.Admin.AddStockBatch(s.ctx, res.PID, codes[i:min(i+uploadChunk, len(codes))], u)
 		if err != nil {
 			if i > 0 {
 				c.flash(w, "Codes sent before the error were added; send the file again to add the rest.")
@@ -74,6 +133,7 @@ func (c *Console) uploadStock(w http.ResponseWriter, r *http.Request, s *session
 			return err
 		}
 		res.Added, res.Duplicates, res.Available = res.Added+part.Added, res.Duplicates+part.Duplicates, part.Available
+		res.BatchID, u = part.BatchID, client.StockUpload{BatchID: part.BatchID} // the next chunks join the batch
 	}
 	d, err := c.stockPage(s)
 	if err != nil {
@@ -107,11 +167,16 @@ func readCodeFile(f io.Reader) ([]string, error) {
 	return codes, nil
 }
 
-// stockChunk adds one chunk of codes the script sends, answering JSON.
+// stockChunk adds one chunk of codes the script sends, answering JSON:
+// the first chunk of a file carries the batch's cost and note, the others
+// the batchId the first was answered.
 func (c *Console) stockChunk(w http.ResponseWriter, r *http.Request, s *session) error {
 	var in struct {
-		PID   string   `json:"pid"`
-		Codes []string `json:"codes"`
+		PID     string   `json:"pid"`
+		Codes   []string `json:"codes"`
+		BatchID int64    `json:"batchId"`
+		CostUSD string   `json:"costUsd"` // the form's text
+		Note    string   `json:"note"`
 	}
 	answer := func(status int, v any) error {
 		w.Header().Set("Content-Type", "application/json")
@@ -121,7 +186,15 @@ func (c *Console) stockChunk(w http.ResponseWriter, r *http.Request, s *session)
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 8<<20)).Decode(&in); err != nil {
 		return answer(http.StatusBadRequest, map[string]string{"error": "the chunk is not JSON: " + err.Error()})
 	}
-	res, err := c.Admin.AddStock(s.ctx, in.PID, in.Codes)
+	u := client.StockUpload{BatchID: in.BatchID, Note: strings.TrimSpace(in.Note)}
+	if v := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(in.CostUSD), "$")); v != "" {
+		cost, err := client.ParseMoney(v)
+		if err != nil {
+			return answer(http.StatusBadRequest, map[string]string{"error": "Cost of one code: " + strconv.Quote(v) + " is not an amount in dollars and cents, such as 0.50."})
+		}
+		u.CostUSD = &cost
+	}
+	res, err := c.Admin.AddStockBatch(s.ctx, in.PID, in.Codes, u)
 	if err != nil {
 		status := http.StatusInternalServerError
 		if e, ok := client.AsError(err); ok && e.StatusCode > 0 {

@@ -13,10 +13,10 @@ import (
 // operatorAlerts tells every operator's chat when an alert starts and
 // when it clears, once each: a supplier alerting (failing, or needing
 // the operator: our balance or key at an upstream), orders stuck past
-// their deadline, a pack low on stock. The store keeps the alerts told,
-// so a restart or a takeover neither repeats nor forgets one; an alert
-// is recorded before it is sent, so a send lost to a crash is not sent
-// twice.
+// their deadline, a pack low on stock (by its lowStockAt when set). The
+// store keeps the alerts told, so a restart or a takeover neither repeats
+// nor forgets one; an alert is recorded before it is sent, so a send lost
+// to a crash is not sent twice.
 func (w *watcher) operatorAlerts(ctx context.Context, api *tgbot.Bot) {
 	now, err := w.currentAlerts(w.b.AsSystem(ctx))
 	if err != nil {
@@ -92,10 +92,23 @@ func (w *watcher) currentAlerts(ctx context.Context) (map[string]string, error) 
 	if err != nil {
 		return nil, err
 	}
+	// A pack's lowStockAt, when set, decides: its alert as the database
+	// keeps it (raised when the stock fell to it or below, cleared when
+	// stock was added above it). Without one, an active pack is low under
+	// topupd.LowStock codes, as before lowStockAt (topupd.LowOnStock).
+	levels, err := w.b.Store.LowStock(ctx)
+	if err != nil {
+		return nil, err
+	}
 	for _, p := range packs {
-		if p.Status == "active" && p.Available < topupd.LowStock {
-			out["low-stock:"+p.PID] = fmt.Sprintf("pack %s is low on stock (under %d codes).", p.PID, topupd.LowStock)
+		if !topupd.LowOnStock(p.PID, p.Status, p.Available, levels) {
+			continue
 		}
+		msg := fmt.Sprintf("pack %s is low on stock (under %d codes).", p.PID, topupd.LowStock)
+		if p.LowStockAt != nil {
+			msg = fmt.Sprintf("pack %s is low on stock (%d codes or fewer).", p.PID, *p.LowStockAt)
+		}
+		out["low-stock:"+p.PID] = msg
 	}
 	return out, nil
 }

@@ -306,9 +306,24 @@ func (s *Store) LowStock(ctx context.Context) (map[string]bool, error) {
 // none. Under the pack's stock level lock, which the caller holds from
 // its count of the stock, these are the very codes drawCodes then gives.
 func (s *Store) stockCost(ctx context.Context, tx *sql.Tx, pid string, quantity int, unit topupd.Money) (topupd.Money, error) {
-	var cost int64
-	err := tx.QueryRowContext(ctx, `SELECT CAST(COALESCE(SUM(COALESCE(b.cost, $3)), 0) AS BIGINT)
-		FROM (SELECT batch_id FROM codes WHERE pid = $1 AND order_seq IS NULL AND voided_at IS NULL ORDER BY id LIMIT $2) c
-		LEFT JOIN stock_batches b ON b.id = c.batch_id`, pid, quantity, int64(unit)).Scan(&cost)
-	return topupd.Money(cost), err
+	rows, err := tx.QueryContext(ctx, stockCostSQL, pid, quantity, int64(unit))
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	var total topupd.Money
+	for rows.Next() {
+		var c topupd.Money
+		if err := rows.Scan(&c); err != nil {
+			return 0, err
+		}
+		total += c
+	}
+	return total, rows.Err()
 }
+
+// stockCostSQL is the cost of each code a draw of a pack ($1) for $2
+// codes is about to take, $3 for a code whose batch has no cost: the
+// draw's own choice of codes (see the drawCodes query).
+const stockCostSQL = `SELECT COALESCE((SELECT b.cost FROM stock_batches b WHERE b.id = c.batch_id), $3) FROM codes c
+	WHERE c.pid = $1 AND c.order_seq IS NULL AND c.voided_at IS NULL ORDER BY c.id LIMIT $2`

@@ -126,6 +126,7 @@ func HotQueries(d Dialect) []HotQuery {
 		{Name: "history page", SQL: `SELECT ` + viewColumns + ` FROM orders ` + q.historyTail, Args: []any{"a", 100, 20}},
 		{Name: "codes of order", SQL: q.codesOfOrder, Args: []any{1}},
 		{Name: "draw codes", SQL: q.drawCodes, Args: []any{1, "p", 3}},
+		{Name: "cost of a draw", SQL: stockCostSQL, Args: []any{"p", 3, 0}},
 		{Name: "claim due", SQL: q.claimDue, Args: []any{"o", 1, 1, 10}},
 		{Name: "next due", SQL: q.nextDue},
 		{Name: "order by id", SQL: q.orderByID, Args: []any{"ord_x"}},
