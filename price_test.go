@@ -95,3 +95,35 @@ func TestLimitsAllow(t *testing.T) {
 		}
 	}
 }
+
+// TestSupplierListValidate: a list names each supplier once (one upstream
+// may be listed with several pids: it is moved on from only when it holds
+// no order, so the trxid is free there), with valid providers, and the
+// pack's single provider fields are its first.
+func TestSupplierListValidate(t *testing.T) {
+	up := func(name, pid string) Supplier { return Supplier{Provider: ProviderUpstream, Upstream: name, UpstreamPID: pid} }
+	for _, c := range []struct {
+		list []Supplier
+		ok   bool
+	}{
+		{[]Supplier{up("a", "x"), up("b", "x")}, true},
+		{[]Supplier{up("a", "x"), {Provider: ProviderManual}}, true},
+		{[]Supplier{up("a", "x"), up("a", "y")}, true},
+		{[]Supplier{up("a", "x"), up("a", "x")}, false},
+		{[]Supplier{{Provider: ProviderManual}, {Provider: ProviderManual}}, false},
+		{[]Supplier{up("a", "")}, false},
+		{[]Supplier{{Provider: "elsewhere"}}, false},
+		{[]Supplier{up("a", "x"), {Provider: ProviderSim, Cost: -1}}, false},
+	} {
+		first := c.list[0]
+		p := Pack{PID: "p", Slug: "s", Name: "n", Price: USD(1), Status: StatusActive,
+			Provider: first.Provider, Upstream: first.Upstream, UpstreamPID: first.UpstreamPID, Suppliers: c.list}
+		if err := p.Validate(); (err == nil) != c.ok {
+			t.Errorf("%+v: %v", c.list, err)
+		}
+	}
+	p := Pack{PID: "p", Slug: "s", Name: "n", Price: USD(1), Status: StatusActive, Provider: ProviderSim, Suppliers: []Supplier{up("a", "x")}}
+	if err := p.Validate(); err == nil {
+		t.Errorf("a provider other than the first supplier's is valid")
+	}
+}
