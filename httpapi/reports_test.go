@@ -19,7 +19,7 @@ import (
 	"github.com/topupd/topupd/internal/topupdtest"
 )
 
-// TestSalesReport: three days of orders on a clock the test moves, of two
+// TestSalesReport, on SQLite and PostgreSQL: three days of orders on a clock the test moves, of two
 // accounts over sim, manual and key packs, completed, refused and refunded,
 // cancelled without a refund and left processing. Over whole days, over
 // periods that start and end inside a day and inside one day, every
@@ -27,8 +27,14 @@ import (
 // the JSON's rows; bad parameters are 400 naming the parameter.
 func TestSalesReport(t *testing.T) {
 	t.Parallel()
-	clock := topupdtest.NewClock()
-	h := topupdtest.New(t, topupdtest.WithClock(clock))
+	topupdtest.EachDB(t, func(t *testing.T, db ...topupdtest.Option) {
+		clock := topupdtest.NewClock()
+		testSalesReport(t, clock, topupdtest.New(t, append(db, topupdtest.WithClock(clock))...))
+	})
+}
+
+// testSalesReport is TestSalesReport on one store.
+func testSalesReport(t *testing.T, clock *topupdtest.Clock, h *topupdtest.T) {
 	h.LoadCatalog()
 	h.AddStock(topupdtest.PIDKey, 40)
 	accounts := []topupdtest.Account{h.NewAccount("500", nil), h.NewAccount("500", nil)}
