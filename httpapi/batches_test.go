@@ -14,23 +14,6 @@ import (
 	"github.com/topupd/topupd/internal/topupdtest"
 )
 
-// onEachDB runs a test on SQLite and, when TOPUPD_TEST_POSTGRES is set, on
-// PostgreSQL too.
-func onEachDB(t *testing.T, run func(t *testing.T, db ...topupdtest.Option)) {
-	t.Run("sqlite", func(t *testing.T) {
-		t.Parallel()
-		run(t)
-	})
-	t.Run("postgres", func(t *testing.T) {
-		t.Parallel()
-		dsn, ok := topupdtest.PostgresSchema(t)
-		if !ok {
-			t.Skip("TOPUPD_TEST_POSTGRES not set")
-		}
-		run(t, topupdtest.WithDB(dsn))
-	})
-}
-
 // batchPack is the stock pack the batch tests use: a key pack priced 1.2
 // that costs 0.8 a unit.
 const batchPack = "gamekey-batches"
@@ -64,7 +47,7 @@ func batchList(t *testing.T, h *topupdtest.T) []map[string]any {
 // holds them and is in the action log without them; the audit holds.
 func TestStockBatches(t *testing.T) {
 	t.Parallel()
-	onEachDB(t, func(t *testing.T, db ...topupdtest.Option) {
+	topupdtest.EachDB(t, func(t *testing.T, db ...topupdtest.Option) {
 		h := topupdtest.New(t, db...)
 		h.LoadCatalog()
 		h.PutPack(batchPack, map[string]any{"slug": "gamekey", "name": "Batch key", "priceUsd": topupdtest.USD("1.2"),
@@ -183,7 +166,7 @@ func TestStockBatches(t *testing.T) {
 // the stock level is what is left; the audit holds.
 func TestVoidRacingOrders(t *testing.T) {
 	t.Parallel()
-	onEachDB(t, func(t *testing.T, db ...topupdtest.Option) {
+	topupdtest.EachDB(t, func(t *testing.T, db ...topupdtest.Option) {
 		h := topupdtest.New(t, db...)
 		h.LoadCatalog()
 		h.PutPack(batchPack, map[string]any{"slug": "gamekey", "name": "Batch key", "priceUsd": topupdtest.USD("1.2"), "status": "active"})
@@ -270,7 +253,7 @@ func TestVoidRacingOrders(t *testing.T) {
 // gauge and counter, and the audit agreeing.
 func TestLowStockAlert(t *testing.T) {
 	t.Parallel()
-	onEachDB(t, func(t *testing.T, db ...topupdtest.Option) {
+	topupdtest.EachDB(t, func(t *testing.T, db ...topupdtest.Option) {
 		h := topupdtest.New(t, db...)
 		h.LoadCatalog()
 		h.PutPack(batchPack, map[string]any{"slug": "gamekey", "name": "Batch key", "priceUsd": topupdtest.USD("1.2"), "status": "active"})

@@ -127,7 +127,7 @@ func attempts(t *testing.T, r topupdtest.Reply) []string {
 // alert); the next order then passes B over while it is unhealthy. Each
 // order is bought once, at one upstream, and costs that supplier's cost.
 func TestFailoverOverHTTP(t *testing.T) {
-	eachStore(t, func(t *testing.T, db ...topupdtest.Option) {
+	topupdtest.EachDB(t, func(t *testing.T, db ...topupdtest.Option) {
 		f := newFailover(t, db...)
 
 		id, view := f.buy(t, pidRefused)
@@ -229,19 +229,3 @@ func (f *failover) checkBoughtOnce(t *testing.T, id string, atB, atC int) {
 	}
 }
 
-// eachStore runs a test with A on SQLite and, when TOPUPD_TEST_POSTGRES is
-// set, on PostgreSQL too.
-func eachStore(t *testing.T, run func(t *testing.T, db ...topupdtest.Option)) {
-	t.Run("sqlite", func(t *testing.T) {
-		t.Parallel()
-		run(t)
-	})
-	t.Run("postgres", func(t *testing.T) {
-		t.Parallel()
-		dsn, ok := topupdtest.PostgresSchema(t)
-		if !ok {
-			t.Skip("TOPUPD_TEST_POSTGRES not set")
-		}
-		run(t, topupdtest.WithDB(dsn))
-	})
-}
