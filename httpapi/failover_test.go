@@ -228,4 +228,3 @@ func (f *failover) checkBoughtOnce(t *testing.T, id string, atB, atC int) {
 		}
 	}
 }
-
