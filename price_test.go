@@ -101,7 +101,9 @@ func TestLimitsAllow(t *testing.T) {
 // no order, so the trxid is free there), with valid providers, and the
 // pack's single provider fields are its first.
 func TestSupplierListValidate(t *testing.T) {
-	up := func(name, pid string) Supplier { return Supplier{Provider: ProviderUpstream, Upstream: name, UpstreamPID: pid} }
+	up := func(name, pid string) Supplier {
+		return Supplier{Provider: ProviderUpstream, Upstream: name, UpstreamPID: pid}
+	}
 	for _, c := range []struct {
 		list []Supplier
 		ok   bool
