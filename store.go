@@ -218,6 +218,10 @@ type Settlement struct {
 	// Note, with StatusProcessing, says why the order is rescheduled; the
 	// order's history records it (after the alert, if any).
 	Note string
+	// By, when set, is the supplier whose answer the settlement records:
+	// the order must still be at that supplier (a worker that called a
+	// supplier the order has since moved on from settles nothing).
+	By *Supplier
 	// Cost, with StatusCompleted, is what the order cost the business; nil
 	// takes the pack's cost at this moment, per unit.
 	Cost *Money

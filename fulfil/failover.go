@@ -66,7 +66,10 @@ func (e *Engine) moveOn(ctx context.Context, o topupd.Order, outcome topupd.Atte
 }
 
 // attempts reads an order's supplier list and the index of its current
-// supplier, -1 when it has none (its pack listed no suppliers).
+// supplier, -1 when it has none (its pack listed no suppliers). An order
+// whose current supplier is no longer the one o names has moved on since
+// this worker read it: EConflict, and the worker leaves it alone (it must
+// neither move it again nor submit to the supplier it left).
 func (e *Engine) attempts(ctx context.Context, o *topupd.Order) ([]topupd.SupplierAttempt, int, error) {
 	ctx, cancel := storeContext(ctx)
 	defer cancel()
@@ -76,8 +79,15 @@ func (e *Engine) attempts(ctx context.Context, o *topupd.Order) ([]topupd.Suppli
 	}
 	for i := range list {
 		if list[i].Outcome == topupd.AttemptTrying {
+			if a := &list[i]; a.Provider != o.Provider || a.Upstream != o.Upstream || a.UpstreamPID != o.UpstreamPID {
+				return nil, -1, topupd.Errorf(topupd.EConflict, "order %s has moved on to %s", o.ID, supplierName(&a.Supplier))
+			}
 			return list, i, nil
 		}
+	}
+	if len(list) > 0 {
+		// A listed order without a current supplier is final.
+		return nil, -1, topupd.Errorf(topupd.EOrderFinal, "order %s is final", o.ID)
 	}
 	return list, -1, nil
 }

@@ -249,6 +249,11 @@ func (e *Engine) alert(ctx context.Context, o topupd.Order, alert, why, supplier
 func (e *Engine) settle(logCtx context.Context, o topupd.Order, st topupd.Settlement) topupd.Order {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	if st.By == nil {
+		// What a worker settles is its supplier's answer, or its own view
+		// of the order at that supplier: never once the order has moved.
+		st.By = &topupd.Supplier{Provider: o.Provider, Upstream: o.Upstream, UpstreamPID: o.UpstreamPID}
+	}
 	out, err := e.cfg.Store.Settle(ctx, o.Seq, st)
 	if err != nil && topupd.CodeOf(err) == topupd.ECodeAlreadyUsed && st.Status == topupd.StatusCompleted {
 		// Never complete an order with a code sold before or held in stock.

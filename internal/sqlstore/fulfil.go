@@ -106,6 +106,9 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 	if st.LeaseOwner != "" && owner != st.LeaseOwner {
 		return o, topupd.Errorf(topupd.EConflict, "order %s is no longer leased to %s", o.ID, st.LeaseOwner)
 	}
+	if by := st.By; by != nil && (by.Provider != o.Provider || by.Upstream != o.Upstream || by.UpstreamPID != o.UpstreamPID) {
+		return o, topupd.Errorf(topupd.EConflict, "order %s has moved from supplier %s %s to %s %s", o.ID, by.Provider, by.Upstream, o.Provider, o.Upstream)
+	}
 	supplier := st.Supplier
 	if supplier == "" {
 		supplier = o.Supplier

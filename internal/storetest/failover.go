@@ -19,6 +19,7 @@ var failoverTests = []test{
 	{"MoveSupplierRefusals", testMoveSupplierRefusals},
 	{"MoveSupplierOnce", testMoveSupplierOnce},
 	{"SettleEndsTheAttempt", testSettleEndsTheAttempt},
+	{"SettleByALeftSupplier", testSettleByALeftSupplier},
 }
 
 // pidListed is a top-up pack sold through two upstreams and then the
@@ -400,4 +401,38 @@ func FailoverGuards(t *testing.T, s topupd.Store, db *sql.DB, unique string) {
 	if !named {
 		t.Error("the audit did not name the damaged order")
 	}
+}
+
+// testSettleByALeftSupplier: the answer of a supplier the order has moved
+// on from settles nothing, even under the same lease: neither a refusal
+// (which would refund an order the next supplier may be selling) nor a
+// sale; the answer of the current supplier does.
+func testSettleByALeftSupplier(t *testing.T, e *env) {
+	e.listedPack()
+	a := e.account("a", topupd.USD(100))
+	o := e.leased(a.ID, "T-1", "w1")
+	first := topupd.Supplier{Provider: o.Provider, Upstream: o.Upstream, UpstreamPID: o.UpstreamPID}
+	moved, err := e.move(o, "w1", 1, 3, topupd.AttemptRefused)
+	if err != nil {
+		t.Fatalf("MoveSupplier: %v", err)
+	}
+	before := e.snapshot(a.ID)
+	done := t0.Add(5 * time.Second)
+	for _, st := range []topupd.Settlement{
+		{Status: topupd.StatusCancelled, Error: "UPSTREAM: UNKNOWN PID", Refund: true},
+		{Status: topupd.StatusCompleted},
+		{Status: topupd.StatusProcessing, RetryAt: done},
+	} {
+		st.Now, st.LeaseOwner, st.By = done, "w1", &first
+		if _, err := e.s.Settle(e.ctx, o.Seq, st); topupd.CodeOf(err) != topupd.EConflict {
+			t.Errorf("Settle %s by the supplier left: %v, want CONFLICT", st.Status, err)
+		}
+	}
+	e.unchanged(before, "settling by a supplier the order left")
+	now := topupd.Supplier{Provider: moved.Provider, Upstream: moved.Upstream, UpstreamPID: moved.UpstreamPID}
+	got, err := e.s.Settle(e.ctx, o.Seq, topupd.Settlement{Status: topupd.StatusCompleted, Now: done, LeaseOwner: "w1", By: &now})
+	if err != nil || got.Status != topupd.StatusCompleted {
+		t.Fatalf("Settle by the current supplier: %v, %v", got.Status, err)
+	}
+	checkAuditClean(t, e)
 }
