@@ -191,10 +191,20 @@ func (c *Console) savePack(w http.ResponseWriter, r *http.Request, s *session) e
 	if err != nil {
 		return err
 	}
+	var cost *client.Money // empty: no cost
+	if f("cost") != "" {
+		m, err := money(r, "cost", "Cost")
+		if err != nil {
+			return err
+		}
+		cost = &m
+	}
+	allow := f("allowBelowCost") == "yes"
 	if pid == "new" {
 		pid = f("pid")
 		_, err = c.Admin.PutProduct(s.ctx, client.Pack{PID: pid, Slug: f("slug"), Name: f("name"), Category: f("category"), PriceUSD: price,
-			Status: f("status"), StockBased: f("stockBased") == "yes", Provider: f("provider"), Upstream: f("upstream"), UpstreamPID: f("upstreamPid")})
+			Status: f("status"), StockBased: f("stockBased") == "yes", Provider: f("provider"), Upstream: f("upstream"), UpstreamPID: f("upstreamPid"),
+			CostUSD: cost, AllowBelowCost: allow})
 	} else {
 		p, ok, ferr := c.findPack(s, pid)
 		if ferr != nil {
@@ -212,8 +222,14 @@ func (c *Console) savePack(w http.ResponseWriter, r *http.Request, s *session) e
 		if price != p.PriceUSD {
 			changed["priceUsd"] = price
 		}
+		if (cost == nil) != (p.CostUSD == nil) || cost != nil && *cost != *p.CostUSD {
+			changed["costUsd"] = cost
+		}
 		if len(changed) == 0 {
 			return c.done(w, r, "/console/catalog", "Pack "+pid+": nothing changed.")
+		}
+		if allow {
+			changed["allowBelowCost"] = true
 		}
 		_, err = c.Admin.PatchProduct(s.ctx, pid, changed)
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/topupd/topupd/internal/topupdtest"
 )
 
@@ -59,5 +61,55 @@ func TestAccountPricesAndLimits(t *testing.T) {
 	}
 	if got := s.text("#terms-text"); got != "Tier: gold. Most an order: 2.00. Most a day: 100.50." {
 		t.Errorf("support sees %q", got)
+	}
+}
+
+// TestPackCost: an owner sets a pack's cost in the pack form. A cost above
+// the price is refused (BELOW_COST) and changes nothing, unless the form
+// allows a price below cost; emptying the field clears the cost.
+func TestPackCost(t *testing.T) {
+	t.Parallel()
+	b := newTab(t)
+	b.h.LoadCatalog()
+	own := b.setUp("own", "owner")
+	b.signIn(own)
+	page := "/console/catalog/packs/" + topupdtest.PIDPubg
+	costOf := func() string {
+		products, _ := b.h.AdminOK(http.StatusOK, "GET", "/admin/products", nil).Body["products"].([]any)
+		for _, p := range products {
+			if p := p.(map[string]any); p["pid"] == topupdtest.PIDPubg {
+				if c, ok := p["costUsd"].(json.Number); ok {
+					return string(c)
+				}
+				return ""
+			}
+		}
+		t.Fatalf("no pack %s", topupdtest.PIDPubg)
+		return ""
+	}
+	b.open(page)
+	b.fill(map[string]string{"#cost": "0.90"})
+	b.click("#save-pack")
+	if got := b.text("#error"); !strings.Contains(got, "BELOW") && !strings.Contains(got, "below") {
+		t.Errorf("a cost above the price: %q", got)
+	}
+	if got := costOf(); got != "" {
+		t.Errorf("after the refusal the cost is %q", got)
+	}
+	b.open(page)
+	b.fill(map[string]string{"#cost": "0.90"})
+	b.eval(`document.querySelector("#allow-below-cost").checked = true`)
+	b.click("#save-pack")
+	if got := costOf(); got != "0.9" {
+		t.Errorf("after allowing, the cost is %q", got)
+	}
+	b.open(page)
+	if got, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.querySelector("#cost").value`)); err != nil || got != "0.90" {
+		t.Errorf("the form shows the cost %q (%v)", got, err)
+	}
+	b.fill(map[string]string{"#cost": ""})
+	b.click("#save-pack")
+	if got := costOf(); got != "" {
+		t.Errorf("after emptying the field, the cost is %q", got)
 	}
 }
