@@ -55,7 +55,7 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 		return topupd.Order{}, false, topupd.Errorf(topupd.EProductDisabled, "the sim supplier is off")
 	}
 	// The account's price is read here, in the transaction that charges it.
-	book, limits, err := s.terms(ctx, tx, p.AccountID, pack.PID)
+	book, limits, err := s.orderTerms(ctx, tx, p.AccountID, pack.PID)
 	if err != nil {
 		return topupd.Order{}, false, err
 	}

@@ -189,35 +189,27 @@ func exists(ctx context.Context, tx *sql.Tx, query, id, what string) error {
 // PriceBook reads what decides an account's prices: its own prices and its
 // tier (none for an unknown account).
 func (s *Store) PriceBook(ctx context.Context, accountID string) (topupd.PriceBook, error) {
-	book, _, err := s.terms(ctx, s.read, accountID, "")
+	book, _, err := s.terms(ctx, s.read, accountID)
 	if err != nil {
 		return book, fmt.Errorf("store.PriceBook %s: %w", accountID, err)
 	}
 	return book, nil
 }
 
-// terms reads an account's price book and spending limits; a pid other
-// than "" reads only that pack's prices, as an order needs.
-func (s *Store) terms(ctx context.Context, q querier, accountID, pid string) (book topupd.PriceBook, limits topupd.Limits, err error) {
-	var tier sql.NullString
-	var markup, roundTo, maxOrder, daily sql.NullInt64
+// terms reads an account's price book and spending limits, every pack's
+// prices (the catalog's read).
+func (s *Store) terms(ctx context.Context, q querier, accountID string) (book topupd.PriceBook, limits topupd.Limits, err error) {
+	var h termsHead
 	err = q.QueryRowContext(ctx, `SELECT a.tier, t.markup, t.round_to, a.max_order, a.daily_limit
-		FROM accounts a LEFT JOIN tiers t ON t.name = a.tier WHERE a.id = $1`, accountID).Scan(&tier, &markup, &roundTo, &maxOrder, &daily)
+		FROM accounts a LEFT JOIN tiers t ON t.name = a.tier WHERE a.id = $1`, accountID).Scan(h.dest()...)
 	if isNoRows(err) {
 		return book, limits, nil
 	} else if err != nil {
 		return book, limits, err
 	}
-	limits = topupd.Limits{MaxOrder: nullMoney(maxOrder), Daily: nullMoney(daily)}
-	if tier.Valid {
-		book.Tier = &topupd.Tier{Name: tier.String, RoundTo: topupd.Money(roundTo.Int64), Prices: map[string]topupd.Money{}}
-		if markup.Valid {
-			m := topupd.Percent(markup.Int64)
-			book.Tier.Markup = &m
-		}
-	}
-	rows, err := q.QueryContext(ctx, `SELECT 0, pid, price FROM account_prices WHERE account_id = $1 AND ($3 = '' OR pid = $3)
-		UNION ALL SELECT 1, pid, price FROM tier_prices WHERE tier = $2 AND ($3 = '' OR pid = $3)`, accountID, tier.String, pid)
+	book, limits = h.terms()
+	rows, err := q.QueryContext(ctx, `SELECT 0, pid, price FROM account_prices WHERE account_id = $1
+		UNION ALL SELECT 1, pid, price FROM tier_prices WHERE tier = $2`, accountID, h.tier.String)
 	if err != nil {
 		return book, limits, err
 	}
@@ -229,16 +221,68 @@ func (s *Store) terms(ctx context.Context, q querier, accountID, pid string) (bo
 		if err := rows.Scan(&which, &p, &price); err != nil {
 			return book, limits, err
 		}
-		if which == 0 {
-			if book.Own == nil {
-				book.Own = map[string]topupd.Money{}
-			}
-			book.Own[p] = price
-		} else if book.Tier != nil {
-			book.Tier.Prices[p] = price
-		}
+		setPrice(&book, which == 0, p, price)
 	}
 	return book, limits, rows.Err()
+}
+
+// orderTerms is terms for one pack, in one statement: what an order reads
+// in its transaction.
+func (s *Store) orderTerms(ctx context.Context, tx *sql.Tx, accountID, pid string) (book topupd.PriceBook, limits topupd.Limits, err error) {
+	var h termsHead
+	var own, listed sql.NullInt64
+	err = tx.QueryRowContext(ctx, `SELECT a.tier, t.markup, t.round_to, a.max_order, a.daily_limit,
+		(SELECT price FROM account_prices WHERE account_id = a.id AND pid = $2),
+		(SELECT price FROM tier_prices WHERE tier = a.tier AND pid = $2)
+		FROM accounts a LEFT JOIN tiers t ON t.name = a.tier WHERE a.id = $1`, accountID, pid).Scan(append(h.dest(), &own, &listed)...)
+	if isNoRows(err) {
+		return book, limits, nil
+	} else if err != nil {
+		return book, limits, err
+	}
+	book, limits = h.terms()
+	if own.Valid {
+		setPrice(&book, true, pid, topupd.Money(own.Int64))
+	}
+	if listed.Valid {
+		setPrice(&book, false, pid, topupd.Money(listed.Int64))
+	}
+	return book, limits, nil
+}
+
+// setPrice records in a book an own price (own) or its tier's listed
+// price of a pack; a listed price without a tier is dropped.
+func setPrice(b *topupd.PriceBook, own bool, pid string, price topupd.Money) {
+	switch {
+	case own:
+		if b.Own == nil {
+			b.Own = map[string]topupd.Money{}
+		}
+		b.Own[pid] = price
+	case b.Tier != nil:
+		b.Tier.Prices[pid] = price
+	}
+}
+
+// termsHead is an account's row of terms: its tier and limits.
+type termsHead struct {
+	tier                             sql.NullString
+	markup, roundTo, maxOrder, daily sql.NullInt64
+}
+
+func (h *termsHead) dest() []any { return []any{&h.tier, &h.markup, &h.roundTo, &h.maxOrder, &h.daily} }
+
+// terms is the price book (without prices yet) and limits of the row.
+func (h *termsHead) terms() (topupd.PriceBook, topupd.Limits) {
+	var book topupd.PriceBook
+	if h.tier.Valid {
+		book.Tier = &topupd.Tier{Name: h.tier.String, RoundTo: topupd.Money(h.roundTo.Int64), Prices: map[string]topupd.Money{}}
+		if h.markup.Valid {
+			m := topupd.Percent(h.markup.Int64)
+			book.Tier.Markup = &m
+		}
+	}
+	return book, topupd.Limits{MaxOrder: nullMoney(h.maxOrder), Daily: nullMoney(h.daily)}
 }
 
 // spentToday is what the account's orders of now's UTC day have charged,
