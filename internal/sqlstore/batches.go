@@ -196,11 +196,17 @@ func (s *Store) VoidBatch(ctx context.Context, id int64, now time.Time) (topupd.
 		if err := read(); err != nil {
 			return err
 		}
+		// The pack's row, then its stock level, as uploads take them: an
+		// upload's chunk adding to the batch finishes first or finds it
+		// voided (its pack may have no stock level row yet to lock).
 		var one int
+		if err := tx.QueryRowContext(ctx, s.q.lockPack, b.PID).Scan(&one); err != nil && !isNoRows(err) {
+			return err
+		}
 		if err := tx.QueryRowContext(ctx, s.q.lockStock, b.PID).Scan(&one); err != nil && !isNoRows(err) {
 			return err
 		}
-		if err := read(); err != nil { // as it is once the draws have let go
+		if err := read(); err != nil { // as it is once the uploads and draws have let go
 			return err
 		}
 		if b.Voided() {

@@ -19,6 +19,7 @@ var batchTests = []test{
 	{"UploadsAreBatches", testUploadsAreBatches},
 	{"VoidWithdrawsUnsold", testVoidWithdrawsUnsold},
 	{"VoidRacingDraws", testVoidRacingDraws},
+	{"VoidRacingUpload", testVoidRacingUpload},
 	{"ExportUnsold", testExportUnsold},
 	{"StockOrderCost", testStockOrderCost},
 	{"LowStockOnce", testLowStockOnce},
