@@ -1,7 +1,6 @@
 package console
 
 import (
-	"encoding/json"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -208,7 +207,7 @@ func (c *Console) terms(w http.ResponseWriter, r *http.Request, s *session) erro
 			if err != nil || m < 0 {
 				return pageError{http.StatusBadRequest, l.label + ": an amount in USD such as 250 or 99.50, or empty for no limit."}
 			}
-			f[l.field] = json.Number(m.String())
+			f[l.field] = m
 		}
 	}
 	if _, err := c.Admin.PatchAccount(s.ctx, id, f); err != nil {

@@ -3,6 +3,7 @@ package console
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -53,14 +54,14 @@ func (c *Console) setLowStockAt(w http.ResponseWriter, r *http.Request, s *sessi
 		}
 		level = n
 	}
-	if err := c.Admin.Do(s.ctx, http.MethodPatch, "/admin/products/"+pid, map[string]any{"lowStockAt": level}, nil); err != nil {
+	if _, err := c.Admin.PatchProduct(s.ctx, pid, map[string]any{"lowStockAt": level}); err != nil {
 		return err
 	}
-	msg := "Pack " + pid + " is low on stock under 10 codes, as packs without a level are."
+	msg := fmt.Sprintf("Pack %s is low on stock under %d codes, as packs without a level are.", pid, LowStock)
 	if level != nil {
 		msg = fmt.Sprintf("Pack %s is low on stock at %d codes or fewer.", pid, level)
 	}
-	return c.done(w, r, "/console/stock/"+pid, msg)
+	return c.done(w, r, "/console/stock/"+url.PathEscape(pid), msg)
 }
 
 // voidBatch voids a batch, once confirmed: its unsold codes are withdrawn.

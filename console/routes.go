@@ -45,7 +45,7 @@ func (c *Console) routes() {
 	may("POST /console/catalog/packs/{pid}", topupd.PermCatalog, c.savePack)
 	may("POST /console/catalog/packs/{pid}/status", topupd.PermCatalog, c.packStatus)
 	read("GET /console/stock", c.stock)
-	may("POST /console/stock", topupd.PermCatalog, c.uploadStock)
+	m.Handle("POST /console/stock", c.limitUpload(c.signedIn(topupd.PermCatalog, c.uploadStock)))
 	may("POST /console/stock/chunk", topupd.PermCatalog, c.stockChunk)
 	read("GET /console/stock/{pid}", c.stockPackPage)
 	may("POST /console/stock/{pid}/level", topupd.PermCatalog, c.setLowStockAt)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -106,10 +107,23 @@ func uploadOf(r *http.Request) (client.StockUpload, error) {
 	return u, nil
 }
 
+// limitUpload bounds an upload's body before anything reads it (the
+// CSRF check reads a multipart form whole): a declared size over
+// MaxUploadBytes is refused at once, and any body is cut off there.
+func (c *Console) limitUpload(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > MaxUploadBytes {
+			c.fail(w, r, nil, http.StatusRequestEntityTooLarge, "File: at most 64 MiB.")
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, MaxUploadBytes)
+		h.ServeHTTP(w, r)
+	})
+}
+
 // uploadStock adds the codes of an uploaded .csv or .txt file to a pack's
 // stock (the form without script: the script sends chunks itself).
 func (c *Console) uploadStock(w http.ResponseWriter, r *http.Request, s *session) error {
-	r.Body = http.MaxBytesReader(w, r.Body, MaxUploadBytes)
 	file, _, err := r.FormFile("file")
 	if err != nil {
 		return pageError{http.StatusBadRequest, "File: choose a .csv or .txt file of codes, at most 64 MiB."}
@@ -127,10 +141,12 @@ func (c *Console) uploadStock(w http.ResponseWriter, r *http.Request, s *session
 	for i := 0; i < len(codes); i += uploadChunk {
 		part, err := c.Admin.AddStockBatch(s.ctx, res.PID, codes[i:min(i+uploadChunk, len(codes))], u)
 		if err != nil {
-			if i > 0 {
-				c.flash(w, "Codes sent before the error were added; send the file again to add the rest.")
+			// A chunk commits in parts: some of the file may be in stock.
+			const partly = " Codes sent before this may have been added: send the file again, and they count as duplicates."
+			if e, ok := client.AsError(err); ok && e.StatusCode > 0 && e.StatusCode < 500 {
+				return pageError{e.StatusCode, refusal(e) + partly}
 			}
-			return err
+			return fmt.Errorf("%w;%s", err, partly)
 		}
 		res.Added, res.Duplicates, res.Available = res.Added+part.Added, res.Duplicates+part.Duplicates, part.Available
 		res.BatchID, u = part.BatchID, client.StockUpload{BatchID: part.BatchID} // the next chunks join the batch
@@ -151,12 +167,9 @@ func readCodeFile(f io.Reader) ([]string, error) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 64<<10)
 	for sc.Scan() {
-		code, _, _ := strings.Cut(sc.Text(), ",")
-		code = strings.Trim(strings.TrimSpace(code), `"`)
-		if code == "" || strings.EqualFold(code, "code") {
-			continue
+		if code := codeOf(sc.Text()); code != "" {
+			codes = append(codes, code)
 		}
-		codes = append(codes, code)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err
@@ -165,6 +178,18 @@ func readCodeFile(f io.Reader) ([]string, error) {
 		return nil, errors.New("no codes in it")
 	}
 	return codes, nil
+}
+
+// codeOf reads the code on one line of an upload, as both upload paths
+// do: the first column of a CSV, without spaces, quotes or a UTF-8 byte
+// order mark around it; "" for a blank line or a "code" header.
+func codeOf(line string) string {
+	code, _, _ := strings.Cut(strings.TrimPrefix(line, "\ufeff"), ",")
+	code = strings.Trim(strings.TrimSpace(code), `"`)
+	if strings.EqualFold(code, "code") {
+		return ""
+	}
+	return code
 }
 
 // stockChunk adds one chunk of codes the script sends, answering JSON:
@@ -194,7 +219,13 @@ func (c *Console) stockChunk(w http.ResponseWriter, r *http.Request, s *session)
 		}
 		u.CostUSD = &cost
 	}
-	res, err := c.Admin.AddStockBatch(s.ctx, in.PID, in.Codes, u)
+	codes := in.Codes[:0] // the script sends lines: read them as the plain form does
+	for _, line := range in.Codes {
+		if code := codeOf(line); code != "" {
+			codes = append(codes, code)
+		}
+	}
+	res, err := c.Admin.AddStockBatch(s.ctx, in.PID, codes, u)
 	if err != nil {
 		status := http.StatusInternalServerError
 		if e, ok := client.AsError(err); ok && e.StatusCode > 0 {
