@@ -105,7 +105,7 @@ func (f *fixture) placeOf(t *testing.T, pid string, n int, deadline time.Duratio
 // failoverEngine starts an engine selling through the named sellers.
 func (f *fixture) failoverEngine(t *testing.T, owner string, sellers map[string]topupd.Provider) *fulfil.Engine {
 	t.Helper()
-	return f.engineWith(t, fulfil.Config{Providers: sellers, Owner: owner, CallTimeout: time.Second, Lease: 2 * time.Second,
+	return f.engineWith(t, fulfil.Config{Providers: sellers, Owner: owner, CallTimeout: time.Second, Lease: time.Minute,
 		Poll: 5 * time.Millisecond, BackoffBase: 5 * time.Millisecond, BackoffMax: 40 * time.Millisecond, Workers: 8})
 }
 
@@ -188,6 +188,39 @@ func TestNotFoundMovesOn(t *testing.T) {
 	f.checkBooks(t, final, topupd.USD(100))
 }
 
+// TestAcceptedNeverMovesOn: the first supplier accepts each order (its
+// own id, pending), then a status lookup says it has none (its books lost
+// it, say). The order never goes to the second: it is submitted to the
+// first again under the same trxid, and ends by the first.
+func TestAcceptedNeverMovesOn(t *testing.T) {
+	f := newFixture(t, topupd.USD(100))
+	first := newSeller(func(s *seller, o *topupd.Order, submit bool) (topupd.Outcome, error) {
+		switch {
+		case submit && s.sold[o.ID] == 0:
+			s.sold[o.ID] = 1
+			return topupd.Outcome{State: topupd.OutcomePending, SupplierRef: "ref-" + o.ID}, nil
+		case submit:
+			return topupd.Outcome{State: topupd.OutcomeCompleted, SupplierRef: "ref-" + o.ID}, nil
+		}
+		return topupd.Outcome{State: topupd.OutcomeNotFound}, nil
+	})
+	second := newSeller(sells)
+	pid := f.listPack(t, firstThenSecond...)
+	orders := f.placeOf(t, pid, 3, time.Minute)
+	f.failoverEngine(t, "node-a", map[string]topupd.Provider{"first": first, "second": second})
+	final := f.waitFinal(t, orders, 10*time.Second)
+	for _, o := range final {
+		if o.Status != topupd.StatusCompleted || o.Provider != "first" {
+			t.Errorf("order %s: %s at %s, want completed at first", o.ID, o.Status, o.Provider)
+		}
+		if _, calls := second.books(o.ID); calls != 0 {
+			t.Errorf("order %s: the second was called %d times", o.ID, calls)
+		}
+		f.checkOutcomes(t, o, "first:completed", "second:waiting")
+	}
+	f.checkBooks(t, final, topupd.USD(100))
+}
+
 // TestUnknownOutcomeNeverMovesOn: the first supplier applies each submit
 // and the answer is lost. The second is never asked: the order waits for
 // the first's answer and ends by it, completed or (refused on a later
@@ -266,7 +299,7 @@ func TestUnhealthySkipped(t *testing.T) {
 	second := newSeller(sells)
 	pid := f.listPack(t, firstThenSecond...)
 	e := f.engineWith(t, fulfil.Config{Providers: map[string]topupd.Provider{"first": first, "second": second}, Owner: "node-a",
-		CallTimeout: time.Second, Lease: 2 * time.Second, Poll: 5 * time.Millisecond, Workers: 8, HealthHold: time.Minute})
+		CallTimeout: time.Second, Lease: time.Minute, Poll: 5 * time.Millisecond, Workers: 8, HealthHold: time.Minute})
 
 	broke := f.waitFinal(t, f.placeOf(t, pid, 1, time.Hour), 10*time.Second)[0]
 	f.checkOutcomes(t, broke, "first:refused", "second:completed")

@@ -36,8 +36,13 @@ func (e *Engine) process(ctx context.Context, o topupd.Order, fresh bool) topupd
 		a := e.call(ctx, callCtx, o, prov, fresh)
 		if a.notFound() {
 			// The supplier never received the order: it goes to the next
-			// supplier, or, with none, is submitted here again.
-			next, moved, err := e.moveOn(ctx, o, topupd.AttemptNotFound, "its status lookup found no order")
+			// supplier, or, with none, is submitted here again. One the
+			// supplier accepted (it gave its own id) stays and is submitted
+			// here again: a "not found" then cannot prove it holds none.
+			next, moved, err := o, false, error(nil)
+			if !accepted(&o) {
+				next, moved, err = e.moveOn(ctx, o, topupd.AttemptNotFound, "its status lookup found no order")
+			}
 			if err != nil || moved {
 				cancel()
 				if err != nil {
@@ -301,4 +306,10 @@ func (e *Engine) logCall(ctx context.Context, o *topupd.Order, out topupd.Outcom
 	}
 	e.cfg.Metrics.SupplierCall(o.Provider, o.Upstream, outcome)
 	e.cfg.Logger.LogAttrs(ctx, level, "fulfil: supplier call", attrs...)
+}
+
+// accepted reports whether the order's current supplier has said it holds
+// the order: the order never moves on from it.
+func accepted(o *topupd.Order) bool {
+	return o.SupplierRef != "" || o.Supplier == topupd.SupplierAccepted
 }

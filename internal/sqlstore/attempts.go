@@ -127,6 +127,9 @@ func (s *Store) moveSupplier(ctx context.Context, tx *sql.Tx, seq int64, m topup
 		return o, topupd.Errorf(topupd.EOrderFinal, "order %s is already %s", o.ID, o.Status)
 	case owner != m.LeaseOwner:
 		return o, topupd.Errorf(topupd.EConflict, "order %s is no longer leased to %s", o.ID, m.LeaseOwner)
+	case o.SupplierRef != "" || o.Supplier == topupd.SupplierAccepted:
+		// The supplier said it holds the order: it never moves on.
+		return o, topupd.Errorf(topupd.EConflict, "order %s is held by its supplier (%s)", o.ID, o.SupplierRef)
 	}
 	now := ms(m.Now)
 	res, err := tx.ExecContext(ctx, `UPDATE order_attempts SET outcome = $3, why = $4, finished_at = $5

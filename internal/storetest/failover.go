@@ -20,6 +20,7 @@ var failoverTests = []test{
 	{"MoveSupplierOnce", testMoveSupplierOnce},
 	{"SettleEndsTheAttempt", testSettleEndsTheAttempt},
 	{"SettleByALeftSupplier", testSettleByALeftSupplier},
+	{"MoveSupplierAccepted", testMoveSupplierAccepted},
 }
 
 // pidListed is a top-up pack sold through two upstreams and then the
@@ -435,4 +436,29 @@ func testSettleByALeftSupplier(t *testing.T, e *env) {
 		t.Fatalf("Settle by the current supplier: %v, %v", got.Status, err)
 	}
 	checkAuditClean(t, e)
+}
+
+// testMoveSupplierAccepted: an order its supplier has accepted (it gave
+// its own id) never moves on, even for its lease holder: a "not found"
+// from that supplier then cannot prove it holds no order.
+func testMoveSupplierAccepted(t *testing.T, e *env) {
+	e.listedPack()
+	a := e.account("a", topupd.USD(100))
+	o := e.leased(a.ID, "T-1", "w1")
+	_, err := e.s.Settle(e.ctx, o.Seq, topupd.Settlement{Status: topupd.StatusProcessing, Supplier: topupd.SupplierAccepted,
+		SupplierRef: "b-1", RetryAt: t0, Now: t0, LeaseOwner: "w1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := claimIDs(t, e, "w1", t0.Add(time.Second), 10); len(got) != 1 {
+		t.Fatalf("claimed %v, want the order again", got)
+	}
+	for _, outcome := range []topupd.AttemptOutcome{topupd.AttemptNotFound, topupd.AttemptRefused} {
+		if _, err := e.move(o, "w1", 1, 2, outcome); topupd.CodeOf(err) != topupd.EConflict {
+			t.Errorf("moving an accepted order as %s = %v, want CONFLICT", outcome, err)
+		}
+	}
+	if got := e.attempts(o); !cmp.Equal(got, []string{"b:trying", "c:waiting", "manual:waiting"}) {
+		t.Errorf("attempts after refused moves: %v", got)
+	}
 }
