@@ -198,9 +198,11 @@ func TestRacePriceEdit(t *testing.T) {
 		for w := range 6 {
 			wg.Go(func() {
 				for j := 0; ; j++ {
-					select {
+					select { // every worker makes one call at least, however the edits are scheduled
 					case <-done:
-						return
+						if j > 0 {
+							return
+						}
 					default:
 					}
 					s := seen{span: span{start: time.Now()}}

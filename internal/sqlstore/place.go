@@ -189,9 +189,8 @@ func newOrder(p *topupd.PlaceOrder, pack *topupd.Pack, line *topupd.Line, draft 
 		o.Upstream, o.UpstreamPID = pack.Upstream, pack.UpstreamPID
 	}
 	switch {
-	case draft.DrawsStock:
-		cost := pack.Cost * topupd.Money(draft.Quantity)
-		o.Status, o.FinishedAt, o.CodeCount, o.Cost = topupd.StatusCompleted, o.CreatedAt, draft.Quantity, &cost
+	case draft.DrawsStock: // its cost is its codes' (placeOrder, stockCost)
+		o.Status, o.FinishedAt, o.CodeCount = topupd.StatusCompleted, o.CreatedAt, draft.Quantity
 	case p.LeaseOwner != "":
 		o.Supplier = topupd.SupplierSubmitting
 	}
