@@ -69,7 +69,7 @@ type ChatStore interface {
 	// Chats returns the chats of an account (accountID set) or of an
 	// operator (operator set), oldest link first.
 	Chats(ctx context.Context, accountID, operator string) ([]Chat, error)
-	// OperatorChats returns every operator's linked chat.
+	// OperatorChats returns the linked chats of the operators not disabled.
 	OperatorChats(ctx context.Context) ([]Chat, error)
 	// BalanceAlertChats returns every chat with a balance alert.
 	BalanceAlertChats(ctx context.Context) ([]Chat, error)

@@ -16,7 +16,8 @@ import (
 // their deadline, a pack low on stock (by its lowStockAt when set). The
 // store keeps the alerts told, so a restart or a takeover neither repeats
 // nor forgets one; an alert is recorded before it is sent, so a send lost
-// to a crash is not sent twice.
+// to a crash is not sent twice, and undone when the Bot API took it for
+// no chat, so an outage delays it and does not lose it.
 func (w *watcher) operatorAlerts(ctx context.Context, api *tgbot.Bot) {
 	now, err := w.currentAlerts(w.b.AsSystem(ctx))
 	if err != nil {
@@ -28,18 +29,22 @@ func (w *watcher) operatorAlerts(ctx context.Context, api *tgbot.Bot) {
 		w.b.Logger.Warn("telegram: reading the alerts told", "err", w.b.scrub(err))
 		return
 	}
-	var tell []string
+	type change struct {
+		key, message, text string
+		on                 bool
+	}
+	var tell []change
 	for _, k := range sortedKeys(now) {
 		if _, ok := told[k]; !ok {
 			if changed, err := w.b.Store.SetBotAlert(ctx, k, now[k], true, w.b.Now()); err == nil && changed {
-				tell = append(tell, AlertPrefix+now[k])
+				tell = append(tell, change{k, now[k], AlertPrefix + now[k], true})
 			}
 		}
 	}
 	for _, k := range sortedKeys(told) {
 		if _, ok := now[k]; !ok {
 			if changed, err := w.b.Store.SetBotAlert(ctx, k, told[k], false, w.b.Now()); err == nil && changed {
-				tell = append(tell, ClearedPrefix+told[k])
+				tell = append(tell, change{k, told[k], ClearedPrefix + told[k], false})
 			}
 		}
 	}
@@ -51,10 +56,22 @@ func (w *watcher) operatorAlerts(ctx context.Context, api *tgbot.Bot) {
 		w.b.Logger.Warn("telegram: reading operators' chats", "err", w.b.scrub(err))
 		return
 	}
-	for _, text := range tell {
-		w.b.Logger.Info("telegram: operator alert", "alert", text)
-		for _, c := range chats {
-			w.b.send(ctx, api, c.ChatID, text)
+	for _, c := range tell {
+		w.b.Logger.Info("telegram: operator alert", "alert", c.text)
+		told, failed := 0, 0
+		for _, chat := range chats {
+			if err := w.b.notify(ctx, api, chat.ChatID, c.text); err != nil {
+				failed++
+			} else {
+				told++
+			}
+		}
+		if told == 0 && failed > 0 {
+			// Nobody heard it while the Bot API was away: undone, it is
+			// told in a later round.
+			if _, err := w.b.Store.SetBotAlert(ctx, c.key, c.message, !c.on, w.b.Now()); err != nil {
+				w.b.Logger.Warn("telegram: undoing an alert not told", "alert", c.text, "err", w.b.scrub(err))
+			}
 		}
 	}
 }

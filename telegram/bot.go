@@ -170,6 +170,10 @@ func (b *Bot) poll(ctx context.Context) {
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	opts := []tgbot.Option{
+		// No buffer of updates: the library confirms an update to Telegram
+		// when it asks for the next ones, so a buffer would confirm updates
+		// not handled yet, lost on a stop or a takeover.
+		tgbot.WithUpdatesChannelCap(0),
 		tgbot.WithSkipGetMe(), tgbot.WithNotAsyncHandlers(), tgbot.WithInitialOffset(offset),
 		tgbot.WithDefaultHandler(b.handle),
 		tgbot.WithAllowedUpdates(tgbot.AllowedUpdates{"message", "callback_query"}),
@@ -235,6 +239,27 @@ func sleep(ctx context.Context, d time.Duration) {
 // send posts a message to a chat, with buttons when given; it logs a
 // failure (the Bot API being away does not stop the bot).
 func (b *Bot) send(ctx context.Context, api *tgbot.Bot, chatID int64, text string, buttons ...[]models.InlineKeyboardButton) *models.Message {
+	m, _ := b.sendOrErr(ctx, api, chatID, text, buttons...)
+	return m
+}
+
+// notify sends a message the bot sends unasked (a notice, an alert). Its
+// error is one worth sending again for (the Bot API away, busy or
+// failing): a chat that blocked the bot or is gone is not, nor a send cut
+// short by the bot stopping.
+func (b *Bot) notify(ctx context.Context, api *tgbot.Bot, chatID int64, text string) error {
+	_, err := b.sendOrErr(ctx, api, chatID, text)
+	switch {
+	case errors.Is(err, tgbot.ErrorForbidden) || errors.Is(err, tgbot.ErrorBadRequest) || errors.Is(err, tgbot.ErrorNotFound):
+		return nil
+	case err != nil && ctx.Err() != nil:
+		return nil // stopping: the message may have gone; never told twice
+	}
+	return err
+}
+
+// sendOrErr is send, answering the error too (logged either way).
+func (b *Bot) sendOrErr(ctx context.Context, api *tgbot.Bot, chatID int64, text string, buttons ...[]models.InlineKeyboardButton) (*models.Message, error) {
 	p := &tgbot.SendMessageParams{ChatID: chatID, Text: text}
 	if len(buttons) > 0 {
 		p.ReplyMarkup = models.InlineKeyboardMarkup{InlineKeyboard: buttons}
@@ -243,5 +268,5 @@ func (b *Bot) send(ctx context.Context, api *tgbot.Bot, chatID int64, text strin
 	if err != nil {
 		b.Logger.Warn("telegram: sending a message", "chat", chatID, "err", b.scrub(err))
 	}
-	return m
+	return m, err
 }

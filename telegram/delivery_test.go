@@ -101,6 +101,17 @@ func TestNotices(t *testing.T) {
 			t.Fatal(err)
 		}
 		notice(two, "(from the operator). (by the operator (root))")
+		// A credit sent again under its reference credits nothing: told once.
+		for range 2 {
+			if _, err := e.h.AdminClient.Credit(t.Context(), a.ID, topupd.USD(3), "bank-77"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e.expect(one, "/ip add 10.1.2.4", "Added")
+		notice(two, "The allow-list is now 10.1.2.3, 10.1.2.4.")
+		if n := countMessages(e.api.Messages(two.ID), "A credit of"); n != 2 { // of 5, then of 3 once
+			t.Errorf("%d credits told, want 2: a credit sent twice under one reference was told again", n)
+		}
 		e.expect(stranger, "/balance", "10.00")
 		for _, m := range e.api.Messages(one.ID) {
 			if strings.Contains(m.Text, "A credit of 10 USD") || strings.Contains(m.Text, a.KeyID) {
@@ -154,6 +165,19 @@ func TestBalanceAlert(t *testing.T) {
 		if n := alerts(); n != 1 {
 			t.Errorf("%d alerts after one crossing", n)
 		}
+		// The bot must see the balance above the alert before orders take
+		// it below again, however slowly it runs.
+		deadline := time.Now().Add(wait)
+		for {
+			chats, err := e.h.Store.BalanceAlertChats(t.Context())
+			if err == nil && len(chats) == 1 && !chats[0].BalanceLow {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the bot never saw the balance rise: %+v, %v", chats, err)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
 		for range 10 {
 			order()
 		}
@@ -191,8 +215,16 @@ func TestBotAPIAway(t *testing.T) {
 		for e.api.Calls("getUpdates") < polls+2 && time.Now().Before(deadline) {
 			time.Sleep(20 * time.Millisecond) // the bot keeps trying, with backoff
 		}
+		sends := e.api.Calls("sendMessage")
+		e.h.Credit(topupdtest.Account{ID: a.ID}, "2") // told once the Bot API is back, not lost
+		for e.api.Calls("sendMessage") == sends && time.Now().Before(deadline.Add(wait)) {
+			time.Sleep(20 * time.Millisecond) // until the bot has tried to tell it, and failed
+		}
 		e.api.SetDown(false)
-		e.api.WaitMessage(shop.ID, func(m botapitest.Message) bool { return strings.Contains(m.Text, "Balance: 9.11 USD") }, wait)
+		e.api.WaitMessage(shop.ID, func(m botapitest.Message) bool { return strings.Contains(m.Text, "Balance: 11.11 USD") }, wait)
+		e.api.WaitMessage(shop.ID, func(m botapitest.Message) bool {
+			return strings.HasPrefix(m.Text, telegram.NoticePrefix) && strings.Contains(m.Text, "A credit of 2 USD arrived")
+		}, wait)
 		n := 0
 		for _, m := range e.api.Messages(shop.ID) {
 			if strings.HasPrefix(m.Text, "Balance:") {
@@ -238,4 +270,15 @@ func TestNoticesAcrossRestart(t *testing.T) {
 			t.Errorf("the credit before the restart was told %d times", n)
 		}
 	})
+}
+
+// countMessages counts the messages holding text.
+func countMessages(msgs []botapitest.Message, text string) int {
+	n := 0
+	for _, m := range msgs {
+		if strings.Contains(m.Text, text) {
+			n++
+		}
+	}
+	return n
 }

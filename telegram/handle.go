@@ -31,7 +31,9 @@ func (b *Bot) reply(ctx context.Context, r *request, text string, buttons ...[]m
 
 // handle acts on one update, at most once: an update recorded before (its
 // change committed, then a crash before the offset moved on) is skipped.
-// The offset is stored after it, so a crash before that redelivers it.
+// The offset is stored after it, so a crash before that redelivers it,
+// unless the library had already confirmed it to Telegram (it asks for
+// the next updates while the newest is handled: that one may be lost).
 func (b *Bot) handle(ctx context.Context, api *tgbot.Bot, u *models.Update) {
 	defer func() {
 		if err := b.Store.SetBotOffset(context.WithoutCancel(ctx), u.ID); err != nil {

@@ -50,7 +50,8 @@ func (e *env) say(c botapitest.Chat, text string) botapitest.Message {
 	last := e.lastID(c.ID)
 	e.api.Send(c, text)
 	return e.api.WaitMessage(c.ID, func(m botapitest.Message) bool {
-		return m.ID > last && !strings.HasPrefix(m.Text, telegram.NoticePrefix)
+		return m.ID > last && !strings.HasPrefix(m.Text, telegram.NoticePrefix) && // nor an alert sent unasked
+			!strings.HasPrefix(m.Text, telegram.AlertPrefix) && !strings.HasPrefix(m.Text, telegram.ClearedPrefix)
 	}, wait)
 }
 

@@ -94,32 +94,25 @@ func (w *watcher) since(ctx context.Context) ([]topupd.Action, error) {
 }
 
 // tell sends each account chat the changes made to its account since the
-// last told of, oldest first, and moves the mark on.
+// last told of, oldest first, and moves the mark on. A change that
+// changed nothing (a credit's reference used again) is not told. While
+// the Bot API is away the mark stays at the last change told, so the
+// rest is told once it is back (a change some chats already heard of may
+// then be told to them again: never lost).
 func (w *watcher) tell(ctx context.Context, api *tgbot.Bot) {
 	acts, err := w.since(ctx)
 	if err != nil {
 		w.b.Logger.Warn("telegram: reading the action log", "err", w.b.scrub(err))
 		return
 	}
+	from := w.last
 	for _, a := range acts {
+		if err := w.tellOne(ctx, api, a); err != nil {
+			break
+		}
 		w.last = a.ID
-		text := describe(a)
-		if text == "" || a.AccountID == "" {
-			continue
-		}
-		chats, err := w.b.Store.Chats(ctx, a.AccountID, "")
-		if err != nil {
-			w.b.Logger.Warn("telegram: reading an account's chats", "account", a.AccountID, "err", w.b.scrub(err))
-			continue
-		}
-		for _, c := range chats {
-			if a.ID <= w.linkAction(ctx, c) {
-				continue // a chat hears of changes from its linking on
-			}
-			w.b.send(ctx, api, c.ChatID, NoticePrefix+text+" (by "+who(a.Actor.Operator)+")")
-		}
 	}
-	if len(acts) > 0 {
+	if w.last != from {
 		// Recorded even when the bot is stopping: what was sent was told.
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
@@ -127,6 +120,29 @@ func (w *watcher) tell(ctx context.Context, api *tgbot.Bot) {
 			w.b.Logger.Warn("telegram: storing the newest action told of", "err", w.b.scrub(err))
 		}
 	}
+}
+
+// tellOne tells one change to its account's chats; its error is a send to
+// try again.
+func (w *watcher) tellOne(ctx context.Context, api *tgbot.Bot, a topupd.Action) error {
+	text := describe(a)
+	if text == "" || a.AccountID == "" || len(a.After) == 0 {
+		return nil
+	}
+	chats, err := w.b.Store.Chats(ctx, a.AccountID, "")
+	if err != nil {
+		w.b.Logger.Warn("telegram: reading an account's chats", "account", a.AccountID, "err", w.b.scrub(err))
+		return nil
+	}
+	for _, c := range chats {
+		if a.ID <= w.linkAction(ctx, c) {
+			continue // a chat hears of changes from its linking on
+		}
+		if err := w.b.notify(ctx, api, c.ChatID, NoticePrefix+text+" (by "+who(a.Actor.Operator)+")"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // balances warns each chat with a balance alert when its account's
@@ -149,13 +165,22 @@ func (w *watcher) balances(ctx context.Context, api *tgbot.Bot) {
 			continue
 		}
 		low := bal < *c.BalanceAlert
+		if low == c.BalanceLow {
+			continue // nothing crossed
+		}
 		changed, err := w.b.Store.SetBalanceLow(ctx, c.ChatID, low)
 		if err != nil {
 			w.b.Logger.Warn("telegram: recording a balance alert", "chat", c.ChatID, "err", w.b.scrub(err))
 			continue
 		}
 		if changed && low {
-			w.b.send(ctx, api, c.ChatID, NoticePrefix+"The balance is "+bal.Dollars()+" USD, below your alert of "+c.BalanceAlert.Dollars()+" USD.")
+			text := NoticePrefix + "The balance is " + bal.Dollars() + " USD, below your alert of " + c.BalanceAlert.Dollars() + " USD."
+			if err := w.b.notify(ctx, api, c.ChatID, text); err != nil {
+				// Not told: the next round sees the crossing again.
+				if _, err := w.b.Store.SetBalanceLow(ctx, c.ChatID, false); err != nil {
+					w.b.Logger.Warn("telegram: recording a balance alert", "chat", c.ChatID, "err", w.b.scrub(err))
+				}
+			}
 		}
 	}
 }

@@ -86,7 +86,12 @@ func (b *Bot) find(ctx context.Context, r *request, actx context.Context) {
 		b.reply(ctx, r, "Send /find <trxid or orderId>.")
 		return
 	}
-	o, err := b.Admin.Order(actx, r.args[0])
+	var o client.AdminOrder
+	err := error(&client.Error{StatusCode: 404})
+	others := 0
+	if isOrderID(r.args[0]) { // a trxid of digits would read as an internal order number
+		o, err = b.Admin.Order(actx, r.args[0])
+	}
 	if e, ok := client.AsError(err); ok && e.StatusCode == 404 {
 		page, ferr := b.Admin.Orders(actx, client.AdminOrdersQuery{TrxID: r.args[0], Limit: 10})
 		if ferr != nil {
@@ -97,7 +102,7 @@ func (b *Bot) find(ctx context.Context, r *request, actx context.Context) {
 			b.reply(ctx, r, "No order "+r.args[0]+".")
 			return
 		}
-		o, err = page.Orders[0], nil
+		o, err, others = page.Orders[0], nil, len(page.Orders)-1
 	}
 	if err != nil {
 		b.fail(ctx, r, err)
@@ -107,6 +112,9 @@ func (b *Bot) find(ctx context.Context, r *request, actx context.Context) {
 		o.PackName, o.Quantity, o.AmountUSD.Dollars(), o.Provider, upstreamOf(o.Upstream))
 	if o.Error != "" {
 		text += "\nError: " + o.Error
+	}
+	if others > 0 {
+		text += fmt.Sprintf("\n%d more orders of other accounts have this trxid: the console's order list shows them all.", others)
 	}
 	b.reply(ctx, r, text+alertOf(o.Alert))
 }

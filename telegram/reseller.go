@@ -286,7 +286,12 @@ func (b *Bot) order(ctx context.Context, r *request, c topupd.Chat) {
 		b.reply(ctx, r, "Send /order <orderId or trxid>.")
 		return
 	}
-	o, err := b.Store.Order(ctx, c.AccountID, r.args[0])
+	// Only an order id is looked up as one: a trxid of digits would read
+	// as an internal order number.
+	o, err := topupd.Order{}, error(topupd.Fail(topupd.EOrderNotFound))
+	if isOrderID(r.args[0]) {
+		o, err = b.Store.Order(ctx, c.AccountID, r.args[0])
+	}
 	if topupd.CodeOf(err) == topupd.EOrderNotFound {
 		var found []topupd.Order
 		found, err = b.Store.Orders(ctx, topupd.OrdersQuery{AccountID: c.AccountID, TrxID: r.args[0], Limit: 1})
@@ -311,3 +316,6 @@ func (b *Bot) order(ctx context.Context, r *request, c topupd.Chat) {
 	}
 	b.reply(ctx, r, text)
 }
+
+// isOrderID reports whether s looks like an order id (ord_…), not a trxid.
+func isOrderID(s string) bool { return strings.HasPrefix(s, "ord_") }

@@ -1,6 +1,7 @@
 package telegram_test
 
 import (
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -131,6 +132,10 @@ func TestResellerCommands(t *testing.T) {
 			}
 		}
 		e.expect(shop, "/order "+o.Str("orderId"), "completed")
+		// A trxid of digits is a trxid, not the internal number of another order.
+		digits := e.h.AdminOK(http.StatusOK, "GET", "/admin/orders/"+o.Str("orderId"), nil).Str("id")
+		e.h.Place(a, map[string]any{"pid": topupdtest.PIDKey, "trxid": digits})
+		e.expect(shop, "/order "+digits, "(trxid "+digits+")")
 		bo := e.h.Place(b, map[string]any{"pid": topupdtest.PIDKey, "trxid": e.h.Trx()})
 		e.expect(shop, "/order "+bo.Str("orderId"), "No order")
 		e.expect(shop, "/frobnicate", "/help")

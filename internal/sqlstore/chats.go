@@ -215,9 +215,11 @@ func (s *Store) BalanceAlertChats(ctx context.Context) ([]topupd.Chat, error) {
 	return s.chats(ctx, `SELECT `+chatColumns+` FROM chats WHERE balance_alert IS NOT NULL ORDER BY chat_id`)
 }
 
-// OperatorChats returns every operator's linked chat, oldest link first.
+// OperatorChats returns the linked chats of every operator who is not
+// disabled, oldest link first.
 func (s *Store) OperatorChats(ctx context.Context) ([]topupd.Chat, error) {
-	return s.chats(ctx, `SELECT `+chatColumns+` FROM chats WHERE operator IS NOT NULL ORDER BY linked_at, chat_id`)
+	return s.chats(ctx, `SELECT `+chatColumns+` FROM chats WHERE operator IN (SELECT name FROM operators WHERE disabled = 0)
+		ORDER BY linked_at, chat_id`)
 }
 
 // chats reads the chats a query selects.
