@@ -234,14 +234,6 @@ func (p *Pack) SupplierList() []Supplier {
 	return []Supplier{{Provider: p.Provider, Upstream: p.Upstream, UpstreamPID: p.UpstreamPID}}
 }
 
-// UnitCost is what one unit bought from s costs: the supplier's own cost
-// when set, otherwise the pack's.
-func (p *Pack) UnitCost(s *Supplier) Money {
-	if s != nil && s.Cost > 0 {
-		return s.Cost
-	}
-	return p.Cost
-}
 
 // DrawsStock reports whether orders of the pack take codes from its own
 // stock: packs of key and card lines, and stock-based packs, always, unless

@@ -222,9 +222,6 @@ type Settlement struct {
 	// the order must still be at that supplier (a worker that called a
 	// supplier the order has since moved on from settles nothing).
 	By *Supplier
-	// Cost, with StatusCompleted, is what the order cost the business; nil
-	// takes the pack's cost at this moment, per unit.
-	Cost *Money
 }
 
 // FulfilmentStore lets the engine claim and settle processing orders.

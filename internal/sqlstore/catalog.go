@@ -130,7 +130,7 @@ func (s *Store) PutPack(ctx context.Context, p topupd.Pack) error {
 			return err
 		}
 		noteChange(ctx, "", before, p.LogFields())
-		return putPack(ctx, tx, p)
+		return s.putPack(ctx, tx, p)
 	})
 	if err != nil {
 		return fmt.Errorf("store.PutPack %s: %w", p.PID, err)
@@ -138,8 +138,8 @@ func (s *Store) PutPack(ctx context.Context, p topupd.Pack) error {
 	return nil
 }
 
-func putPack(ctx context.Context, tx *sql.Tx, p topupd.Pack) error {
-	noteLevel, err := watchLevel(ctx, tx, p.PID) // a low-stock alert its lowStockAt raises or clears (lowstock.go)
+func (s *Store) putPack(ctx context.Context, tx *sql.Tx, p topupd.Pack) error {
+	noteLevel, err := s.watchLevel(ctx, tx, p.PID) // a low-stock alert its lowStockAt raises or clears (lowstock.go)
 	if err != nil {
 		return err
 	}
@@ -192,7 +192,7 @@ func (s *Store) UpdatePack(ctx context.Context, pid string, apply func(*topupd.P
 		}
 		p.PID = pid
 		noteChange(ctx, "", before, p.LogFields())
-		return putPack(ctx, tx, p)
+		return s.putPack(ctx, tx, p)
 	})
 	if err != nil {
 		return p, fmt.Errorf("store.UpdatePack %s: %w", pid, err)

@@ -138,7 +138,7 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 				return o, err
 			}
 		}
-		cost, cerr := s.completionCost(ctx, tx, &o, st.Cost)
+		cost, cerr := s.completionCost(ctx, tx, &o)
 		if cerr != nil {
 			return o, cerr
 		}
@@ -233,14 +233,10 @@ func (s *Store) RetryOrder(ctx context.Context, seq int64, now, deadline time.Ti
 	return o, nil
 }
 
-// completionCost is the cost fixed on an order as it completes: the
-// settlement's when it names one; otherwise, per unit, the current
-// supplier's own cost when the order's supplier list gave it one, or else
-// the pack's cost now. A pack since deleted costs 0.
-func (s *Store) completionCost(ctx context.Context, tx *sql.Tx, o *topupd.Order, set *topupd.Money) (topupd.Money, error) {
-	if set != nil {
-		return *set, nil
-	}
+// completionCost is the cost fixed on an order as it completes: per unit,
+// the current supplier's own cost when the order's supplier list gave it
+// one, or else the pack's cost now. A pack since deleted costs 0.
+func (s *Store) completionCost(ctx context.Context, tx *sql.Tx, o *topupd.Order) (topupd.Money, error) {
 	var unit topupd.Money
 	err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT a.cost FROM order_attempts a WHERE a.order_seq = $2 AND a.outcome = 'trying'),
 		(SELECT p.cost FROM packs p WHERE p.pid = $1), 0)`, o.PID, o.Seq).Scan(&unit)

@@ -91,7 +91,7 @@ func (s *Store) noteDrawn(ctx context.Context, tx *sql.Tx, pid string, n int) er
 // watchLevel reads a pack's low-stock alert before a change of the pack
 // (its lowStockAt may change; the triggers then set the alert as the
 // stock stands) and returns what notes the flip the change made.
-func watchLevel(ctx context.Context, tx *sql.Tx, pid string) (func() error, error) {
+func (s *Store) watchLevel(ctx context.Context, tx *sql.Tx, pid string) (func() error, error) {
 	if !wantsLowStock(ctx) {
 		return func() error { return nil }, nil
 	}
@@ -100,6 +100,15 @@ func watchLevel(ctx context.Context, tx *sql.Tx, pid string) (func() error, erro
 			(SELECT low_stock_at FROM packs WHERE pid = $1), COALESCE((SELECT available FROM stock_levels WHERE pid = $1), 0)`,
 			pid).Scan(&raised, &level, &available)
 		return raised, level, available, err
+	}
+	// The pack's lock, then its stock level's (as uploads and voids take
+	// them), before the read: a draw crossing the level between the read
+	// and the change would otherwise be noted by both.
+	var one int
+	for _, lock := range []string{s.q.lockPack, s.q.lockStock} {
+		if err := tx.QueryRowContext(ctx, lock, pid).Scan(&one); err != nil && !isNoRows(err) {
+			return nil, err
+		}
 	}
 	was, oldLevel, _, err := read()
 	if err != nil {

@@ -108,6 +108,11 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 		if o.Codes, err = s.drawCodes(ctx, tx, &o); err != nil {
 			return topupd.Order{}, false, err
 		}
+		if pack.LowStockAt != nil { // only a pack with a level can raise its alert
+			if err := s.noteDrawn(ctx, tx, o.PID, len(o.Codes)); err != nil {
+				return topupd.Order{}, false, err
+			}
+		}
 		if len(o.Codes) != o.Quantity {
 			return topupd.Order{}, false, reject(topupd.EInsufficientStock)
 		}
@@ -229,7 +234,8 @@ func (s *Store) insertOrder(ctx context.Context, tx *sql.Tx, o *topupd.Order, p 
 // drawCodes gives the oldest available codes of the order's pack to it and
 // returns them opened, in the order a lookup lists them (by code id).
 // Withdrawn codes (of a voided batch) are not available; the order's cost,
-// fixed before, is theirs (stockCost).
+// fixed before, is theirs (stockCost). placeOrder notes any low-stock
+// alert the draw raised (noteDrawn).
 func (s *Store) drawCodes(ctx context.Context, tx *sql.Tx, o *topupd.Order) ([]string, error) {
 	rows, err := tx.QueryContext(ctx, s.q.drawCodes, o.Seq, o.PID, o.Quantity)
 	if err != nil {
@@ -250,9 +256,6 @@ func (s *Store) drawCodes(ctx context.Context, tx *sql.Tx, o *topupd.Order) ([]s
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if err := s.noteDrawn(ctx, tx, o.PID, len(got)); err != nil { // a low-stock alert it raised
 		return nil, err
 	}
 	slices.SortFunc(got, func(a, b drawn) int { return cmp.Compare(a.id, b.id) })
