@@ -234,7 +234,6 @@ func (p *Pack) SupplierList() []Supplier {
 	return []Supplier{{Provider: p.Provider, Upstream: p.Upstream, UpstreamPID: p.UpstreamPID}}
 }
 
-
 // DrawsStock reports whether orders of the pack take codes from its own
 // stock: packs of key and card lines, and stock-based packs, always, unless
 // an upstream server fulfils them (its codes are passed on instead).
