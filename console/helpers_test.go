@@ -72,7 +72,7 @@ func (b *tab) fill(fields map[string]string) {
 	for sel, v := range fields {
 		b.do(chromedp.WaitReady(chromedp.CSS(sel)))
 		js := fmt.Sprintf(`(() => { const e = document.querySelector(%q); e.value = %q; return true })()`, sel, v)
-		if _, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](js)); err != nil {
+		if _, err := run(b, chromedp.Evaluate[bool](js)); err != nil {
 			b.t.Fatalf("filling %s: %v (at %s)", sel, err, b.url())
 		}
 	}
@@ -100,10 +100,18 @@ func (b *tab) text(sel string) string {
 	return strings.TrimSpace(s)
 }
 
+// run runs one browser action of a tab within stepTimeout, so that a stalled
+// browser fails the test with a message instead of hanging it.
+func run[T any](b *tab, a chromedp.Action[T]) (T, error) {
+	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	defer cancel()
+	return chromedp.Run(ctx, a)
+}
+
 // has reports whether the page has an element sel finds, without waiting.
 func (b *tab) has(sel string) bool {
 	b.t.Helper()
-	n, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](fmt.Sprintf("document.querySelectorAll(%q).length", sel)))
+	n, err := run(b, chromedp.Evaluate[int](fmt.Sprintf("document.querySelectorAll(%q).length", sel)))
 	if err != nil {
 		b.t.Fatalf("looking for %s: %v", sel, err)
 	}

@@ -1,12 +1,14 @@
 package console_test
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -16,7 +18,7 @@ import (
 // eval runs script in the tab.
 func (b *tab) eval(js string) {
 	b.t.Helper()
-	if _, err := chromedp.Run(b.ctx, chromedp.Evaluate[any](js)); err != nil {
+	if _, err := run(b, chromedp.Evaluate[any](js)); err != nil {
 		b.t.Fatalf("running %s: %v", js, err)
 	}
 }
@@ -179,7 +181,13 @@ func TestStockUpload(t *testing.T) {
 	b.open("/console/stock")
 	b.eval(fmt.Sprintf(`document.getElementById("upload-pid").value = %q`, pid))
 	b.do(chromedp.SetUploadFiles(chromedp.CSS("#upload-file"), []string{file}), chromedp.Click(chromedp.CSS("#upload")))
-	b.do(chromedp.WaitVisible(chromedp.CSS("#upload-result[data-done]")))
+	// The whole upload, 10,000 codes in chunks: bounded far above what a
+	// busy machine takes, not by one step's time.
+	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Minute)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS("#upload-result[data-done]"))); err != nil {
+		t.Fatalf("waiting for the upload: %v", err)
+	}
 	if got := b.text("#upload-result"); got != "Done: 9990 added, 10 duplicates, 9995 available." {
 		t.Errorf("the upload's result: %q", got)
 	}
