@@ -29,6 +29,9 @@ const (
 	ProviderSim      = "sim"
 	ProviderManual   = "manual"
 	ProviderUpstream = "upstream"
+	// ProviderStock fills a pack's orders from its own codes: every pack
+	// that draws from stock, unless an upstream fulfils it.
+	ProviderStock = "stock"
 )
 
 // Order body fields a line may require.
@@ -214,13 +217,37 @@ func (s *Supplier) validate() *Error {
 		return Errorf(EInvalidBody, "costUsd must not be below 0")
 	}
 	switch s.Provider {
-	case ProviderSim, ProviderManual:
+	case ProviderSim, ProviderManual, ProviderStock:
 	case ProviderUpstream:
 		if s.Upstream == "" || s.UpstreamPID == "" {
 			return Errorf(EInvalidBody, "provider upstream needs upstream and upstreamPid")
 		}
 	default:
-		return Errorf(EInvalidBody, "provider: sim, manual or upstream")
+		return Errorf(EInvalidBody, "provider: stock, manual, upstream or sim")
+	}
+	return nil
+}
+
+// ResolveProvider settles who fulfils a pack of line l whose provider the
+// operator may have left empty: a pack that draws from stock is stock (a
+// sim named for it, from before the stock provider, is stock too while sim
+// is on), any other pack is sim while sim is on and PROVIDER_REQUIRED while
+// it is off. A stock provider for a pack that does not draw from stock is
+// INVALID_BODY, and so is manual for one that does: its orders are filled
+// from its codes.
+func (p *Pack) ResolveProvider(l *Line, simOn bool) error {
+	stocked := l.Stocked() || p.StockBased
+	switch {
+	case p.Provider == "" && stocked, p.Provider == ProviderSim && stocked && simOn && len(p.Suppliers) == 0:
+		p.Provider = ProviderStock
+	case p.Provider == "" && simOn:
+		p.Provider = ProviderSim
+	case p.Provider == "":
+		return Errorf(EProviderRequired, "the sim supplier is off (--sim off): a top-up pack needs a provider: manual or upstream")
+	case p.Provider == ProviderStock && !stocked:
+		return Errorf(EInvalidBody, "provider stock: the pack does not draw from stock (set stockBased, or use a gamekey or giftcard line)")
+	case p.Provider == ProviderManual && stocked:
+		return Errorf(EInvalidBody, "provider manual: the pack draws from stock, so its orders are filled from its codes (provider stock) or by an upstream")
 	}
 	return nil
 }

@@ -53,6 +53,7 @@ const (
 	EOrderFinal          ErrorCode = "ORDER_FINAL"
 	ECodeAlreadyUsed     ErrorCode = "CODE_ALREADY_USED"
 	ESimDisabled         ErrorCode = "SIM_DISABLED"
+	EProviderRequired    ErrorCode = "PROVIDER_REQUIRED"
 	EBelowCost           ErrorCode = "BELOW_COST"
 	ESpendLimit          ErrorCode = "SPEND_LIMIT_EXCEEDED"
 )

@@ -89,3 +89,6 @@ const codeContext = "\x00code"
 func (v *Vault) CodeFingerprint(code string) []byte {
 	return v.Fingerprint(codeContext, code)
 }
+
+// TOTPSealContext is the context an operator's TOTP secret is sealed in.
+func TOTPSealContext(name string) string { return "console-totp:" + name }

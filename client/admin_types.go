@@ -71,7 +71,7 @@ type Pack struct {
 	PriceUSD    Money  `json:"priceUsd"`
 	Status      string `json:"status"`
 	StockBased  bool   `json:"stockBased,omitempty"`
-	Provider    string `json:"provider,omitempty"` // sim (the default), manual or upstream
+	Provider    string `json:"provider,omitempty"` // stock, manual, upstream or sim; empty lets the server choose (stock for a pack that draws from stock, else sim while the sim supplier is on)
 	Upstream    string `json:"upstream,omitempty"`
 	UpstreamPID string `json:"upstreamPid,omitempty"`
 	// Available is the stock on hand; only read.

@@ -165,7 +165,7 @@ func (c *Console) checkCode(r *http.Request, name string, creds topupd.ConsoleCr
 }
 
 // totpContext is what an operator's TOTP secret is sealed under.
-func totpContext(name string) string { return "console-totp:" + name }
+func totpContext(name string) string { return topupd.TOTPSealContext(name) }
 
 // normalRecovery is a recovery code as typed, without spaces or dashes, in
 // capitals.

@@ -141,7 +141,7 @@ func (a *admin) putProduct(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p := topupd.Pack{PID: r.PathValue("pid"), Status: topupd.StatusActive, Provider: topupd.ProviderSim}
+	p := topupd.Pack{PID: r.PathValue("pid"), Status: topupd.StatusActive} // no provider: checkPack settles it
 	if !obj.has("priceUsd") {
 		return topupd.Errorf(topupd.EInvalidBody, "priceUsd is required")
 	}
@@ -222,6 +222,13 @@ func takePack(obj *object, p *topupd.Pack) (allowBelowCost bool, err error) {
 // its cost unless allowed, its suppliers allowed and configured, its line
 // existing.
 func (a *admin) checkPack(r *http.Request, p *topupd.Pack, allowBelowCost bool) error {
+	line, err := a.lineOf(r, p.Slug)
+	if err != nil {
+		return err
+	}
+	if err := p.ResolveProvider(&line, !a.SimOff); err != nil {
+		return err
+	}
 	if err := p.Validate(); err != nil {
 		return err
 	}
@@ -241,16 +248,21 @@ func (a *admin) checkPack(r *http.Request, p *topupd.Pack, allowBelowCost bool) 
 			}
 		}
 	}
+	return nil
+}
+
+// lineOf finds the service line a pack names.
+func (a *admin) lineOf(r *http.Request, slug string) (topupd.Line, error) {
 	lines, err := a.Store.Lines(r.Context())
 	if err != nil {
-		return err
+		return topupd.Line{}, err
 	}
 	for _, l := range lines {
-		if l.Slug == p.Slug {
-			return nil
+		if l.Slug == slug {
+			return l, nil
 		}
 	}
-	return topupd.Errorf(topupd.EInvalidBody, "slug %q names no service line", p.Slug)
+	return topupd.Line{}, topupd.Errorf(topupd.EInvalidBody, "slug %q names no service line", slug)
 }
 
 // writePack answers a pack with its stock.

@@ -1,7 +1,9 @@
 package httpapi_test
 
 import (
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -112,39 +114,100 @@ func TestPatchLine(t *testing.T) {
 	}
 }
 
-// TestSimOff: with --sim off no order is fulfilled by sim: a pack that is,
-// or would default to, sim is refused with SIM_DISABLED, and a sim pack
-// stored earlier is PRODUCT_DISABLED to order and absent from the catalog.
+// TestSimOff: with --sim off no order is fulfilled by sim: a pack that
+// names sim is SIM_DISABLED, a top-up pack that names no provider is
+// PROVIDER_REQUIRED, and a sim pack stored earlier is PRODUCT_DISABLED to
+// order and absent from the catalog. Packs that draw from stock are stock,
+// sim or no sim: they are sold from their codes.
 func TestSimOff(t *testing.T) {
 	t.Parallel()
-	h := topupdtest.New(t, topupdtest.WithSimOff())
+	topupdtest.EachStore(t, func(t *testing.T, h *topupdtest.T) {
+		h.PutLine("pubg", map[string]any{"productName": "PUBG UC", "gameName": "PUBG Mobile", "game": "pubg", "kind": "topup",
+			"status": "active", "required": []map[string]any{{"field": "userId", "label": "Player ID"}}})
+		h.PutLine("keys", map[string]any{"productName": "Keys", "gameName": "Keys", "game": "gamekey", "kind": "gamekey", "status": "active",
+			"required": []map[string]any{}})
+		uc := func(extra map[string]any) map[string]any {
+			m := map[string]any{"slug": "pubg", "name": "60 UC", "priceUsd": topupdtest.USD("1"), "status": "active"}
+			maps.Copy(m, extra)
+			return m
+		}
+		r := h.AdminDo("PUT", "/admin/products/uc60", uc(nil))
+		wantFailure(t, r, http.StatusBadRequest, "PROVIDER_REQUIRED", "PROVIDER_REQUIRED")
+		r = h.AdminDo("PUT", "/admin/products/uc60", uc(map[string]any{"provider": "sim"}))
+		wantFailure(t, r, http.StatusBadRequest, "SIM_DISABLED", "SIM_DISABLED")
+		r = h.AdminDo("PUT", "/admin/products/uc60", uc(map[string]any{"suppliers": []map[string]any{{"provider": "manual"}, {"provider": "sim"}}}))
+		wantFailure(t, r, http.StatusBadRequest, "SIM_DISABLED", "SIM_DISABLED")
+		r = h.AdminDo("PUT", "/admin/products/uc60", uc(map[string]any{"provider": "stock"}))
+		wantFailure(t, r, http.StatusBadRequest, "INVALID_BODY", "INVALID BODY")
+		if r := h.AdminOK(http.StatusOK, "PUT", "/admin/products/uc60", uc(map[string]any{"provider": "manual"})); r.Str("provider") != "manual" {
+			t.Errorf("a manual pack: %v", r)
+		}
+		r = h.AdminDo("PATCH", "/admin/products/uc60", map[string]any{"provider": "sim"})
+		wantFailure(t, r, http.StatusBadRequest, "SIM_DISABLED", "SIM_DISABLED")
+
+		// Packs that draw from stock are stock, named or not.
+		if r := h.AdminOK(http.StatusOK, "PUT", "/admin/products/uc-code", uc(map[string]any{"stockBased": true})); r.Str("provider") != "stock" {
+			t.Errorf("a stock-based top-up pack without a provider: %v", r)
+		}
+		if r := h.AdminOK(http.StatusOK, "PUT", "/admin/products/key1", map[string]any{"slug": "keys", "name": "Key", "priceUsd": topupdtest.USD("2"),
+			"status": "active"}); r.Str("provider") != "stock" {
+			t.Errorf("a key pack without a provider: %v", r)
+		}
+		h.AdminOK(http.StatusOK, "PUT", "/admin/products/key2", map[string]any{"slug": "keys", "name": "Key", "priceUsd": topupdtest.USD("2"),
+			"status": "active", "provider": "stock"})
+		r = h.AdminDo("PUT", "/admin/products/key3", map[string]any{"slug": "keys", "name": "Key", "priceUsd": topupdtest.USD("2"), "status": "active",
+			"provider": "sim"})
+		wantFailure(t, r, http.StatusBadRequest, "SIM_DISABLED", "SIM_DISABLED")
+		r = h.AdminDo("PUT", "/admin/products/key3", map[string]any{"slug": "keys", "name": "Key", "priceUsd": topupdtest.USD("2"), "status": "active",
+			"provider": "manual"})
+		wantFailure(t, r, http.StatusBadRequest, "INVALID_BODY", "INVALID BODY")
+		r = h.AdminDo("PATCH", "/admin/products/uc-code", map[string]any{"stockBased": false})
+		wantFailure(t, r, http.StatusBadRequest, "INVALID_BODY", "INVALID BODY")
+		codes := h.AddStock("key1", 2)
+		a := h.NewAccount("10", nil)
+		r = h.Do("POST", "/orders", a.Key, order{"pid": "key1", "trxid": h.Trx(), "quantity": 2})
+		if r.Status != http.StatusOK || r.Str("status") != "completed" || !slices.Equal(stringsOf(r.Body["codes"]), codes) {
+			t.Errorf("a stock order with sim off: %v, want completed with %v", r, codes)
+		}
+
+		// A sim pack stored before sim was turned off.
+		if err := h.Store.PutPack(t.Context(), simPack("uc325")); err != nil {
+			t.Fatal(err)
+		}
+		before := h.Snapshot(a)
+		r = h.Do("POST", "/orders", a.Key, order{"pid": "uc325", "trxid": h.Trx(), "userId": "5123"})
+		wantFailure(t, r, http.StatusBadRequest, "PRODUCT_DISABLED", "PRODUCT DISABLED")
+		if diff := cmp.Diff(before, h.Snapshot(a)); diff != "" {
+			t.Errorf("a refused sim order moved something (-before +after):\n%s", diff)
+		}
+		if p := h.Products(a); p["uc325"] != nil || p["uc60"] == nil || p["key1"] == nil {
+			t.Errorf("catalog with sim off: %v", p)
+		}
+	}, topupdtest.WithSimOff())
+}
+
+// TestSimOnStockPacks: with sim on, a pack that draws from stock is still
+// stock, even when the operator names sim for it (as the README once did),
+// and a top-up pack that names no provider is sim.
+func TestSimOnStockPacks(t *testing.T) {
+	t.Parallel()
+	h := topupdtest.New(t)
+	h.PutLine("keys", map[string]any{"productName": "Keys", "gameName": "Keys", "game": "gamekey", "kind": "gamekey", "status": "active",
+		"required": []map[string]any{}})
+	for _, provider := range []any{nil, "sim", "stock"} {
+		body := map[string]any{"slug": "keys", "name": "Key", "priceUsd": topupdtest.USD("2"), "status": "active"}
+		if provider != nil {
+			body["provider"] = provider
+		}
+		if r := h.AdminOK(http.StatusOK, "PUT", "/admin/products/key", body); r.Str("provider") != "stock" {
+			t.Errorf("a key pack with provider %v: %v, want stock", provider, r)
+		}
+	}
 	h.PutLine("pubg", map[string]any{"productName": "PUBG UC", "gameName": "PUBG Mobile", "game": "pubg", "kind": "topup",
 		"status": "active", "required": []map[string]any{{"field": "userId", "label": "Player ID"}}})
-	for _, body := range []map[string]any{
-		{"slug": "pubg", "name": "60 UC", "priceUsd": topupdtest.USD("1"), "status": "active"},
-		{"slug": "pubg", "name": "60 UC", "priceUsd": topupdtest.USD("1"), "status": "active", "provider": "sim"},
-	} {
-		r := h.AdminDo("PUT", "/admin/products/uc60", body)
-		wantFailure(t, r, http.StatusBadRequest, "SIM_DISABLED", "SIM_DISABLED")
-	}
-	h.AdminOK(http.StatusOK, "PUT", "/admin/products/uc60", map[string]any{"slug": "pubg", "name": "60 UC", "priceUsd": topupdtest.USD("1"),
-		"status": "active", "provider": "manual"})
-	r := h.AdminDo("PATCH", "/admin/products/uc60", map[string]any{"provider": "sim"})
-	wantFailure(t, r, http.StatusBadRequest, "SIM_DISABLED", "SIM_DISABLED")
-
-	// A sim pack stored before sim was turned off.
-	if err := h.Store.PutPack(t.Context(), simPack("uc325")); err != nil {
-		t.Fatal(err)
-	}
-	a := h.NewAccount("10", nil)
-	before := h.Snapshot(a)
-	r = h.Do("POST", "/orders", a.Key, order{"pid": "uc325", "trxid": h.Trx(), "userId": "5123"})
-	wantFailure(t, r, http.StatusBadRequest, "PRODUCT_DISABLED", "PRODUCT DISABLED")
-	if diff := cmp.Diff(before, h.Snapshot(a)); diff != "" {
-		t.Errorf("a refused sim order moved something (-before +after):\n%s", diff)
-	}
-	if p := h.Products(a); p["uc325"] != nil || p["uc60"] == nil {
-		t.Errorf("catalog with sim off: %v", p)
+	if r := h.AdminOK(http.StatusOK, "PUT", "/admin/products/uc", map[string]any{"slug": "pubg", "name": "UC", "priceUsd": topupdtest.USD("1"),
+		"status": "active"}); r.Str("provider") != "sim" {
+		t.Errorf("a top-up pack without a provider, sim on: %v", r)
 	}
 }
 

@@ -53,6 +53,7 @@ var statusOf = map[topupd.ErrorCode]int{
 	topupd.EOrderFinal:          http.StatusConflict,
 	topupd.ECodeAlreadyUsed:     http.StatusConflict,
 	topupd.ESimDisabled:         http.StatusBadRequest,
+	topupd.EProviderRequired:    http.StatusBadRequest,
 	topupd.EBelowCost:           http.StatusBadRequest,
 	topupd.ESpendLimit:          http.StatusBadRequest,
 	topupd.EInternal:            http.StatusInternalServerError,

@@ -25,6 +25,7 @@ import (
 	"io/fs"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -42,7 +43,18 @@ var migrations embed.FS
 // Store is a topupd.Store on a PostgreSQL database.
 type Store struct {
 	*sqlstore.Store
-	pool *pgxpool.Pool
+	pool   *pgxpool.Pool
+	schema sqlstore.Schema
+}
+
+// Schema is what Open found and did to the database's schema.
+func (s *Store) Schema() sqlstore.Schema { return s.schema }
+
+// SchemaVersion is the schema version this binary migrates a PostgreSQL
+// database to: its newest migration's number, the same as SQLite's.
+func SchemaVersion() int64 {
+	sub, _ := fs.Sub(migrations, "migrations")
+	return sqlstore.SchemaVersion(sub)
 }
 
 var _ topupd.Store = (*Store)(nil)
@@ -80,6 +92,10 @@ func DefaultMaxConns() int32 {
 	return int32(min(32, max(8, 4*runtime.GOMAXPROCS(0))))
 }
 
+// DefaultConnectTimeout bounds each connection attempt when the URL sets
+// no connect_timeout.
+const DefaultConnectTimeout = 10 * time.Second
+
 // Open connects to the database at url (postgres://…), migrates it and
 // returns the store. The URL's parameters are pgx's and pgxpool's: for
 // example pool_max_conns (default DefaultMaxConns), pool_max_conn_lifetime
@@ -99,6 +115,9 @@ func Open(ctx context.Context, url string, vault *topupd.Vault) (*Store, error) 
 	if !strings.Contains(url, "pool_max_conns") {
 		cfg.MaxConns = DefaultMaxConns()
 	}
+	if cfg.ConnConfig.ConnectTimeout == 0 { // an unreachable server fails start-up in seconds, not minutes
+		cfg.ConnConfig.ConnectTimeout = DefaultConnectTimeout
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres.Open: %w", err)
@@ -110,7 +129,8 @@ func Open(ctx context.Context, url string, vault *topupd.Vault) (*Store, error) 
 		pool.Close()
 		return nil, fmt.Errorf("postgres.Open %s@%s/%s: %w", cfg.ConnConfig.User, cfg.ConnConfig.Host, cfg.ConnConfig.Database, err)
 	}
-	if err := migrate(ctx, db); err != nil {
+	schema, err := migrate(ctx, db)
+	if err != nil {
 		return fail(err)
 	}
 	st, err := sqlstore.New(db, db, vault, dialect)
@@ -122,7 +142,7 @@ func Open(ctx context.Context, url string, vault *topupd.Vault) (*Store, error) 
 		pool.Close()
 		return nil, fmt.Errorf("postgres.Open: %w", err)
 	}
-	return &Store{Store: st, pool: pool}, nil
+	return &Store{Store: st, pool: pool, schema: schema}, nil
 }
 
 // Close closes the pool.
@@ -137,30 +157,27 @@ func (s *Store) Close() error {
 // (polling each second, for up to five minutes) and then find nothing to do.
 // The lock is the schema's own: a database holding several topupd schemas
 // migrates them independently.
-func migrate(ctx context.Context, db *sql.DB) error {
+func migrate(ctx context.Context, db *sql.DB) (sqlstore.Schema, error) {
 	var schema sql.NullString
 	if err := db.QueryRowContext(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
-		return fmt.Errorf("migrations: %w", err)
+		return sqlstore.Schema{}, fmt.Errorf("migrations: %w", err)
 	}
 	if !schema.Valid {
-		return errors.New("migrations: the search_path names no existing schema")
+		return sqlstore.Schema{}, errors.New("migrations: the search_path names no existing schema")
 	}
 	locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(lockID(schema.String)), lock.WithLockTimeout(1, 300))
 	if err != nil {
-		return fmt.Errorf("migrations: %w", err)
+		return sqlstore.Schema{}, fmt.Errorf("migrations: %w", err)
 	}
 	sub, err := fs.Sub(migrations, "migrations")
 	if err != nil {
-		return fmt.Errorf("migrations: %w", err)
+		return sqlstore.Schema{}, fmt.Errorf("migrations: %w", err)
 	}
-	p, err := goose.NewProvider(goose.DialectPostgres, db, sub, goose.WithSessionLocker(locker))
+	s, err := sqlstore.Migrate(ctx, db, goose.DialectPostgres, sub, goose.WithSessionLocker(locker))
 	if err != nil {
-		return fmt.Errorf("migrations: %w", err)
+		return s, fmt.Errorf("schema %s: %w", schema.String, err)
 	}
-	if _, err := p.Up(ctx); err != nil {
-		return fmt.Errorf("migrations of schema %s: %w", schema.String, err)
-	}
-	return nil
+	return s, nil
 }
 
 // lockID is the advisory lock that migrations of one schema take.

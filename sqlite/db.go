@@ -28,9 +28,20 @@ var migrations embed.FS
 // Store is a topupd.Store on one SQLite file.
 type Store struct {
 	*sqlstore.Store
-	write *sql.DB // exactly one connection: SQLite has one writer
-	read  *sql.DB
-	ckpt  *checkpointer
+	write  *sql.DB // exactly one connection: SQLite has one writer
+	read   *sql.DB
+	ckpt   *checkpointer
+	schema sqlstore.Schema
+}
+
+// Schema is what Open found and did to the database's schema.
+func (s *Store) Schema() sqlstore.Schema { return s.schema }
+
+// SchemaVersion is the schema version this binary migrates a SQLite
+// database to: its newest migration's number.
+func SchemaVersion() int64 {
+	sub, _ := fs.Sub(migrations, "migrations")
+	return sqlstore.SchemaVersion(sub)
 }
 
 // Close closes the store's connections and stops its checkpointer; SQLite
@@ -93,6 +104,9 @@ func Open(ctx context.Context, path string, vault *topupd.Vault) (*Store, error)
 	if vault == nil {
 		return nil, errors.New("sqlite.Open: a vault is required")
 	}
+	if err := createPrivate(path); err != nil {
+		return nil, err
+	}
 	write, err := openDB(dsn(path, false))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite.Open %s: %w", path, err)
@@ -101,7 +115,8 @@ func Open(ctx context.Context, path string, vault *topupd.Vault) (*Store, error)
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxLifetime(0)
 	write.SetConnMaxIdleTime(0)
-	if err := migrate(ctx, write); err != nil {
+	schema, err := migrate(ctx, write)
+	if err != nil {
 		write.Close()
 		return nil, fmt.Errorf("sqlite.Open %s: %w", path, err)
 	}
@@ -129,22 +144,16 @@ func Open(ctx context.Context, path string, vault *topupd.Vault) (*Store, error)
 		st.Close()
 		return nil, fmt.Errorf("sqlite.Open %s: %w", path, err)
 	}
-	return &Store{Store: st, write: write, read: read, ckpt: ckpt}, nil
+	return &Store{Store: st, write: write, read: read, ckpt: ckpt, schema: schema}, nil
 }
 
-func migrate(ctx context.Context, db *sql.DB) error {
+// migrate applies the embedded migrations (see sqlstore.Migrate).
+func migrate(ctx context.Context, db *sql.DB) (sqlstore.Schema, error) {
 	sub, err := fs.Sub(migrations, "migrations")
 	if err != nil {
-		return err
+		return sqlstore.Schema{}, err
 	}
-	p, err := goose.NewProvider(goose.DialectSQLite3, db, sub)
-	if err != nil {
-		return fmt.Errorf("migrations: %w", err)
-	}
-	if _, err := p.Up(ctx); err != nil {
-		return fmt.Errorf("migrations: %w", err)
-	}
-	return nil
+	return sqlstore.Migrate(ctx, db, goose.DialectSQLite3, sub)
 }
 
 // openDB opens a pool whose connections cache their prepared statements.

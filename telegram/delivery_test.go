@@ -254,11 +254,11 @@ func TestNoticesAcrossRestart(t *testing.T) {
 		}
 		told("A credit of 1 USD arrived")
 		e.h.App.Close() // no bot runs now
-		quiet := topupdtest.New(t, topupdtest.WithDB(e.h.DB), topupdtest.WithClock(e.clock))
+		quiet := topupdtest.New(t, topupdtest.WithDB(e.h.DB), topupdtest.WithSecretKey(e.h.SecretKey), topupdtest.WithClock(e.clock))
 		if _, err := quiet.AdminClient.Credit(t.Context(), a.ID, topupd.USD(2), "while-away"); err != nil {
 			t.Fatal(err)
 		}
-		topupdtest.New(t, topupdtest.WithDB(e.h.DB), topupdtest.WithClock(e.clock), topupdtest.WithTelegram(e.api.URL(), token))
+		topupdtest.New(t, topupdtest.WithDB(e.h.DB), topupdtest.WithSecretKey(e.h.SecretKey), topupdtest.WithClock(e.clock), topupdtest.WithTelegram(e.api.URL(), token))
 		told("A credit of 2 USD arrived; the balance is 13 USD")
 		n := 0
 		for _, m := range e.api.Messages(shop.ID) {

@@ -29,7 +29,7 @@ func bcServer(t testing.TB, env map[string]string) (api, admin string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"serve", "--db", t.TempDir() + "/bench.db", "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0", "--log-level", "error"},
+		done <- run(ctx, []string{"serve", "--db", t.TempDir() + "/bench.db", "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0", "--log-level", "error", "--sim", "on"},
 			func(k string) string { return env[k] }, &out, io.Discard)
 	}()
 	t.Cleanup(func() { cancel(); <-done })

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -34,6 +35,18 @@ const serveUsage = `usage: topupd serve [flags]
 Runs the reseller API and the admin API. Every flag that names an environment
 variable also reads it; flags win. A value that cannot be read, from a flag or
 from the environment, stops start-up.
+
+secrets, read from the environment only (never from flags, which other users
+of the host can see):
+  TOPUPD_ADMIN_TOKEN     the admin API's bearer token (the operator root, role
+                         owner); empty refuses every admin call (--demo makes one)
+  TOPUPD_SECRET_KEY      32 bytes in base64 that seal codes, upstream keys and
+                         TOTP secrets; with SQLite, when empty, the key file
+                         <db>.key beside the database, made once for a new
+                         database; required with PostgreSQL
+  TOPUPD_METRICS_TOKEN   a token that may read GET /metrics besides operators'
+  TOPUPD_TELEGRAM_TOKEN  the bot's token (also --telegram-token, but a flag is
+                         visible in the process list: prefer the variable)
 
 flags:
 `
@@ -76,8 +89,11 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	fe.Var(choiceValue{&c.LogFormat, []string{"json", "text"}}, "log-format", "TOPUPD_LOG_FORMAT", "json (one object a line, for machines) or text (for people)")
 	fe.String(&c.TelegramToken, "telegram-token", "TOPUPD_TELEGRAM_TOKEN", "", "the messaging app bot's token from BotFather; empty means no bot")
 	fe.String(&c.TelegramAPI, "telegram-api", "TOPUPD_TELEGRAM_API", "https://api.telegram.org", "base URL of the Bot API, for a local Bot API server or a stand-in in tests")
-	simSwitch := "on"
-	fe.Var(choiceValue{&simSwitch, []string{"on", "off"}}, "sim", "TOPUPD_SIM", "on or off: whether the built-in sim supplier may fulfil orders; off refuses sim packs")
+	simSwitch := "" // off, or on with --demo
+	fe.Var(choiceValue{&simSwitch, []string{"on", "off"}}, "sim", "TOPUPD_SIM",
+		"on or off: whether the built-in sim supplier may fulfil orders, completing top-ups that nobody delivers; off refuses sim packs (default off, on with --demo)")
+	fe.String(&c.ConsoleURL, "console-url", "TOPUPD_CONSOLE_URL", "",
+		"the console's public base URL, used in setup links (default http://<admin-addr>/console/); when it is https://…, the console's cookies are Secure")
 	envErr := fe.apply(getenv)
 	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -94,7 +110,7 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
 	}
-	c.SimOff = simSwitch == "off"
+	c.SimOff = simSwitch == "off" || (simSwitch == "" && !c.Demo)
 	if c.SimOff && c.Demo {
 		return c, fmt.Errorf("--demo needs --sim on: the demo catalog is fulfilled by sim")
 	}
@@ -119,6 +135,12 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	if c.Deadline < time.Second {
 		return c, fmt.Errorf("--order-deadline must be at least 1s")
 	}
+	if c.ConsoleURL != "" {
+		if u, err := url.Parse(c.ConsoleURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return c, fmt.Errorf("--console-url (TOPUPD_CONSOLE_URL): %q is not an http:// or https:// URL", c.ConsoleURL)
+		}
+	}
+	c.Exclusive, c.RequireRedis = true, true // one server per SQLite file; no start without the Redis named
 	c.NodeID = nodeID
 	if c.NodeID == "" {
 		host, err := os.Hostname()

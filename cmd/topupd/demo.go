@@ -29,6 +29,7 @@ func demo(ctx context.Context, store topupd.Store, cfg config, apiAddr, adminAdd
 		fmt.Fprintln(out, "topupd demo: the database already has accounts; the demo data was loaded before and its key was shown then")
 		return nil
 	}
+	lines := map[string]*topupd.Line{}
 	for _, l := range demoLines() {
 		if err := l.Validate(); err != nil {
 			return fmt.Errorf("line %s: %w", l.Slug, err)
@@ -36,8 +37,12 @@ func demo(ctx context.Context, store topupd.Store, cfg config, apiAddr, adminAdd
 		if err := store.PutLine(ctx, l); err != nil {
 			return err
 		}
+		lines[l.Slug] = &l
 	}
 	for _, p := range demoPacks() {
+		if err := p.ResolveProvider(lines[p.Slug], true); err != nil { // stock for keys and cards, sim for the rest
+			return fmt.Errorf("pack %s: %w", p.PID, err)
+		}
 		if err := p.Validate(); err != nil {
 			return fmt.Errorf("pack %s: %w", p.PID, err)
 		}
@@ -162,7 +167,7 @@ func demoPacks() []topupd.Pack {
 				panic(err)
 			}
 			packs = append(packs, topupd.Pack{PID: items[i], Slug: slug, Name: items[i+1], Category: category,
-				Price: price, Status: topupd.StatusActive, Provider: topupd.ProviderSim})
+				Price: price, Status: topupd.StatusActive})
 		}
 	}
 	add("pubg", "UC", "pubg-60", "60 UC", "0.89", "pubg-325", "325 UC", "4.45", "pubg-660", "660 UC", "8.85",

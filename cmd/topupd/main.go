@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -19,8 +20,18 @@ func main() {
 		err = nil
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "topupd:", err)
+		fmt.Fprintln(os.Stderr, "topupd:", oneLine(err.Error()))
 		stop()
 		os.Exit(1)
 	}
+}
+
+// oneLine puts a message on one line, for a log or a terminal: some errors
+// (a failed PostgreSQL dial lists each address tried) span several.
+func oneLine(msg string) string {
+	lines := strings.FieldsFunc(msg, func(r rune) bool { return r == '\n' || r == '\r' })
+	for i := range lines {
+		lines[i] = strings.TrimSpace(lines[i])
+	}
+	return strings.Join(lines, "; ")
 }

@@ -72,7 +72,8 @@ func startProcEnv(t testing.TB, env []string, db string, extra ...string) *proc 
 	args := append([]string{"serve", "--db", db, "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0"}, extra...)
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "TOPUPD_TEST_RUN_MAIN=1", "TOPUPD_ADMIN_TOKEN="+testAdminToken,
-		"TOPUPD_RATE_PER_SECOND=100000", "TOPUPD_RATE_PER_MINUTE=1000000", "TOPUPD_LOG_LEVEL=warn")
+		"TOPUPD_RATE_PER_SECOND=100000", "TOPUPD_RATE_PER_MINUTE=1000000", "TOPUPD_LOG_LEVEL=warn",
+		"TOPUPD_SIM=on") // sim stands in for suppliers; env "TOPUPD_SIM=" gives the default, off
 	cmd.Env = append(cmd.Env, env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -123,6 +124,25 @@ func startProcEnv(t testing.TB, env []string, db string, extra ...string) *proc 
 		}
 	}()
 	return p
+}
+
+// stop ends the process as a service manager does (SIGTERM), and waits up
+// to half a minute for it to shut down.
+func (p *proc) stop() {
+	p.t.Helper()
+	if p.cmd.ProcessState != nil {
+		return
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-p.done:
+		if err != nil {
+			p.t.Errorf("topupd stopped with %v; stderr:\n%s", err, p.out)
+		}
+	case <-time.After(30 * time.Second):
+		p.t.Errorf("topupd did not stop within 30 s of SIGTERM")
+		p.kill()
+	}
 }
 
 // kill ends the process at once, as a power cut would.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+
+	"github.com/topupd/topupd/sqlite"
 )
 
 const usage = `usage: topupd <command> [flags]
@@ -52,27 +54,60 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return fmt.Errorf("unknown command %q", args[0])
 }
 
-// versionLine describes a build: the module version ("(devel)" when built
-// from a work tree), the VCS revision ("unknown" when the build did not
-// record one, as with -buildvcs=false or go test) and whether the tree had
-// local changes, and the Go version.
-func versionLine(info *debug.BuildInfo, ok bool) string {
-	version, revision, modified, goVersion := "(devel)", "unknown", "", "unknown"
+// build is what a binary knows of its own making.
+type build struct {
+	// Version is the module version, "(devel)" when built from a work tree.
+	Version string
+	// Revision is the VCS revision, "unknown" when the build did not record
+	// one (as with -buildvcs=false or go test); Modified says the tree had
+	// local changes.
+	Revision string
+	Modified bool
+	// Go is the Go version it was built with.
+	Go string
+}
+
+// buildOf reads a build from its build info.
+func buildOf(info *debug.BuildInfo, ok bool) build {
+	b := build{Version: "(devel)", Revision: "unknown", Go: "unknown"}
 	if ok && info != nil {
 		if info.Main.Version != "" {
-			version = info.Main.Version
+			b.Version = info.Main.Version
 		}
 		if info.GoVersion != "" {
-			goVersion = info.GoVersion
+			b.Go = info.GoVersion
 		}
 		for _, s := range info.Settings {
 			switch {
 			case s.Key == "vcs.revision" && s.Value != "":
-				revision = s.Value
+				b.Revision = s.Value
 			case s.Key == "vcs.modified" && s.Value == "true":
-				modified = " (modified)"
+				b.Modified = true
 			}
 		}
 	}
-	return fmt.Sprintf("topupd %s, revision %s%s, built with %s", version, revision, modified, goVersion)
+	return b
 }
+
+// thisBuild is the running binary's build.
+func thisBuild() build { return buildOf(debug.ReadBuildInfo()) }
+
+// commit is the revision, with " (modified)" after it when the tree had
+// local changes.
+func (b build) commit() string {
+	if b.Modified {
+		return b.Revision + " (modified)"
+	}
+	return b.Revision
+}
+
+// versionLine describes a build: the module version, the VCS revision, the
+// schema version this binary migrates a database to, and the Go version.
+func versionLine(info *debug.BuildInfo, ok bool) string {
+	b := buildOf(info, ok)
+	return fmt.Sprintf("topupd %s, revision %s, schema %d, built with %s", b.Version, b.commit(), schemaVersion(), b.Go)
+}
+
+// schemaVersion is the schema version this binary migrates a database to,
+// the same on SQLite and PostgreSQL (a test holds them to it).
+func schemaVersion() int64 { return sqlite.SchemaVersion() }

@@ -36,6 +36,7 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer a.Close()
+	logStart(log, cfg, a)
 	apiLn, adminLn, err := listen(cfg)
 	if err != nil {
 		return err
@@ -53,6 +54,28 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, "topupd: TOPUPD_ADMIN_TOKEN is empty, so the admin API refuses every call")
 	}
 	return serveUntil(ctx, log, map[net.Listener]http.Handler{apiLn: a.Reseller, adminLn: a.AdminSite()})
+}
+
+// logStart writes the start-up line: what runs, on which schema, with
+// which migrations applied now, and whether sim may complete orders.
+func logStart(log *slog.Logger, cfg config, a *app.App) {
+	b, kind, sim := thisBuild(), "sqlite", "on"
+	if app.IsPostgres(cfg.DB) {
+		kind = "postgres"
+	}
+	if cfg.SimOff {
+		sim = "off"
+	}
+	applied := a.Schema.Applied
+	if applied == nil {
+		applied = []string{}
+	}
+	log.Info("start", "version", b.Version, "commit", b.commit(), "schemaVersion", a.Schema.Version, "store", kind,
+		"sim", sim, "migrationsApplied", applied, "nodeId", cfg.NodeID)
+	if !cfg.SimOff {
+		log.Warn("the sim supplier is on (--sim on): orders for sim packs may be completed by a simulator that delivers nothing; " +
+			"never in production with real resellers (--sim off, the default without --demo)")
+	}
 }
 
 // redisLog sends go-redis's own messages (a failed dial, a lost

@@ -9,26 +9,30 @@ import (
 	"os"
 	"os/exec"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/topupd/topupd/sqlite"
 )
 
 // TestVersion: `topupd version` prints the version and the VCS revision,
 // or what stands in for them when the build did not record them.
 func TestVersion(t *testing.T) {
+	schema := strconv.FormatInt(sqlite.SchemaVersion(), 10)
 	for _, tc := range []struct {
 		info *debug.BuildInfo
 		ok   bool
 		want string
 	}{
-		{nil, false, "topupd (devel), revision unknown, built with unknown"},
-		{&debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}}, true, "topupd (devel), revision unknown, built with go1.26.8"},
+		{nil, false, "topupd (devel), revision unknown, schema " + schema + ", built with unknown"},
+		{&debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}}, true, "topupd (devel), revision unknown, schema " + schema + ", built with go1.26.8"},
 		{&debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v1.4.0"}, Settings: []debug.BuildSetting{
 			{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: "067dc02c"}, {Key: "vcs.modified", Value: "false"}}}, true,
-			"topupd v1.4.0, revision 067dc02c, built with go1.26.8"},
+			"topupd v1.4.0, revision 067dc02c, schema " + schema + ", built with go1.26.8"},
 		{&debug.BuildInfo{GoVersion: "go1.26.8", Settings: []debug.BuildSetting{
 			{Key: "vcs.revision", Value: "067dc02c"}, {Key: "vcs.modified", Value: "true"}}}, true,
-			"topupd (devel), revision 067dc02c (modified), built with go1.26.8"},
+			"topupd (devel), revision 067dc02c (modified), schema " + schema + ", built with go1.26.8"},
 	} {
 		if got := versionLine(tc.info, tc.ok); got != tc.want {
 			t.Errorf("versionLine(%+v) = %q, want %q", tc.info, got, tc.want)

@@ -25,6 +25,7 @@ import (
 	"github.com/topupd/topupd/fulfil"
 	"github.com/topupd/topupd/httpapi"
 	"github.com/topupd/topupd/internal/metrics"
+	"github.com/topupd/topupd/internal/sqlstore"
 	"github.com/topupd/topupd/postgres"
 	"github.com/topupd/topupd/provider/manual"
 	"github.com/topupd/topupd/provider/sim"
@@ -62,6 +63,12 @@ type Config struct {
 	RetryBase, RetryMax, CallTimeout, Lease time.Duration
 	// SimOff turns the sim supplier off (--sim off).
 	SimOff bool
+	// Exclusive holds a SQLite database file for this process alone, as
+	// topupd serve does: a second server on the file is refused.
+	Exclusive bool
+	// RequireRedis refuses to start when Redis (Config.Redis) does not
+	// answer, as topupd serve does; otherwise calls fail until it answers.
+	RequireRedis bool
 	// MetricsToken, when set, may read GET /metrics besides an operator's token.
 	MetricsToken string
 	// ConsoleURL, when set, is the console's public address (setup links
@@ -112,6 +119,9 @@ type App struct {
 	Console http.Handler
 	// Metrics are this process's Prometheus series.
 	Metrics *metrics.Metrics
+	// Schema is the database's schema version and the migrations this
+	// start applied.
+	Schema sqlstore.Schema
 
 	log           *slog.Logger
 	limits        *limits
@@ -120,6 +130,7 @@ type App struct {
 	engineDone    chan struct{}
 	stopBot       func()
 	bot           atomic.Pointer[telegram.Bot]
+	unlock        func() error // lets go of the SQLite file (Config.Exclusive)
 }
 
 // New opens the store, builds every part and starts the engine. Close
@@ -148,17 +159,16 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 			built.Close()
 		}
 	}()
-	secret, err := loadSecret(cfg)
+	if cfg.Exclusive && !IsPostgres(cfg.DB) {
+		if a.unlock, err = sqlite.Lock(cfg.DB); err != nil {
+			return nil, fmt.Errorf("%s: %w", cfg.DB, err)
+		}
+	}
+	db, vault, err := openChecked(ctx, cfg, now)
 	if err != nil {
 		return nil, err
 	}
-	vault, err := topupd.NewVault(secret)
-	if err != nil {
-		return nil, err
-	}
-	if a.Store, err = openStore(ctx, cfg.DB, vault); err != nil {
-		return nil, err
-	}
+	a.Store, a.Schema = db, db.Schema()
 	a.Metrics = metrics.New(a.Store)
 	if a.Engine, err = newEngine(cfg, a.Store, now, a.Metrics); err != nil {
 		return nil, err
@@ -168,6 +178,11 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	}
 	if a.limits, err = newLimits(cfg); err != nil {
 		return nil, err
+	}
+	if cfg.RequireRedis {
+		if err := a.limits.reachable(ctx); err != nil {
+			return nil, err
+		}
 	}
 	limiter := cfg.Limiter
 	if limiter == nil {
@@ -237,6 +252,10 @@ func (a *App) Close() error {
 	if a.Store != nil {
 		err = a.Store.Close()
 		a.Store = nil
+	}
+	if a.unlock != nil { // after the store: closing the lock's file ends its process's locks
+		err = errors.Join(err, a.unlock())
+		a.unlock = nil
 	}
 	return err
 }
@@ -314,13 +333,47 @@ func IsPostgres(db string) bool {
 	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
 }
 
+// store is a database as the app opens it.
+type store interface {
+	topupd.Store
+	keyStore
+	// Schema is what opening did to the schema.
+	Schema() sqlstore.Schema
+}
+
+// openChecked opens cfg's database with its secret key, and refuses a key
+// that is not the database's (see keepSecret).
+func openChecked(ctx context.Context, cfg Config, now func() time.Time) (store, *topupd.Vault, error) {
+	sec, err := loadSecret(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	vault, err := topupd.NewVault(sec.key)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := openStore(ctx, cfg.DB, vault)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := keepSecret(ctx, s, sec, now()); err != nil {
+		s.Close()
+		return nil, nil, err
+	}
+	return s, vault, nil
+}
+
 // openStore opens the database db names: a postgres:// URL, or a SQLite file.
-func openStore(ctx context.Context, db string, vault *topupd.Vault) (topupd.Store, error) {
+func openStore(ctx context.Context, db string, vault *topupd.Vault) (store, error) {
 	if db == "" {
 		return nil, errors.New("app: no database")
 	}
 	if IsPostgres(db) {
-		return postgres.Open(ctx, db, vault)
+		s, err := postgres.Open(ctx, db, vault)
+		if err != nil { // not s: a nil *postgres.Store in a Store is not nil
+			return nil, err
+		}
+		return s, nil
 	}
 	s, err := sqlite.Open(ctx, db, vault)
 	if err != nil {

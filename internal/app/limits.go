@@ -56,3 +56,27 @@ func newLimits(cfg Config) (*limits, error) {
 		invalidations: broadcast.NewRedis(client, cfg.RedisPrefix, cfg.RedisTimeout, cfg.Logger),
 	}, nil
 }
+
+// reachable checks, at start, that Redis answers when there is one, so
+// that a wrong --redis stops the server with one line instead of failing
+// every call.
+func (l *limits) reachable(ctx context.Context) error {
+	check, ok := l.checks["redis"]
+	if !ok {
+		return nil
+	}
+	// A few tries over some seconds: one call may take at most
+	// --redis-timeout, which a busy machine can miss once.
+	var err error
+	for try := 0; try < 5; try++ {
+		if err = check(ctx); err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+	return fmt.Errorf("--redis: Redis does not answer: %w", err)
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/client"
@@ -27,15 +28,11 @@ func OpenTool(ctx context.Context, cfg Config, base string) (*Tool, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	secret, err := loadSecret(cfg)
-	if err != nil {
-		return nil, err
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
 	}
-	vault, err := topupd.NewVault(secret)
-	if err != nil {
-		return nil, err
-	}
-	store, err := openStore(ctx, cfg.DB, vault)
+	store, _, err := openChecked(ctx, cfg, now)
 	if err != nil {
 		return nil, err
 	}

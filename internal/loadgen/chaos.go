@@ -93,7 +93,7 @@ func (c *Chaos) Start(ctx context.Context) error {
 // start runs the server once and waits until its admin API answers.
 func (c *Chaos) start(ctx context.Context) error {
 	args := append([]string{"serve", "--db", c.DB(),
-		"--addr", "127.0.0.1:" + strconv.Itoa(c.apiPort), "--admin-addr", "127.0.0.1:" + strconv.Itoa(c.adminPort)}, c.Args...)
+		"--addr", "127.0.0.1:" + strconv.Itoa(c.apiPort), "--admin-addr", "127.0.0.1:" + strconv.Itoa(c.adminPort), "--sim", "on"}, c.Args...)
 	cmd := exec.Command(c.Exe, args...)
 	cmd.Env = append(append([]string{}, c.Env...), "TOPUPD_ADMIN_TOKEN="+c.Token)
 	cmd.Stdout, cmd.Stderr = c.log, c.log

@@ -101,7 +101,13 @@ func setupCatalog(ctx context.Context, admin *client.Admin, runID string) (*cata
 			}
 			pid := fmt.Sprintf("%s-%d", d.slug, i+1)
 			body := map[string]any{"slug": d.slug, "name": name, "category": "Loadgen", "priceUsd": price, "status": "active"}
+			if d.kind == KindTopup || d.kind == KindZone {
+				body["provider"] = topupd.ProviderSim // keys and cards are stock
+			}
 			if err := admin.Do(ctx, "PUT", "/admin/products/"+pid, body, nil); err != nil {
+				if e, ok := err.(*client.Error); ok && e.Code == string(topupd.ESimDisabled) {
+					return nil, fmt.Errorf("creating pack %s: the server's sim supplier is off: bench needs a test server started with --sim on (or --demo): %w", pid, err)
+				}
 				return nil, fmt.Errorf("creating pack %s: %w", pid, err)
 			}
 			cat.packs[d.kind] = append(cat.packs[d.kind], &pack{PID: pid, Kind: d.kind, Price: price})

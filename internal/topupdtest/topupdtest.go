@@ -45,6 +45,7 @@ type config struct {
 	redis                      string
 	telegramAPI, telegramToken string
 	db                         string
+	secretKey                  string
 }
 
 // Option shapes a server.
@@ -112,6 +113,11 @@ func WithTelegram(apiURL, token string) Option {
 // SQLite file of its own).
 func WithDB(db string) Option { return func(cfg *config) { cfg.db = db } }
 
+// WithSecretKey seals and opens with a key (base64) given, as a server
+// sharing another's database (WithDB) must: by default each server has a
+// random key of its own. The key is T.SecretKey.
+func WithSecretKey(key string) Option { return func(cfg *config) { cfg.secretKey = key } }
+
 // WithWrap wraps the reseller API's handler, to inject failures or watch requests.
 func WithWrap(w func(http.Handler) http.Handler) Option { return func(cfg *config) { cfg.wrap = w } }
 
@@ -141,6 +147,9 @@ type T struct {
 	Codes map[string][]string
 	// DB is the path of the server's SQLite file.
 	DB string
+	// SecretKey is the key (base64) that seals its codes; another server
+	// on the same database needs it (WithSecretKey).
+	SecretKey string
 	// Logs is the server's log. When the test ends, it must hold none of
 	// the secrets registered with Logs.Secret (the admin token, and every
 	// API key and code the helpers made are registered by themselves).
@@ -176,14 +185,18 @@ func New(tb testing.TB, opts ...Option) *T {
 			{Limit: cfg.perSecond, Period: time.Second}, {Limit: cfg.perMinute, Period: time.Minute},
 		}, rateNow)
 	}
-	secret := make([]byte, topupd.SecretKeySize)
-	rand.Read(secret)
+	h.SecretKey = cfg.secretKey
+	if h.SecretKey == "" {
+		secret := make([]byte, topupd.SecretKeySize)
+		rand.Read(secret)
+		h.SecretKey = base64.StdEncoding.EncodeToString(secret)
+	}
 	h.DB = filepath.Join(tb.TempDir(), "topupd.db")
 	if cfg.db != "" {
 		h.DB = cfg.db
 	}
 	ac := app.Config{
-		DB: h.DB, SecretKey: base64.StdEncoding.EncodeToString(secret), AdminToken: h.Token,
+		DB: h.DB, SecretKey: h.SecretKey, AdminToken: h.Token,
 		TrustedProxies: cfg.trustedProxies, Deadline: cfg.deadline, NodeID: topupd.NewID("test_"), SimOff: cfg.simOff,
 		Logger: newLogger(h.Logs), Now: cfg.clockNow(), Poll: 50 * time.Millisecond, MaxBody: cfg.maxBody, Limiter: limiter,
 		WrapStore: cfg.wrapStore, WrapProvider: h.Calls.watch, MetricsToken: h.MetricsToken,
