@@ -54,11 +54,7 @@ func TestUpgradeFromOldDatabase(t *testing.T) {
 			t.Parallel()
 			db := filepath.Join(t.TempDir(), "topupd.db")
 			gunzip(t, filepath.Join(dir, "topupd.db.gz"), db)
-			key, err := os.ReadFile(filepath.Join(dir, "topupd.db.key"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(db+".key", key, 0o600); err != nil {
+			if err := os.WriteFile(db+".key", []byte(fx.SecretKey+"\n"), 0o600); err != nil { // its key file
 				t.Fatal(err)
 			}
 			had := appliedVersions(t, "sqlite", db)

@@ -5,9 +5,10 @@
 # fresh PostgreSQL database, places a few orders through the reseller API
 # (a top-up completed by sim, one refused by sim and refunded, three keys),
 # and writes into testdata/upgrade/<name>/:
-#   topupd.db.gz, topupd.db.key  the SQLite database and its key file
-#   postgres.sql.gz              pg_dump --inserts of the PostgreSQL database
-#   fixture.json              what the test checks after the upgrade
+#   topupd.db.gz     the SQLite database
+#   postgres.sql.gz  pg_dump --inserts of the PostgreSQL database
+#   fixture.json     the secret key both were sealed with, and what the
+#                    test checks after the upgrade
 # Usage (from the repository root, with PostgreSQL at $PG):
 #   PG=postgres://postgres@127.0.0.1:5432 cmd/topupd/testdata/upgrade/make-fixture.sh <commit> <name>
 set -euo pipefail
@@ -47,8 +48,7 @@ run() { # db: runs the demo, places the orders, stops; prints the demo's API key
 rm -f "$out/topupd.db"* "$out/postgres.sql"* "$work/fx.db"*
 read -r sqlkey sqlacct sqlbal < <(run "$work/fx.db")
 sqlite3 "$work/fx.db" "VACUUM INTO '$out/topupd.db'" 2>/dev/null || cp "$work/fx.db" "$out/topupd.db"
-printf '%s\n' "$key" >"$out/topupd.db.key"
-chmod 600 "$out/topupd.db" "$out/topupd.db.key"
+chmod 600 "$out/topupd.db"
 
 psql -q "$PG/postgres" -c "CREATE DATABASE $pgdb"
 read -r pgkey pgacct pgbal < <(run "$PG/$pgdb?sslmode=disable")
