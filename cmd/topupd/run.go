@@ -16,6 +16,7 @@ commands:
   serve    run the reseller API and the admin API (see topupd serve -h)
   bench    load a running topupd through the client and check its books (see topupd bench -h)
   operator add an operator, or give one a console setup link (see topupd operator -h)
+  backup   copy a SQLite database and its key while a server runs on it (see topupd backup -h)
   version  print the version and the VCS revision this binary was built from
 `
 
@@ -39,6 +40,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runBench(ctx, args[1:], getenv, stdout, stderr)
 	case "operator":
 		return runOperator(ctx, args[1:], getenv, stdout, stderr)
+	case "backup":
+		return runBackup(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version":
 		if len(args) > 1 {
 			return fmt.Errorf("version: unexpected argument %q", args[1])

@@ -202,6 +202,29 @@ func appliedVersions(t *testing.T, driver, dsn string) []int64 {
 // URL; it is dropped when the test ends.
 func restoredDatabase(t *testing.T, dump string) string {
 	t.Helper()
+	dsn := newDatabase(t)
+	dst := filepath.Join(t.TempDir(), "dump.sql")
+	gunzip(t, dump, dst)
+	script, err := os.ReadFile(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(string(script)); err != nil { // no arguments: the simple protocol, many statements
+		t.Fatalf("restoring %s: %v", dump, err)
+	}
+	return dsn
+}
+
+// newDatabase creates an empty database of the test's own on this
+// machine's PostgreSQL (TOPUPD_TEST_POSTGRES; the test is skipped without
+// it) and returns its URL; it is dropped when the test ends.
+func newDatabase(t *testing.T) string {
+	t.Helper()
 	pg := os.Getenv("TOPUPD_TEST_POSTGRES")
 	if pg == "" {
 		t.Skip("TOPUPD_TEST_POSTGRES not set: SQLite only")
@@ -210,32 +233,20 @@ func restoredDatabase(t *testing.T, dump string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { admin.Close() })
 	b := make([]byte, 6)
 	rand.Read(b)
-	name := "topupd_up_" + hex.EncodeToString(b)
+	name := "topupd_t_" + hex.EncodeToString(b)
 	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { admin.Exec("DROP DATABASE " + name + " WITH (FORCE)") })
+	t.Cleanup(func() {
+		admin.Exec("DROP DATABASE " + name + " WITH (FORCE)")
+		admin.Close()
+	})
 	u, err := url.Parse(pg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	u.Path = "/" + name
-	dst := filepath.Join(t.TempDir(), "dump.sql")
-	gunzip(t, dump, dst)
-	script, err := os.ReadFile(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("pgx", u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec(string(script)); err != nil { // no arguments: the simple protocol, many statements
-		t.Fatalf("restoring %s: %v", dump, err)
-	}
 	return u.String()
 }

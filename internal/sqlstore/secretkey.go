@@ -31,11 +31,14 @@ const (
 // upstream or operator name can be it.
 const keyCheckContext = "\x00secret-key-check"
 
-// keyFingerprint is the key's fingerprint as the database keeps it: a keyed
+// KeyFingerprint is a key's fingerprint as the database keeps it: a keyed
 // digest of a constant, from which nothing of the key can be learned.
-func (s *Store) keyFingerprint() []byte {
-	return s.vault.Fingerprint(keyCheckContext, "topupd")
+func KeyFingerprint(v *topupd.Vault) []byte {
+	return v.Fingerprint(keyCheckContext, "topupd")
 }
+
+// keyFingerprint is the store's key's fingerprint.
+func (s *Store) keyFingerprint() []byte { return KeyFingerprint(s.vault) }
 
 // SecretKeyState tells whether the store's key is its database's. It
 // changes nothing: a key generated for a database that turns out not to be
