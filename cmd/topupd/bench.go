@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -55,8 +56,10 @@ Drives a running topupd through the reseller API's Go client (client/) from
 many accounts at once, each paced to stay within the server's rolling rate
 limits, then checks the books through the admin API and fails (exit status 1)
 when an invariant is broken. Everything it creates (accounts, lines, packs,
-stock) is new and named after a random run id. With --chaos it starts its own
-server instead and kills it with SIGKILL every N seconds during the load.
+stock) is new and named after a random run id. Its top-up packs are
+fulfilled by sim, so the server must run with --sim on (or --demo): never
+bench a production server. With --chaos it starts its own server instead
+(with --sim on) and kills it with SIGKILL every N seconds during the load.
 
 The mix (--mix action=weight,...) draws each account's next call:
   products  GET /products     services  GET /services     balance  GET /balance
@@ -163,9 +166,13 @@ func parseBench(args []string, getenv func(string) string, stderr io.Writer) (be
 
 // runBench is `topupd bench`.
 func runBench(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if slices.ContainsFunc(args, isHelp) { // the usage goes to stdout; a bad flag's to stderr
+		parseBench([]string{"-h"}, func(string) string { return "" }, stdout)
+		return flag.ErrHelp
+	}
 	cfg, err := parseBench(args, getenv, stderr)
 	if errors.Is(err, flag.ErrHelp) {
-		return nil
+		return err
 	}
 	if err != nil {
 		return err

@@ -7,7 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
+	"slices"
+	"strings"
 
+	"github.com/topupd/topupd/client"
 	"github.com/topupd/topupd/internal/app"
 )
 
@@ -40,7 +44,7 @@ func runOperator(ctx context.Context, args []string, getenv func(string) string,
 	fe.String(&cfg.ConsoleURL, "console-url", "TOPUPD_CONSOLE_URL", "", "the console's public address, when it is not http://<admin-addr>/console/")
 	fs.StringVar(&role, "role", "", "add: the operator's role: owner, finance, support or viewer")
 	envErr := fe.apply(getenv)
-	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+	if slices.ContainsFunc(args, isHelp) || len(args) > 0 && args[0] == "help" { // before anything opens the database
 		fs.Usage()
 		io.Copy(stdout, &out)
 		return flag.ErrHelp
@@ -77,14 +81,37 @@ func runOperator(ctx context.Context, args []string, getenv func(string) string,
 	if verb == "add" {
 		token, err := tool.Admin.CreateOperator(ctx, name, role)
 		if err != nil {
-			return fmt.Errorf("operator add: %w", err)
+			return fmt.Errorf("operator add: %w", plain(err))
 		}
 		fmt.Fprintf(stdout, "operator %s (%s) added\nadmin API token, shown this once: %s\n", name, role, token)
 	}
 	link, err := tool.Admin.SetupLink(ctx, name)
 	if err != nil {
-		return fmt.Errorf("operator %s: %w", verb, err)
+		return fmt.Errorf("operator %s: %w", verb, plain(err))
 	}
 	fmt.Fprintf(stdout, "console setup link, valid until %s (once): %s\n", link.ExpiresAt.UTC().Format("2006-01-02 15:04 MST"), link.URL)
 	return nil
+}
+
+// isHelp reports an argument that asks for the usage.
+func isHelp(arg string) bool { return arg == "-h" || arg == "--help" || arg == "-help" }
+
+// plain puts an error of the admin API, which the command line calls in
+// process, in the operator's words: its explanation, without the HTTP
+// status and code the API answers with ("topupd: 409 CONFLICT: operator
+// bob exists" is "operator bob exists").
+func plain(err error) error {
+	var e *client.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	switch {
+	case e.StatusCode == http.StatusNotFound && e.Detail != "":
+		return errors.New("there is no " + e.Detail)
+	case e.Detail != "":
+		return errors.New(e.Detail)
+	case e.Message != "":
+		return errors.New(strings.ToLower(e.Message))
+	}
+	return err
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -18,6 +19,13 @@ commands:
   operator add an operator, or give one a console setup link (see topupd operator -h)
   backup   copy a SQLite database and its key while a server runs on it (see topupd backup -h)
   version  print the version and the VCS revision this binary was built from
+`
+
+const versionUsage = `usage: topupd version
+
+Prints the version, the VCS revision and the schema version this binary
+migrates a database to (the same on SQLite and PostgreSQL), and the Go
+version it was built with.
 `
 
 // run is the whole program: main only supplies the process's context,
@@ -43,6 +51,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "backup":
 		return runBackup(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version":
+		if len(args) > 1 && isHelp(args[1]) {
+			fmt.Fprint(stdout, versionUsage)
+			return flag.ErrHelp
+		}
 		if len(args) > 1 {
 			return fmt.Errorf("version: unexpected argument %q", args[1])
 		}
