@@ -70,8 +70,12 @@ func logStart(log *slog.Logger, cfg config, a *app.App) {
 	if applied == nil {
 		applied = []string{}
 	}
-	log.Info("start", "version", b.Version, "commit", b.commit(), "schemaVersion", a.Schema.Version, "store", kind,
-		"sim", sim, "migrationsApplied", applied, "nodeId", cfg.NodeID)
+	attrs := []any{"version", b.Version, "commit", b.commit(), "schemaVersion", a.Schema.Version, "store", kind,
+		"sim", sim, "migrationsApplied", applied, "nodeId", cfg.NodeID}
+	if len(a.Schema.Repaired) > 0 {
+		attrs = append(attrs, "repaired", a.Schema.Repaired)
+	}
+	log.Info("start", attrs...)
 	if !cfg.SimOff {
 		log.Warn("the sim supplier is on (--sim on): orders for sim packs may be completed by a simulator that delivers nothing; " +
 			"never in production with real resellers (--sim off, the default without --demo)")

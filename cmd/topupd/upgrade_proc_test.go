@@ -2,6 +2,7 @@ package main
 
 import (
 	"compress/gzip"
+	"fmt"
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
@@ -40,7 +41,7 @@ type fixture struct {
 // packs, stored as sim, are now stock and sell with sim off.
 func TestUpgradeFromOldDatabase(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"schema-8", "schema-17-without-15"} {
+	for _, name := range []string{"schema-8", "schema-17-without-15", "dev-8aa50c5", "dev-243b807", "dev-2726afa", "dev-8e1d8a3"} {
 		dir := filepath.Join("testdata", "upgrade", name)
 		var fx fixture
 		b, err := os.ReadFile(filepath.Join(dir, "fixture.json"))
@@ -63,6 +64,9 @@ func TestUpgradeFromOldDatabase(t *testing.T) {
 		})
 		t.Run(name+"/postgres", func(t *testing.T) {
 			t.Parallel()
+			if fx.Postgres.APIKey == "" {
+				t.Skip("made by a build without PostgreSQL")
+			}
 			dsn := restoredDatabase(t, filepath.Join(dir, "postgres.sql.gz"))
 			had := appliedVersions(t, "pgx", dsn)
 			p := startProcEnv(t, []string{"TOPUPD_SIM=", "TOPUPD_LOG_LEVEL=info", "TOPUPD_SECRET_KEY=" + fx.SecretKey}, dsn)
@@ -79,6 +83,13 @@ func checkUpgraded(t *testing.T, p *proc, had []int64, apiKey, account, balance 
 	start := p.logLine(t, "start")
 	if v, _ := start["schemaVersion"].(float64); int64(v) != sqlite.SchemaVersion() {
 		t.Errorf("schema version %v after the upgrade, want %d", start["schemaVersion"], sqlite.SchemaVersion())
+	}
+	repaired := fmt.Sprint(start["repaired"])
+	if dev := strings.HasPrefix(filepath.Base(t.Name()), "dev-") || strings.Contains(t.Name(), "/dev-"); dev != (start["repaired"] != nil) {
+		t.Errorf("a database of a development build: %v; repaired %v", dev, start["repaired"])
+	}
+	if strings.Contains(repaired, "00002 was refund_needs_flag") { // 8aa50c5's 00002 is in 00001 now: this 00002 was never applied
+		had = slices.DeleteFunc(slices.Clone(had), func(v int64) bool { return v == 2 })
 	}
 	var want []string
 	entries, err := os.ReadDir("../../sqlite/migrations")

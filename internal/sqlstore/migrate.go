@@ -20,6 +20,9 @@ type Schema struct {
 	// Applied names the migrations this open applied, in order (for
 	// example "00019_key_check"); empty when the schema was up to date.
 	Applied []string
+	// Repaired says what this open repaired of a database made by an early
+	// development build (see repairEarlyBuilds); usually empty.
+	Repaired []string
 }
 
 // SchemaNewerError refuses a database migrated by a newer binary: its
@@ -67,6 +70,10 @@ func migrationVersion(name string) (int64, bool) {
 // schema; each migration depends only on those numbered before it that
 // landed before it, which every migration so far does.
 func Migrate(ctx context.Context, db *sql.DB, dialect goose.Dialect, fsys fs.FS, opts ...goose.ProviderOption) (Schema, error) {
+	repairs := "sqlite"
+	if dialect == goose.DialectPostgres {
+		repairs = "postgres"
+	}
 	binary := SchemaVersion(fsys)
 	p, err := goose.NewProvider(dialect, db, fsys, append(opts, goose.WithAllowOutofOrder(true))...)
 	if err != nil {
@@ -79,11 +86,15 @@ func Migrate(ctx context.Context, db *sql.DB, dialect goose.Dialect, fsys fs.FS,
 	if current > binary {
 		return Schema{}, &SchemaNewerError{Database: current, Binary: binary}
 	}
+	repaired, err := repairEarlyBuilds(ctx, db, repairs, fsys)
+	if err != nil {
+		return Schema{}, fmt.Errorf("migrations: %w", err)
+	}
 	results, err := p.Up(ctx)
 	if err != nil {
 		return Schema{}, fmt.Errorf("migrations: %w", err)
 	}
-	s := Schema{Version: binary}
+	s := Schema{Version: binary, Repaired: repaired}
 	for _, r := range results {
 		s.Applied = append(s.Applied, strings.TrimSuffix(path.Base(r.Source.Path), ".sql"))
 	}
