@@ -2,11 +2,11 @@ package main
 
 import (
 	"compress/gzip"
-	"fmt"
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/url"
 	"os"
