@@ -7,6 +7,8 @@ import (
 	"database/sql"
 	"encoding/base64"
 	"errors"
+	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -197,3 +199,29 @@ func TestNewerSchemaRefused(t *testing.T) {
 
 // itoa formats a whole number.
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestConsoleURL: --console-url (TOPUPD_CONSOLE_URL) starts the setup
+// links, and with https:// the console's session cookie is Secure;
+// something that is not an http(s) URL stops start-up.
+func TestConsoleURL(t *testing.T) {
+	t.Parallel()
+	p := startProc(t, filepath.Join(t.TempDir(), "c.db"), "--console-url", "https://ops.example.com/console/")
+	p.must("POST", "/admin/operators", map[string]any{"name": "kim", "role": "viewer"})
+	if link := p.must("POST", "/admin/operators/kim/setup-link", nil); !strings.HasPrefix(fmt.Sprint(link["url"]), "https://ops.example.com/console/") {
+		t.Errorf("setup link %v, want it under https://ops.example.com/console/", link["url"])
+	}
+	resp, err := http.Get(p.admin + "/console/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	secure := false
+	for _, c := range resp.Cookies() {
+		secure = secure || c.Secure
+	}
+	if len(resp.Cookies()) == 0 || !secure {
+		t.Errorf("the console's sign-in page set cookies %v; want a Secure one behind https", resp.Header.Values("Set-Cookie"))
+	}
+	r := runToEnd(t, []string{"TOPUPD_CONSOLE_URL=ops.example.com"}, serveArgs(filepath.Join(t.TempDir(), "d.db"))...)
+	wantRefused(t, "a console URL without a scheme", r, "TOPUPD_CONSOLE_URL", "ops.example.com")
+}
