@@ -1,10 +1,13 @@
 package httpapi_test
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/internal/topupdtest"
 )
 
@@ -93,4 +96,41 @@ func grepLines(s, sub string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// TestMetricsStuck: topupd_orders_stuck counts, per supplier, the orders
+// GET /admin/orders/stuck lists: none before an order's deadline, one
+// past it, none again once the operator settles it.
+func TestMetricsStuck(t *testing.T) {
+	clock := topupdtest.NewClock()
+	h := topupdtest.New(t, topupdtest.WithClock(clock))
+	h.LoadCatalog()
+	a := h.NewAccount("10", nil)
+	now := clock.Now()
+	o, _, err := h.Store.PlaceOrder(context.Background(), topupd.PlaceOrder{AccountID: a.ID, Now: now, Deadline: time.Minute,
+		Request:    topupd.OrderRequest{PID: topupdtest.PIDPubgManual, TrxID: "stuck-metric-1", Fields: topupd.AccountFields{UserID: "5123456"}},
+		LeaseOwner: "node-that-died", LeaseUntil: now.Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const series = `topupd_orders_stuck{provider="manual",upstream=""}`
+	stuck := func() string {
+		t.Helper()
+		status, body := scrape(t, h, h.MetricsToken)
+		if status != http.StatusOK {
+			t.Fatalf("GET /metrics: %d", status)
+		}
+		return grepLines(body, "topupd_orders_stuck{")
+	}
+	if got := stuck(); got != "" {
+		t.Errorf("before the deadline: %q, want no stuck series", got)
+	}
+	clock.Advance(2 * time.Minute)
+	if got := stuck(); got != series+" 1" {
+		t.Errorf("past the deadline: %q, want %q", got, series+" 1")
+	}
+	h.AdminOK(http.StatusOK, "POST", "/admin/orders/"+o.ID+"/cancel", map[string]any{"error": "GAVE UP", "refund": true})
+	if got := stuck(); got != "" {
+		t.Errorf("after the operator's cancel: %q, want no stuck series", got)
+	}
 }

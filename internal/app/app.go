@@ -169,7 +169,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 		return nil, err
 	}
 	a.Store, a.Schema = db, db.Schema()
-	a.Metrics = metrics.New(a.Store)
+	a.Metrics = metrics.New(a.Store, now)
 	if a.Engine, err = newEngine(cfg, a.Store, now, a.Metrics); err != nil {
 		return nil, err
 	}

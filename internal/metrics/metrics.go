@@ -2,8 +2,9 @@
 // latency by route and status, orders placed and finished by line, provider
 // and outcome, time from placement to a final state, supplier calls by
 // supplier and outcome, and, read from the database at each scrape, orders
-// processing, stock available by pack, packs low on stock and the sum of
-// reseller balances; and low-stock alerts raised and cleared.
+// processing, orders stuck by supplier, stock available by pack, packs low on
+// stock and the sum of reseller balances; and low-stock alerts raised and
+// cleared.
 // Labels are bounded: routes are patterns, lines, packs, providers and
 // upstreams are the catalog's; no order id or trxid is ever a label.
 package metrics
@@ -30,6 +31,9 @@ type Source interface {
 	// LowStock reports, for every pack whose lowStockAt is set, whether
 	// its low-stock alert is raised.
 	LowStock(ctx context.Context) (map[string]bool, error)
+	// StuckCounts counts, per provider and upstream, the orders
+	// processing past their deadline at now or carrying an alert.
+	StuckCounts(ctx context.Context, now time.Time) ([]topupd.StuckCount, error)
 }
 
 // Metrics are one process's series. A nil *Metrics records nothing.
@@ -45,8 +49,9 @@ type Metrics struct {
 }
 
 // New returns the series, with the Go runtime's and the process's, and
-// those read from src at each scrape.
-func New(src Source) *Metrics {
+// those read from src at each scrape; now is the clock that decides which
+// orders are past their deadline.
+func New(src Source, now func() time.Time) *Metrics {
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "topupd_http_requests_total",
@@ -71,7 +76,7 @@ func New(src Source) *Metrics {
 			[]string{"pid", "event"}),
 	}
 	m.reg.MustRegister(m.requests, m.latency, m.placed, m.finished, m.toFinal, m.supplierCalls, m.lowStock,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), &dbCollector{src: src})
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), &dbCollector{src: src, now: now})
 	return m
 }
 
@@ -135,12 +140,18 @@ func (m *Metrics) LowStockAlert(pid string, raised bool) {
 }
 
 // dbCollector reads the series the database holds at each scrape.
-type dbCollector struct{ src Source }
+type dbCollector struct {
+	src Source
+	now func() time.Time
+}
 
 var (
 	processingDesc = prometheus.NewDesc("topupd_orders_processing", "Orders processing now, on every node.", nil, nil)
-	stockDesc      = prometheus.NewDesc("topupd_stock_available", "Codes available, by pack.", []string{"pid"}, nil)
-	stockLowDesc   = prometheus.NewDesc("topupd_stock_low",
+	stuckDesc      = prometheus.NewDesc("topupd_orders_stuck",
+		"Orders processing past their deadline or with an alert (GET /admin/orders/stuck), on every node, by provider and upstream; a supplier with none has no series.",
+		[]string{"provider", "upstream"}, nil)
+	stockDesc    = prometheus.NewDesc("topupd_stock_available", "Codes available, by pack.", []string{"pid"}, nil)
+	stockLowDesc = prometheus.NewDesc("topupd_stock_low",
 		"1 while a pack's low-stock alert is raised (its stock is at or below its lowStockAt), else 0; for packs with lowStockAt set.", []string{"pid"}, nil)
 	balancesDesc = prometheus.NewDesc("topupd_reseller_balances_usd",
 		"The sum of every reseller's balance, in USD: what the business owes its resellers.", nil, nil)
@@ -150,6 +161,7 @@ var (
 // Describe sends the series' descriptions.
 func (c *dbCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- processingDesc
+	ch <- stuckDesc
 	ch <- stockDesc
 	ch <- stockLowDesc
 	ch <- balancesDesc
@@ -166,6 +178,13 @@ func (c *dbCollector) Collect(ch chan<- prometheus.Metric) {
 		// Money leaves its integer type here, at the edge: Prometheus values
 		// are floats (exact below 2^53 ten-thousandths of a dollar).
 		ch <- prometheus.MustNewConstMetric(balancesDesc, prometheus.GaugeValue, float64(g.Balances)/topupd.MoneyScale)
+	} else {
+		failed = 1
+	}
+	if stuck, err := c.src.StuckCounts(ctx, c.now()); err == nil {
+		for _, s := range stuck {
+			ch <- prometheus.MustNewConstMetric(stuckDesc, prometheus.GaugeValue, float64(s.Orders), s.Provider, s.Upstream)
+		}
 	} else {
 		failed = 1
 	}
