@@ -65,6 +65,9 @@ const (
 	PermOperators Permission = "operators"
 	// PermPrices sets price tiers, accounts' own prices and spending limits.
 	PermPrices Permission = "prices"
+	// PermDebug reads the runtime profiles (/admin/debug/pprof/): they
+	// show the process's memory and stacks, so they are the owner's alone.
+	PermDebug Permission = "debug"
 )
 
 // May reports whether the role allows p. Statements and reports, the
