@@ -296,8 +296,20 @@ var (
 	cachedPatterns atomic.Int64
 )
 
-// CheckCost refuses a price below a pack's cost as BELOW_COST, unless the
-// operator allows it; a pack without a cost allows any price.
+// HighestCost is the pack's cost as the below-cost guard counts it: the
+// highest of its own Cost and its suppliers' costs, since an order may be
+// bought from any of them. 0 when none is set.
+func (p *Pack) HighestCost() Money {
+	c := p.Cost
+	for _, s := range p.Suppliers {
+		c = max(c, s.Cost)
+	}
+	return c
+}
+
+// CheckCost refuses a price below a pack's cost (HighestCost) as
+// BELOW_COST, unless the operator allows it; a pack without a cost allows
+// any price.
 func CheckCost(price, cost Money, allowBelowCost bool) error {
 	if cost > 0 && price < cost && !allowBelowCost {
 		return Errorf(EBelowCost, "price %s is below the pack's cost %s (send allowBelowCost: true to allow it)", price.Dollars(), cost.Dollars())

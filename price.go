@@ -148,9 +148,10 @@ func (b *PriceBook) Quote(p *Pack) (Money, string) {
 }
 
 // CheckTierCosts refuses, as BELOW_COST unless allowed, a tier that would
-// price a pack below its cost: a listed price under the pack's cost, or a
-// negative markup while any pack has a cost. A listed PID that names no
-// pack is INVALID_BODY.
+// price a pack below its cost (HighestCost): a listed price, or, for a
+// pack it lists no price for, its markup on the pack's Cost (a negative
+// markup, or one that leaves the price under a dearer supplier's cost). A
+// listed PID that names no pack is INVALID_BODY.
 func CheckTierCosts(t *Tier, packs []Pack, allowBelowCost bool) error {
 	byPID := make(map[string]*Pack, len(packs))
 	for i := range packs {
@@ -161,15 +162,21 @@ func CheckTierCosts(t *Tier, packs []Pack, allowBelowCost bool) error {
 		if !ok {
 			return Errorf(EInvalidBody, "prices: no pack %s", pid)
 		}
-		if err := CheckCost(price, p.Cost, allowBelowCost); err != nil {
+		if err := CheckCost(price, p.HighestCost(), allowBelowCost); err != nil {
 			return Errorf(EBelowCost, "%s: %s", pid, err.(*Error).Detail)
 		}
 	}
-	if t.Markup != nil && *t.Markup < 0 {
-		for i := range packs {
-			if packs[i].Cost > 0 && !allowBelowCost {
-				return Errorf(EBelowCost, "a negative markup prices %s below its cost (send allowBelowCost: true to allow it)", packs[i].PID)
-			}
+	if allowBelowCost {
+		return nil
+	}
+	for i := range packs {
+		p := &packs[i]
+		if _, listed := t.Prices[p.PID]; listed {
+			continue
+		}
+		if price, ok := t.MarkedUp(p.Cost); ok && price < p.HighestCost() {
+			return Errorf(EBelowCost, "the markup prices %s at %s, below its cost %s (send allowBelowCost: true to allow it)",
+				p.PID, price.Dollars(), p.HighestCost().Dollars())
 		}
 	}
 	return nil

@@ -129,3 +129,56 @@ func TestSupplierListValidate(t *testing.T) {
 		t.Errorf("a provider other than the first supplier's is valid")
 	}
 }
+
+// TestHighestCost: the guard's cost is the highest of the pack's own cost
+// and its suppliers'; a tier's listed price and its markup are held to it.
+func TestHighestCost(t *testing.T) {
+	usd := func(s string) Money {
+		m, err := ParseMoney(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	for _, c := range []struct {
+		cost      string
+		suppliers []string
+		want      string
+	}{
+		{"0", nil, "0"},
+		{"0.5", nil, "0.5"},
+		{"0", []string{"0.8", "0"}, "0.8"},
+		{"0.5", []string{"0.4", "0.8", "0.6"}, "0.8"},
+		{"0.9", []string{"0.4", "0.8"}, "0.9"},
+	} {
+		p := Pack{PID: "p", Cost: usd(c.cost)}
+		for _, s := range c.suppliers {
+			p.Suppliers = append(p.Suppliers, Supplier{Provider: ProviderSim, Cost: usd(s)})
+		}
+		if got := p.HighestCost(); got != usd(c.want) {
+			t.Errorf("cost %s, suppliers %v: %s, want %s", c.cost, c.suppliers, got.Dollars(), c.want)
+		}
+	}
+	pack := Pack{PID: "p", Price: usd("1"), Cost: usd("0.5"), Suppliers: []Supplier{{Provider: ProviderSim, Cost: usd("0.8")}}}
+	markup := func(pct string) *Percent { p := Percent(usd(pct)); return &p }
+	for _, c := range []struct {
+		name  string
+		tier  Tier
+		allow bool
+		want  ErrorCode
+	}{
+		{"listed under the supplier", Tier{Prices: map[string]Money{"p": usd("0.7")}}, false, EBelowCost},
+		{"listed under the supplier, allowed", Tier{Prices: map[string]Money{"p": usd("0.7")}}, true, ""},
+		{"listed at the supplier", Tier{Prices: map[string]Money{"p": usd("0.8")}}, false, ""},
+		{"markup under the supplier", Tier{Markup: markup("10")}, false, EBelowCost},
+		{"negative markup", Tier{Markup: markup("-5")}, false, EBelowCost},
+		{"markup under the supplier, allowed", Tier{Markup: markup("10")}, true, ""},
+		{"markup at the supplier", Tier{Markup: markup("60")}, false, ""},
+		{"markup under, but a listed price", Tier{Markup: markup("10"), Prices: map[string]Money{"p": usd("0.9")}}, false, ""},
+	} {
+		err := CheckTierCosts(&c.tier, []Pack{pack}, c.allow)
+		if got := CodeOf(err); (c.want == "" && err != nil) || (c.want != "" && got != c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}

@@ -232,7 +232,7 @@ func (a *admin) checkPack(r *http.Request, p *topupd.Pack, allowBelowCost bool) 
 	if err := p.Validate(); err != nil {
 		return err
 	}
-	if err := topupd.CheckCost(p.Price, p.Cost, allowBelowCost); err != nil {
+	if err := topupd.CheckCost(p.Price, p.HighestCost(), allowBelowCost); err != nil {
 		return err
 	}
 	for _, s := range p.SupplierList() {

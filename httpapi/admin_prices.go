@@ -139,7 +139,7 @@ func (a *admin) setAccountPrice(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := topupd.CheckCost(price, pack.Cost, allow); err != nil {
+	if err := topupd.CheckCost(price, pack.HighestCost(), allow); err != nil {
 		return err
 	}
 	if err := a.Store.SetAccountPrice(r.Context(), accountID, pid, price); err != nil {
