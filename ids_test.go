@@ -37,3 +37,17 @@ func TestNewOrderID(t *testing.T) {
 		t.Error("ids an hour and thirty years apart do not sort by time")
 	}
 }
+
+// TestCleanText: valid UTF-8 without a NUL byte is clean; a NUL anywhere,
+// a stray byte, a truncated sequence or an encoded surrogate is not.
+func TestCleanText(t *testing.T) {
+	for s, want := range map[string]bool{
+		"": true, "ord_abc": true, "Ünïcödé ✓ 🎮": true, "tab\tand\nnewline": true,
+		"\x00": false, "a\x00b": false, "end\x00": false, "\xff": false, "x\xc3\x28": false,
+		"\xed\xa0\x80": false, "\xe2\x82": false,
+	} {
+		if got := topupd.CleanText(s); got != want {
+			t.Errorf("CleanText(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

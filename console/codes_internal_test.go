@@ -22,4 +22,9 @@ func TestCodeOf(t *testing.T) {
 	if err != nil || !cmp.Equal(got, []string{"K-1", "K-2"}) {
 		t.Errorf("readCodeFile = %q, %v", got, err)
 	}
+	for _, file := range []string{"K-1\nK\x00-2\n", "K-1\nK-\xff2\n", "K-1,\xc3\x28\n"} {
+		if got, err := readCodeFile(strings.NewReader(file)); err == nil || !strings.Contains(err.Error(), "line ") {
+			t.Errorf("readCodeFile(%q) = %q, %v; want the bad line refused", file, got, err)
+		}
+	}
 }

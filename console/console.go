@@ -86,7 +86,8 @@ func New(d Deps) (*Console, error) {
 // Mux is the console's routes, for the request log to name them.
 func (c *Console) Mux() *http.ServeMux { return c.mux }
 
-// ServeHTTP answers a console request, with the headers every page has.
+// ServeHTTP answers a console request, with the headers every page has;
+// one whose path, query or form is not clean text is a 400 page.
 func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "+
@@ -94,5 +95,9 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Frame-Options", "DENY")
+	if !cleanRequest(r) {
+		c.fail(w, r, nil, http.StatusBadRequest, badTextMsg)
+		return
+	}
 	c.mux.ServeHTTP(w, r)
 }

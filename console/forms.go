@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/client"
 )
 
@@ -106,4 +107,42 @@ func pageQuery(q url.Values, name, value string) template.URL {
 	}
 	n.Set(name, value)
 	return template.URL(n.Encode()) // url.Values encoded it: safe as a query
+}
+
+// badTextMsg is the page a request whose text the console refuses gets.
+const badTextMsg = "This address or form holds a NUL byte or text that is not UTF-8; nothing was done."
+
+// cleanRequest reports whether a request's path, query and form fields
+// (names and values, decoded) are clean text (topupd.CleanText): the
+// console refuses anything else with a 400 page before it reaches the
+// store or the admin API (where JSON would quietly turn invalid UTF-8 into
+// U+FFFD). A URL-encoded form is read here; a multipart one (the stock
+// upload, whose size is bounded first) is checked by its handler.
+func cleanRequest(r *http.Request) bool {
+	if !topupd.CleanText(r.URL.Path) {
+		return false
+	}
+	if q, _ := url.ParseQuery(r.URL.RawQuery); !cleanValues(q) {
+		return false
+	}
+	if r.Method == http.MethodPost && strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		r.ParseForm() // a malformed form is the handler's to refuse, as before
+		return cleanValues(r.PostForm)
+	}
+	return true
+}
+
+// cleanValues reports whether every name and value of a form is clean text.
+func cleanValues(v url.Values) bool {
+	for k, vs := range v {
+		if !topupd.CleanText(k) {
+			return false
+		}
+		for _, s := range vs {
+			if !topupd.CleanText(s) {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -129,6 +129,9 @@ func (c *Console) uploadStock(w http.ResponseWriter, r *http.Request, s *session
 		return pageError{http.StatusBadRequest, "File: choose a .csv or .txt file of codes, at most 64 MiB."}
 	}
 	defer file.Close()
+	if r.MultipartForm != nil && !cleanValues(r.MultipartForm.Value) {
+		return pageError{http.StatusBadRequest, badTextMsg}
+	}
 	codes, err := readCodeFile(file)
 	if err != nil {
 		return pageError{http.StatusBadRequest, "File: " + err.Error()}
@@ -166,7 +169,10 @@ func readCodeFile(f io.Reader) ([]string, error) {
 	var codes []string
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 64<<10)
-	for sc.Scan() {
+	for line := 1; sc.Scan(); line++ {
+		if !topupd.CleanText(sc.Text()) {
+			return nil, fmt.Errorf("line %d holds a NUL byte or text that is not UTF-8", line)
+		}
 		if code := codeOf(sc.Text()); code != "" {
 			codes = append(codes, code)
 		}

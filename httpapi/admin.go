@@ -174,7 +174,8 @@ func (a *admin) write(perm topupd.Permission, action, target string, h handlerFu
 
 // auth finds the operator behind the bearer token (401 when none), checks
 // that their role allows perm (403 ROLE_FORBIDDEN, before anything
-// changes), then runs h; a change (action not empty) carries a
+// changes) and that the path and query are clean text (adminText, 400),
+// then runs h; a change (action not empty) carries a
 // topupd.Change in its context, which the store writes to the action log
 // with it.
 func (a *admin) auth(perm topupd.Permission, action, target string, h handlerFunc) http.Handler {
@@ -188,6 +189,9 @@ func (a *admin) auth(perm topupd.Permission, action, target string, h handlerFun
 				return topupd.Errorf(topupd.ERoleForbidden, "the %s role may not do this", op.Role)
 			}
 			if err := a.chatScope(r, op); err != nil {
+				return err
+			}
+			if err := adminText(r); err != nil {
 				return err
 			}
 			r = r.WithContext(context.WithValue(r.Context(), operatorKey{}, op))

@@ -19,7 +19,8 @@ const maxTokenLen = 128
 
 // readObject reads a request body that must be one JSON object and nothing
 // after it. Malformed JSON is EInvalidJSON; well-formed JSON that is not an
-// object, that is not valid UTF-8 (a lone surrogate escape included) or that
+// object, that is not valid UTF-8 (a lone surrogate escape included), that
+// holds a NUL byte (\u0000) in a string, or that
 // has a member name twice in one object, at any depth, is EInvalidBody; an
 // oversized body is EBodyTooLarge. The body is checked by json.Valid and
 // utf8.Valid, then walked once to take its members.
@@ -210,7 +211,8 @@ func (w *walker) str() (raw []byte, escaped bool, err error) {
 
 // escape steps over the escape at w.i. A \u escape of a lone surrogate is
 // EInvalidBody: no UTF-8 text holds it, and encoding/json would silently
-// turn it into U+FFFD.
+// turn it into U+FFFD. So is \u0000: no text of either API has a use for a
+// NUL byte, and PostgreSQL refuses one in a text value.
 func (w *walker) escape() error {
 	if w.b[w.i+1] != 'u' {
 		w.i += 2
@@ -219,6 +221,8 @@ func (w *walker) escape() error {
 	r := hex4(w.b[w.i+2:])
 	w.i += 6
 	switch {
+	case r == 0:
+		return topupd.Errorf(topupd.EInvalidBody, "a \\u0000 escape (a NUL byte) is not text")
 	case r < 0xD800 || r >= 0xE000:
 		return nil
 	case r < 0xDC00 && w.i+6 <= len(w.b) && w.b[w.i] == '\\' && w.b[w.i+1] == 'u':

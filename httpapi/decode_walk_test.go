@@ -3,7 +3,7 @@ package httpapi
 // These tests hold readObject's one-pass walker against encoding/json: the
 // walker must take apart exactly what json.Unmarshal would, and refuse
 // exactly the bodies a Token-by-Token reference finds a duplicate member,
-// invalid UTF-8 or a lone surrogate escape in.
+// invalid UTF-8, a lone surrogate escape or a NUL (\u0000) in.
 
 import (
 	"bytes"
@@ -79,7 +79,7 @@ func referenceCode(body []byte) topupd.ErrorCode {
 		}
 		if s, ok := tok.(string); ok {
 			raw := body[before:dec.InputOffset()]
-			if loneSurrogate(raw[bytes.IndexByte(raw, '"'):]) {
+			if loneSurrogate(raw[bytes.IndexByte(raw, '"'):]) || strings.IndexByte(s, 0) >= 0 {
 				return topupd.EInvalidBody
 			}
 			if top := len(stack) - 1; top >= 0 && stack[top].object && stack[top].isName {
@@ -151,6 +151,7 @@ var walkCases = []string{
 	`{"a":"` + strings.Repeat(`\n`, 300) + `","a":0}`,
 	`{"o":{` + manyNames(40, 0) + `}}`, `{"o":{` + manyNames(40, 33) + `}}`, `{` + manyNames(40, 39) + `}`,
 	`{"o":{` + manyNames(16, 15) + `}}`, `{"o":{` + manyNames(18, 16) + `}}`, `{"o":{` + manyNames(17, 15) + `}}`,
+	`{"s":"\u0000"}`, `{"s":"a\u0000b"}`, `{"\u0000":1}`, `{"a":[{"b":"\u0000"}]}`, `{"s":"\\u0000"}`, `{"s":"\u0001"}`,
 }
 
 // manyNames lists n members "k0"…; with dup >= 0 the last one repeats name dup.
@@ -173,7 +174,8 @@ func TestReadObjectMatchesReference(t *testing.T) {
 	}
 	// The cases do what they say: a few refusals the reference must see.
 	for _, c := range []string{`{"a":1,"a":1}`, `{"a":"x","\u0061":"y"}`, `{"s":"\ud800"}`, "{\"s\":\"\xff\"}",
-		`{"o":{` + manyNames(40, 33) + `}}`, `{"o":{` + manyNames(17, 15) + `}}`, `{"\ud83d\ude00":1,"😀":2}`} {
+		`{"o":{` + manyNames(40, 33) + `}}`, `{"o":{` + manyNames(17, 15) + `}}`, `{"\ud83d\ude00":1,"😀":2}`,
+		`{"s":"\u0000"}`, `{"a":[{"b":"\u0000"}]}`} {
 		if referenceCode([]byte(c)) != topupd.EInvalidBody {
 			t.Errorf("reference accepts %s", c)
 		}

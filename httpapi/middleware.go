@@ -145,12 +145,16 @@ func apiKeyOf(r *http.Request) (string, bool) {
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 
 // auth authenticates the key, checks the account flags in the contract's
-// order, counts the call against the account's rate limit, then runs h.
+// order, counts the call against the account's rate limit, refuses a path
+// or query that is not clean text (resellerText), then runs h.
 func (a *reseller) auth(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := a.authenticate(r)
 		if err == nil {
 			err = a.limit(w, r, c)
+		}
+		if err == nil {
+			err = resellerText(r)
 		}
 		if c != nil {
 			whoOf(r.Context()).accountID = c.account.ID

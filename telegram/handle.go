@@ -75,13 +75,19 @@ func parseCommand(text string) (string, []string) {
 
 // command answers a chat's message: linking and help for anyone, then
 // the reseller's or the operator's commands for a linked chat, at most
-// PerMinute a minute per chat.
+// PerMinute a minute per chat. A message that is not clean text
+// (topupd.CleanText) is refused before anything reads the store with it.
 func (b *Bot) command(ctx context.Context, r *request) {
 	if !b.limits.allow(r.chatID) {
 		if b.limits.warn(r.chatID) {
 			b.reply(ctx, r, "Too many commands: at most 20 a minute. Wait a moment and try again.")
 		}
 		b.noteRead(ctx, r)
+		return
+	}
+	if !topupd.CleanText(r.cmd) || !topupd.CleanText(strings.Join(r.args, " ")) {
+		b.noteRead(ctx, r)
+		b.reply(ctx, r, "That message holds a NUL byte or text that is not UTF-8: nothing was looked up or changed.")
 		return
 	}
 	if r.cmd == "/start" && len(r.args) > 0 {
