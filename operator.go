@@ -68,6 +68,10 @@ const (
 	// PermDebug reads the runtime profiles (/admin/debug/pprof/): they
 	// show the process's memory and stacks, so they are the owner's alone.
 	PermDebug Permission = "debug"
+	// PermOrderCodes reads an order's delivered codes in full (every other
+	// view masks them, MaskCode): the owner's alone, each read recorded in
+	// the action log as order.codes-viewed.
+	PermOrderCodes Permission = "order-codes"
 )
 
 // May reports whether the role allows p. Statements and reports, the

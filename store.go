@@ -173,6 +173,12 @@ type OrderStore interface {
 	// Order returns one order by public or internal id; accountID "" means
 	// any account. Another account's order is EOrderNotFound.
 	Order(ctx context.Context, accountID, id string) (Order, error)
+	// OrderCodes returns one order by public or internal id with its
+	// delivered codes in full, and records the read in the action log (the
+	// Change in ctx, its target the order's public id, never a code) in the
+	// same transaction: codes are never read unless the record is
+	// committed. An unknown order is EOrderNotFound.
+	OrderCodes(ctx context.Context, id string) (Order, error)
 	// ResellerOrder is Order for the reseller API: one of the account's
 	// orders, holding only the fields of Order.ResellerView.
 	ResellerOrder(ctx context.Context, accountID, id string) (Order, error)

@@ -246,6 +246,18 @@ func (a *Admin) Order(ctx context.Context, id string) (AdminOrder, error) {
 	return o, err
 }
 
+// OrderCodes reads an order's delivered codes in full: the owner's alone
+// (any other role is refused with ROLE_FORBIDDEN). Every other view of an
+// order shows each code masked to its last 4 characters, and each call of
+// this one is recorded in the action log as order.codes-viewed.
+func (a *Admin) OrderCodes(ctx context.Context, id string) ([]string, error) {
+	var out struct {
+		Codes []string `json:"codes"`
+	}
+	err := a.Do(ctx, http.MethodGet, "/admin/orders/"+esc(id)+"/codes", nil, &out)
+	return out.Codes, err
+}
+
 // CompleteOrder completes a processing order, delivering codes (nil for a top-up).
 func (a *Admin) CompleteOrder(ctx context.Context, id string, codes []string) (AdminOrder, error) {
 	var body any // nil, not a nil map: that would be sent as null

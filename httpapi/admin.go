@@ -128,6 +128,7 @@ func (a *admin) routes(mux *http.ServeMux) {
 	mux.Handle("GET /admin/orders", a.read(a.listOrders))
 	mux.Handle("GET /admin/orders/stuck", a.read(a.stuckOrders))
 	mux.Handle("GET /admin/orders/{orderId}", a.read(a.getOrder))
+	mux.Handle("GET /admin/orders/{orderId}/codes", a.write(topupd.PermOrderCodes, "order.codes-viewed", "orderId", a.orderCodes))
 	mux.Handle("POST /admin/orders/{orderId}/complete", a.write(topupd.PermOrders, "order.complete", "orderId", a.completeOrder))
 	mux.Handle("POST /admin/orders/{orderId}/cancel", a.write(topupd.PermOrders, "order.cancel", "orderId", a.cancelOrder))
 	mux.Handle("POST /admin/orders/{orderId}/retry", a.write(topupd.PermOrders, "order.retry", "orderId", a.retryOrder))

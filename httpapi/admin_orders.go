@@ -111,11 +111,36 @@ func (a *admin) writeOrder(w http.ResponseWriter, r *http.Request, o *topupd.Ord
 	return nil
 }
 
-// orderItem is one order in the admin shape, as lists hold it.
+// orderItem is one order in the admin shape, as lists hold it. Every
+// admin view of an order is made here, so that none shows a delivered
+// code in full: each is masked (topupd.MaskCode). GET
+// /admin/orders/{orderId}/codes, the owner's and logged, is the one way to
+// read them.
 func (a *admin) orderItem(o *topupd.Order) adminOrder {
+	v := viewOrder(o, a.Now())
+	v.Codes = topupd.MaskCodes(v.Codes)
 	return adminOrder{ID: itoa(o.Seq), AccountID: o.AccountID, Provider: o.Provider, Upstream: o.Upstream,
 		UpstreamPID: o.UpstreamPID, SupplierRef: o.SupplierRef, Attempts: o.Attempts, Alert: o.Alert, CostUsd: o.Cost,
-		DeadlineAt: o.DeadlineAt.UTC().Format(time.RFC3339Nano), orderView: viewOrder(o, a.Now())}
+		DeadlineAt: o.DeadlineAt.UTC().Format(time.RFC3339Nano), orderView: v}
+}
+
+// orderCodes answers an order's delivered codes in full: the owner's
+// alone (PermOrderCodes). The store reads them in the transaction that
+// records the read in the action log (order.codes-viewed), so that no code
+// is answered unless that record is committed.
+func (a *admin) orderCodes(w http.ResponseWriter, r *http.Request) error {
+	o, err := a.Store.OrderCodes(r.Context(), r.PathValue("orderId"))
+	if err != nil {
+		return err
+	}
+	codes := o.Codes
+	if codes == nil {
+		codes = []string{}
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "orderId": o.ID, "id": itoa(o.Seq), "accountId": o.AccountID,
+		"status": string(o.Status), "codes": codes})
+	return nil
 }
 
 func (a *admin) listOrders(w http.ResponseWriter, r *http.Request) error {

@@ -122,7 +122,19 @@ func (f *fakeBooks) handler() http.Handler {
 			notFound(w)
 			return
 		}
-		write(w, 200, o)
+		masked := *o // as the admin API shows an order: its codes masked
+		masked.Codes = topupd.MaskCodes(o.Codes)
+		write(w, 200, masked)
+	})
+	mux.HandleFunc("GET /admin/orders/{id}/codes", func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		o, ok := f.orders[r.PathValue("id")]
+		if !ok {
+			notFound(w)
+			return
+		}
+		write(w, 200, map[string]any{"success": true, "orderId": o.OrderID, "codes": o.Codes})
 	})
 	mux.HandleFunc("GET /admin/services", func(w http.ResponseWriter, r *http.Request) {
 		write(w, 200, map[string]any{"services": []client.Line{{Slug: "topup", Kind: "topup"}, {Slug: "keys", Kind: "gamekey"}}})

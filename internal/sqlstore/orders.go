@@ -87,6 +87,37 @@ func (s *Store) Order(ctx context.Context, accountID, id string) (topupd.Order, 
 	return s.lookup(ctx, accountID, id, s.q.orderByID, s.q.orderBySeq, scanOrder)
 }
 
+// OrderCodes reads one order and its codes in a transaction that records
+// the read (the Change in ctx) in the action log.
+func (s *Store) OrderCodes(ctx context.Context, id string) (topupd.Order, error) {
+	if topupd.ChangeOf(ctx) == nil {
+		return topupd.Order{}, fmt.Errorf("store.OrderCodes %s: no action-log entry to record the read in", id)
+	}
+	var o topupd.Order
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		query, arg := s.q.orderByID, any(id)
+		if seq, err := strconv.ParseInt(id, 10, 64); err == nil {
+			query, arg = s.q.orderBySeq, seq
+		}
+		var err error
+		o, err = s.orderBy(ctx, tx, query, arg)
+		if isNoRows(err) {
+			return topupd.Fail(topupd.EOrderNotFound)
+		} else if err != nil {
+			return err
+		}
+		if ch := topupd.ChangeOf(ctx); ch != nil {
+			ch.Target = o.ID
+		}
+		noteChange(ctx, o.AccountID, map[string]any{}, map[string]any{"codesViewed": len(o.Codes)})
+		return nil
+	})
+	if err != nil {
+		return topupd.Order{}, fmt.Errorf("store.OrderCodes %s: %w", id, err)
+	}
+	return o, nil
+}
+
 // ResellerOrder returns the reseller's view of one of the account's orders.
 func (s *Store) ResellerOrder(ctx context.Context, accountID, id string) (topupd.Order, error) {
 	return s.lookup(ctx, accountID, id, s.q.viewByID, s.q.viewBySeq, scanOrderView)
