@@ -88,14 +88,21 @@ type ConsoleStore interface {
 	// UseRecoveryCode spends one of the operator's recovery codes; an
 	// unknown or spent one is ENotFound.
 	UseRecoveryCode(ctx context.Context, name string, code KeyHash, now time.Time) error
-	// RecordLogin adds an attempt to the login log. A failure counts
-	// against its name (whether or not an operator has it), and the
-	// MaxLoginFailures-th in a row locks the name for LoginLockout; a
-	// success clears the count. It returns until when the name is locked
-	// (zero when it is not).
-	RecordLogin(ctx context.Context, a LoginAttempt) (lockedUntil time.Time, err error)
-	// LoginLockedUntil says until when a name is locked (zero: it is not).
-	LoginLockedUntil(ctx context.Context, name string, now time.Time) (time.Time, error)
+	// ReserveLogin is the first step of a sign-in attempt, taken before
+	// any password or code is checked. In one atomic step: while name is
+	// locked, it counts nothing and answers ok false with until when;
+	// otherwise it counts the attempt as a failure of name in advance
+	// (whether or not an operator has it; a lock that ran out starts the
+	// count again), the MaxLoginFailures-th in a row locking the name for
+	// LoginLockout, and answers ok true, with lockedUntil set when this
+	// attempt locked it. So however many attempts run at once, at most
+	// MaxLoginFailures in a row are let through to be checked. A success
+	// then clears the count (RecordLogin).
+	ReserveLogin(ctx context.Context, name string, now time.Time) (lockedUntil time.Time, ok bool, err error)
+	// RecordLogin adds an attempt to the login log; a successful one
+	// clears its name's count of failures (ReserveLogin counted each
+	// attempt in advance, so a failure counts nothing more).
+	RecordLogin(ctx context.Context, a LoginAttempt) error
 	// Logins reads the login log, newest first, at most limit attempts.
 	Logins(ctx context.Context, limit int) ([]LoginAttempt, error)
 	// CreateSession stores a new session.

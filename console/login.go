@@ -58,6 +58,13 @@ func formTokenOK(r *http.Request) bool {
 // login signs an operator in with name, password and a TOTP code (or a
 // recovery code). Whatever is wrong, the answer is the same, so that it
 // tells nothing of which names exist; the login log keeps the reason.
+//
+// The limits are reserved before anything is checked, each in one atomic
+// step: a failure from the client's address (in memory, ipFailures), then
+// a failure of the name (in the database, Store.ReserveLogin). An attempt
+// that cannot reserve both is refused unchecked; a success gives both
+// back. So simultaneous attempts check no more guesses than the limits
+// allow, however many arrive at once.
 func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 	if !formTokenOK(r) {
 		c.fail(w, r, nil, http.StatusForbidden, "This sign-in form did not come from this console. Reload the page and try again.")
@@ -69,28 +76,30 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		f.Name = f.Name[:64]
 	}
 	attempt := topupd.LoginAttempt{Name: f.Name, IP: ip, At: now}
+	var lockedUntil time.Time // set once the name is locked, by this attempt or before
 	refuse := func(status int, reason, msg string) {
 		attempt.Reason = reason
-		c.failures.add(ip)
-		until, err := c.Store.RecordLogin(ctx, attempt)
-		if err != nil {
+		if err := c.Store.RecordLogin(ctx, attempt); err != nil {
 			c.Logger.ErrorContext(ctx, "console: recording a sign-in", "err", err)
 		}
-		if !until.IsZero() && reason != "address blocked" {
-			msg = fmt.Sprintf("After %d failed sign-ins this name is locked until %s UTC.", topupd.MaxLoginFailures, until.UTC().Format("15:04"))
+		if !lockedUntil.IsZero() {
+			msg = fmt.Sprintf("After %d failed sign-ins this name is locked until %s UTC.", topupd.MaxLoginFailures, lockedUntil.UTC().Format("15:04"))
 		}
 		c.Logger.WarnContext(ctx, "console sign-in refused", "name", f.Name, "reason", reason, "clientIp", ip)
 		c.renderSignIn(w, r, status, f, msg)
 	}
 	const wrong = "The name, password or code is wrong."
-	if c.failures.blocked(ip) {
+	if !c.failures.reserve(ip) {
 		refuse(http.StatusTooManyRequests, "address blocked", "Too many failed sign-ins from your address. Try again in a quarter of an hour.")
 		return
 	}
-	if until, err := c.Store.LoginLockedUntil(ctx, f.Name, now); err != nil {
+	until, ok, err := c.Store.ReserveLogin(ctx, f.Name, now)
+	if err != nil {
 		c.failErr(w, r, nil, err)
 		return
-	} else if !until.IsZero() {
+	}
+	lockedUntil = until
+	if !ok {
 		refuse(http.StatusTooManyRequests, "locked", "")
 		return
 	}
@@ -125,10 +134,11 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	attempt.OK, attempt.Reason = true, "signed in"
-	if _, err := c.Store.RecordLogin(ctx, attempt); err != nil {
+	if err := c.Store.RecordLogin(ctx, attempt); err != nil { // clears the name's count
 		c.failErr(w, r, nil, err)
 		return
 	}
+	c.failures.release(ip)
 	if err := c.startSession(w, r, f.Name); err != nil {
 		c.failErr(w, r, nil, err)
 		return

@@ -140,17 +140,17 @@ func newIPFailures(now func() time.Time) *ipFailures {
 	return &ipFailures{now: now, m: map[string][]time.Time{}}
 }
 
-// blocked reports whether ip has had ipMaxFailures failures in the window.
-func (f *ipFailures) blocked(ip string) bool {
+// reserve counts a failure from ip in advance, unless ip already has
+// ipMaxFailures in the window: then it counts nothing and answers false.
+// The check and the count are one step under the lock, so simultaneous
+// attempts from one address never all pass the check.
+func (f *ipFailures) reserve(ip string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return len(f.recent(ip)) >= ipMaxFailures
-}
-
-// add counts a failure from ip.
-func (f *ipFailures) add(ip string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+	recent := f.recent(ip)
+	if len(recent) >= ipMaxFailures {
+		return false
+	}
 	if len(f.m) >= ipTracked {
 		for k := range f.m { // map order is random: forget about a tenth
 			delete(f.m, k)
@@ -159,7 +159,18 @@ func (f *ipFailures) add(ip string) {
 			}
 		}
 	}
-	f.m[ip] = append(f.recent(ip), f.now())
+	f.m[ip] = append(recent, f.now())
+	return true
+}
+
+// release gives back the newest failure reserve counted for ip: the
+// attempt succeeded.
+func (f *ipFailures) release(ip string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if times := f.m[ip]; len(times) > 0 {
+		f.m[ip] = times[:len(times)-1]
+	}
 }
 
 // recent is ip's failures still in the window; f.mu is held.

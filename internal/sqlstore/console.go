@@ -140,9 +140,8 @@ func (s *Store) UseRecoveryCode(ctx context.Context, name string, code topupd.Ke
 	})
 }
 
-// RecordLogin logs an attempt and keeps its name's count of failures.
-func (s *Store) RecordLogin(ctx context.Context, a topupd.LoginAttempt) (time.Time, error) {
-	var locked sql.NullInt64
+// RecordLogin logs an attempt; a success clears its name's count.
+func (s *Store) RecordLogin(ctx context.Context, a topupd.LoginAttempt) error {
 	err := s.retryTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO logins (at, name, ip, ok, reason) VALUES ($1, $2, $3, $4, $5)`,
 			ms(a.At), a.Name, a.IP, boolInt(a.OK), a.Reason); err != nil {
@@ -152,38 +151,46 @@ func (s *Store) RecordLogin(ctx context.Context, a topupd.LoginAttempt) (time.Ti
 			_, err := tx.ExecContext(ctx, `DELETE FROM login_locks WHERE name = $1`, a.Name)
 			return err
 		}
-		// The count starts again once a lock has run out.
-		return tx.QueryRowContext(ctx, `INSERT INTO login_locks (name, failures, locked_until) VALUES ($1, 1, NULL)
-			ON CONFLICT (name) DO UPDATE SET
-				failures = CASE WHEN login_locks.locked_until IS NOT NULL AND login_locks.locked_until <= $2 THEN 1 ELSE login_locks.failures + 1 END,
-				locked_until = CASE
-					WHEN login_locks.locked_until IS NOT NULL AND login_locks.locked_until > $2 THEN login_locks.locked_until
-					WHEN login_locks.locked_until IS NULL AND login_locks.failures + 1 >= $3 THEN $4
-					ELSE NULL END
-			RETURNING locked_until`, a.Name, ms(a.At), topupd.MaxLoginFailures, ms(a.At.Add(topupd.LoginLockout))).Scan(&locked)
+		return nil
 	})
 	if err != nil {
-		return time.Time{}, fmt.Errorf("store.RecordLogin %s: %w", a.Name, err)
+		return fmt.Errorf("store.RecordLogin %s: %w", a.Name, err)
 	}
-	if locked.Valid && locked.Int64 > ms(a.At) {
-		return fromMS(locked.Int64), nil
-	}
-	return time.Time{}, nil
+	return nil
 }
 
-// LoginLockedUntil says until when a name is locked.
-func (s *Store) LoginLockedUntil(ctx context.Context, name string, now time.Time) (time.Time, error) {
+// ReserveLogin counts an attempt of a name that is not locked, in one
+// conditional upsert: the row of a locked name is not updated (and its
+// lock is read instead), so simultaneous attempts are counted one after
+// another by the database, never all checked against the same count.
+func (s *Store) ReserveLogin(ctx context.Context, name string, now time.Time) (time.Time, bool, error) {
 	var locked sql.NullInt64
-	err := s.read.QueryRowContext(ctx, `SELECT locked_until FROM login_locks WHERE name = $1`, name).Scan(&locked)
-	if isNoRows(err) {
-		return time.Time{}, nil
-	} else if err != nil {
-		return time.Time{}, fmt.Errorf("store.LoginLockedUntil %s: %w", name, err)
+	ok := true
+	err := s.retryTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		ok = true
+		// A lock that ran out starts the count again.
+		err := tx.QueryRowContext(ctx, `INSERT INTO login_locks (name, failures, locked_until)
+			VALUES ($1, 1, CASE WHEN 1 >= $3 THEN CAST($4 AS BIGINT) ELSE NULL END)
+			ON CONFLICT (name) DO UPDATE SET
+				failures = CASE WHEN login_locks.locked_until IS NOT NULL THEN 1 ELSE login_locks.failures + 1 END,
+				locked_until = CASE
+					WHEN (CASE WHEN login_locks.locked_until IS NOT NULL THEN 1 ELSE login_locks.failures + 1 END) >= $3 THEN CAST($4 AS BIGINT)
+					ELSE NULL END
+			WHERE login_locks.locked_until IS NULL OR login_locks.locked_until <= $2
+			RETURNING locked_until`, name, ms(now), topupd.MaxLoginFailures, ms(now.Add(topupd.LoginLockout))).Scan(&locked)
+		if !isNoRows(err) {
+			return err
+		}
+		ok = false // locked: nothing counted
+		return tx.QueryRowContext(ctx, `SELECT locked_until FROM login_locks WHERE name = $1`, name).Scan(&locked)
+	})
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("store.ReserveLogin %s: %w", name, err)
 	}
 	if locked.Valid && locked.Int64 > ms(now) {
-		return fromMS(locked.Int64), nil
+		return fromMS(locked.Int64), ok, nil
 	}
-	return time.Time{}, nil
+	return time.Time{}, ok, nil
 }
 
 // Logins reads the login log, newest first.

@@ -1,6 +1,8 @@
 package storetest
 
 import (
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -11,6 +13,7 @@ var consoleTests = []test{
 	{"SetupLinks", testSetupLinks},
 	{"TOTPStepsOnce", testTOTPStepsOnce},
 	{"LoginLockout", testLoginLockout},
+	{"LoginRace", testLoginRace},
 	{"Sessions", testSessions},
 }
 
@@ -101,58 +104,100 @@ func testTOTPStepsOnce(t *testing.T, e *env) {
 	}
 }
 
-// testLoginLockout: the fifth failure in a row locks a name (one of no
-// operator too) for 15 minutes; failures while locked keep the lock; once
-// it runs out the count starts again; a success clears it. Every attempt
-// is in the login log.
+// testLoginLockout: each attempt is counted before it is checked
+// (ReserveLogin); the fifth in a row locks a name (one of no operator
+// too) for 15 minutes, and is itself still let through; attempts while
+// locked are refused and counted no further; once the lock runs out the
+// count starts again; a success clears it. Every attempt recorded is in
+// the login log.
 func testLoginLockout(t *testing.T, e *env) {
-	fail := func(name string, at time.Time) time.Time {
+	reserve := func(name string, at time.Time) (time.Time, bool) {
 		t.Helper()
-		until, err := e.s.RecordLogin(e.ctx, topupd.LoginAttempt{Name: name, IP: "10.0.0.9", Reason: "bad password", At: at})
+		until, ok, err := e.s.ReserveLogin(e.ctx, name, at)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return until
+		return until, ok
+	}
+	fail := func(name string, at time.Time) (time.Time, bool) {
+		t.Helper()
+		until, ok := reserve(name, at)
+		if err := e.s.RecordLogin(e.ctx, topupd.LoginAttempt{Name: name, IP: "10.0.0.9", Reason: "bad password", At: at}); err != nil {
+			t.Fatal(err)
+		}
+		return until, ok
 	}
 	for _, name := range []string{"kim", "nobody"} {
 		for i := range topupd.MaxLoginFailures - 1 {
-			if until := fail(name, t0.Add(time.Duration(i)*time.Second)); !until.IsZero() {
-				t.Fatalf("%s locked after %d failures", name, i+1)
+			if until, ok := fail(name, t0.Add(time.Duration(i)*time.Second)); !ok || !until.IsZero() {
+				t.Fatalf("%s after %d failures: ok %v, locked until %v", name, i+1, ok, until)
 			}
 		}
 		lockedAt := t0.Add(10 * time.Second)
-		if until := fail(name, lockedAt); !until.Equal(lockedAt.Add(topupd.LoginLockout)) {
-			t.Errorf("%s after 5 failures: locked until %v, want %v", name, until, lockedAt.Add(topupd.LoginLockout))
+		if until, ok := fail(name, lockedAt); !ok || !until.Equal(lockedAt.Add(topupd.LoginLockout)) {
+			t.Errorf("%s, the fifth attempt: ok %v, locked until %v, want let through and locked until %v", name, ok, until, lockedAt.Add(topupd.LoginLockout))
 		}
-		if until, _ := e.s.LoginLockedUntil(e.ctx, name, lockedAt.Add(time.Minute)); !until.Equal(lockedAt.Add(topupd.LoginLockout)) {
-			t.Errorf("%s a minute later: locked until %v", name, until)
-		}
-		if until := fail(name, lockedAt.Add(time.Minute)); !until.Equal(lockedAt.Add(topupd.LoginLockout)) {
-			t.Errorf("%s failing while locked: until %v, want the same lock", name, until)
+		for _, at := range []time.Duration{time.Minute, 14 * time.Minute} {
+			if until, ok := reserve(name, lockedAt.Add(at)); ok || !until.Equal(lockedAt.Add(topupd.LoginLockout)) {
+				t.Errorf("%s %v later: ok %v, until %v, want refused until the same lock", name, at, ok, until)
+			}
 		}
 		after := lockedAt.Add(topupd.LoginLockout)
-		if until, _ := e.s.LoginLockedUntil(e.ctx, name, after); !until.IsZero() {
-			t.Errorf("%s after the lockout: locked until %v", name, until)
-		}
-		if until := fail(name, after.Add(time.Second)); !until.IsZero() {
-			t.Errorf("%s: the first failure after the lockout locks again, until %v", name, until)
+		if until, ok := fail(name, after); !ok || !until.IsZero() {
+			t.Errorf("%s once the lock ran out: ok %v, locked until %v, want the count started again", name, ok, until)
 		}
 	}
 	for i := range topupd.MaxLoginFailures - 1 {
 		fail("lee", t0.Add(time.Duration(i)*time.Second))
 	}
-	if _, err := e.s.RecordLogin(e.ctx, topupd.LoginAttempt{Name: "lee", IP: "10.0.0.9", OK: true, At: t0.Add(time.Minute)}); err != nil {
+	if _, ok := reserve("lee", t0.Add(time.Minute)); !ok {
+		t.Fatal("lee's fifth attempt was refused")
+	}
+	if err := e.s.RecordLogin(e.ctx, topupd.LoginAttempt{Name: "lee", IP: "10.0.0.9", OK: true, At: t0.Add(time.Minute)}); err != nil {
 		t.Fatal(err)
 	}
-	if until := fail("lee", t0.Add(2*time.Minute)); !until.IsZero() {
-		t.Errorf("a failure after a success locked lee until %v", until)
+	if until, ok := fail("lee", t0.Add(2*time.Minute)); !ok || !until.IsZero() {
+		t.Errorf("a failure after a success: ok %v, locked lee until %v", ok, until)
 	}
 	log, err := e.s.Logins(e.ctx, 100)
-	if err != nil || len(log) != 2*(topupd.MaxLoginFailures+2)+topupd.MaxLoginFailures+1 {
+	if err != nil || len(log) != 2*(topupd.MaxLoginFailures+1)+topupd.MaxLoginFailures+1 {
 		t.Fatalf("the login log: %d attempts, %v", len(log), err)
 	}
 	if last := log[0]; last.Name != "nobody" || last.OK || last.IP != "10.0.0.9" || last.Reason != "bad password" {
 		t.Errorf("the newest attempt: %+v", last)
+	}
+}
+
+// testLoginRace: attempts of one name reserved all at once let exactly
+// MaxLoginFailures through, the last of them locking the name; the rest are
+// refused, whatever the interleaving.
+func testLoginRace(t *testing.T, e *env) {
+	const attempts = 40
+	var wg sync.WaitGroup
+	var through, locking atomic.Int64
+	start := make(chan struct{})
+	for range attempts {
+		wg.Go(func() {
+			<-start
+			until, ok, err := e.s.ReserveLogin(e.ctx, "kim", t0)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if ok {
+				through.Add(1)
+				if !until.IsZero() {
+					locking.Add(1)
+				}
+			} else if !until.Equal(t0.Add(topupd.LoginLockout)) {
+				t.Errorf("a refused attempt: locked until %v", until)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	if through.Load() != topupd.MaxLoginFailures || locking.Load() != 1 {
+		t.Errorf("%d of %d attempts let through, %d of them locking; want %d, 1", through.Load(), attempts, locking.Load(), topupd.MaxLoginFailures)
 	}
 }
 
