@@ -11,6 +11,10 @@ const (
 	DefaultRatePerSecond = 40
 	// DefaultRatePerMinute is the calls allowed in any rolling minute.
 	DefaultRatePerMinute = 200
+	// DefaultRateInvalidKeyPerMinute is the calls without a valid key (none,
+	// malformed, unknown or revoked; on the admin API, without a valid
+	// token) allowed from one client IP in any rolling minute.
+	DefaultRateInvalidKeyPerMinute = 120
 )
 
 // RateDecision is a rate limiter's answer to one call.

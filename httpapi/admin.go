@@ -42,6 +42,9 @@ type AdminDeps struct {
 	// ConsoleURL, when set, is the console's public address, which setup
 	// links start with; by default the admin address the call came to.
 	ConsoleURL string
+	// KeylessLimiter, when set, limits per client IP the calls that end
+	// without a valid token (see keyless); the reseller API's may be shared.
+	KeylessLimiter topupd.RateLimiter
 	// BotUsername returns the messaging app bot's username, which chat
 	// link codes' URLs open (https://t.me/<username>?start=<code>); when
 	// it is nil or answers "" (no bot, or the bot has not yet learnt its
@@ -52,6 +55,8 @@ type AdminDeps struct {
 // admin is the operator's API.
 type admin struct {
 	AdminDeps
+	// keyless limits the calls without a valid token per client IP.
+	keyless *keyless
 }
 
 // NewAdmin returns the admin API handler.
@@ -72,7 +77,7 @@ func NewAdmin(d AdminDeps) (http.Handler, error) {
 	if d.Deadline <= 0 {
 		d.Deadline = topupd.DefaultOrderDeadline
 	}
-	a := &admin{AdminDeps: d}
+	a := &admin{AdminDeps: d, keyless: newKeyless(d.KeylessLimiter, d.Logger, d.Now)}
 	mux := http.NewServeMux()
 	a.routes(mux)
 	return guard("admin", d.Logger, d.Metrics, 16<<20, mux, nil), nil
@@ -173,7 +178,9 @@ func (a *admin) write(perm topupd.Permission, action, target string, h handlerFu
 	return a.auth(perm, action, target, h)
 }
 
-// auth finds the operator behind the bearer token (401 when none), checks
+// auth finds the operator behind the bearer token (401 when none, counted
+// against the client IP's limit on calls without a valid token: 429 past
+// it, see keyless), checks
 // that their role allows perm (403 ROLE_FORBIDDEN, before anything
 // changes) and that the path and query are clean text (adminText, 400),
 // then runs h; a change (action not empty) carries a
@@ -183,6 +190,9 @@ func (a *admin) auth(perm topupd.Permission, action, target string, h handlerFun
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		err := func() error {
 			op, err := a.operator(r)
+			if _, inProcess := inProcessCallerOf(r.Context()); err != nil && !inProcess && topupd.CodeOf(err) == topupd.EUnauthorized {
+				return a.keyless.refuse(r.Context(), w, "admin:"+clientIPText(r, nil), err)
+			}
 			if err != nil {
 				return err
 			}

@@ -144,12 +144,17 @@ func apiKeyOf(r *http.Request) (string, bool) {
 // handlerFunc is a handler that may fail; the failure is written for it.
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 
-// auth authenticates the key, checks the account flags in the contract's
-// order, counts the call against the account's rate limit, refuses a path
+// auth authenticates the key (a call without a valid key is counted
+// against its client IP's limit, see keyless), checks the account flags in
+// the contract's order, counts the call against the account's rate limit,
+// refuses a path
 // or query that is not clean text (resellerText), then runs h.
 func (a *reseller) auth(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := a.authenticate(r)
+		if keylessRefusal(err) {
+			err = a.keyless.refuse(r.Context(), w, "reseller:"+clientIPText(r, a.TrustedProxies), err)
+		}
 		if err == nil {
 			err = a.limit(w, r, c)
 		}

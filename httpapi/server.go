@@ -52,6 +52,9 @@ type Deps struct {
 	SimOff bool
 	// Metrics, when set, count this API's requests and the orders placed.
 	Metrics *metrics.Metrics
+	// KeylessLimiter, when set, limits per client IP the calls that end
+	// without a valid key (see keyless); share it with the admin API.
+	KeylessLimiter topupd.RateLimiter
 }
 
 // reseller is the reseller API.
@@ -60,6 +63,8 @@ type reseller struct {
 	// used remembers, per key hash, the minute this node last recorded the
 	// key's use (GET /admin/accounts/{id}/keys shows lastUsedAt).
 	used sync.Map
+	// keyless limits the calls without a valid key per client IP.
+	keyless *keyless
 }
 
 // NewReseller returns the reseller API handler.
@@ -90,7 +95,7 @@ func NewReseller(d Deps) (http.Handler, error) {
 	if d.MaxBody <= 0 {
 		d.MaxBody = 64 << 10
 	}
-	a := &reseller{Deps: d}
+	a := &reseller{Deps: d, keyless: newKeyless(d.KeylessLimiter, d.Logger, d.Now)}
 	mux := http.NewServeMux()
 	a.routes(mux)
 	return guard("reseller", d.Logger, d.Metrics, d.MaxBody, mux, d.TrustedProxies), nil

@@ -74,6 +74,8 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	fe.String(&proxies, "trusted-proxies", "TOPUPD_TRUSTED_PROXIES", "", "comma-separated CIDRs whose X-Forwarded-For is believed")
 	fe.Int(&c.RatePerSecond, "rate-per-second", "TOPUPD_RATE_PER_SECOND", topupd.DefaultRatePerSecond, "calls per account in any rolling 1 s")
 	fe.Int(&c.RatePerMinute, "rate-per-minute", "TOPUPD_RATE_PER_MINUTE", topupd.DefaultRatePerMinute, "calls per account in any rolling 60 s")
+	fe.Int(&c.RateInvalidKeyPerMinute, "rate-invalid-key-per-minute", "TOPUPD_RATE_INVALID_KEY_PER_MINUTE", topupd.DefaultRateInvalidKeyPerMinute,
+		"calls without a valid key (or admin token) per client IP in any rolling 60 s; past it they get 429 instead of 401")
 	fs.BoolVar(&c.Demo, "demo", false, "on an empty database, load the demo catalog and account and print its key")
 	fe.Duration(&c.Deadline, "order-deadline", "", topupd.DefaultOrderDeadline, "how long an order may stay processing before it is cancelled and refunded; one a supplier may have waits past it for the supplier's answer or the operator, with an alert")
 	fe.String(&nodeID, "node-id", "TOPUPD_NODE_ID", "", "this node's name in order leases: stable across restarts, unique among running nodes; "+
@@ -120,8 +122,8 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	if c.TrustedProxies, err = httpapi.ParseTrustedProxies(proxies); err != nil {
 		return c, fmt.Errorf("--trusted-proxies: %w", err)
 	}
-	if c.RatePerSecond < 1 || c.RatePerMinute < 1 {
-		return c, fmt.Errorf("--rate-per-second and --rate-per-minute must be at least 1")
+	if c.RatePerSecond < 1 || c.RatePerMinute < 1 || c.RateInvalidKeyPerMinute < 1 {
+		return c, fmt.Errorf("--rate-per-second, --rate-per-minute and --rate-invalid-key-per-minute must be at least 1")
 	}
 	if c.RedisTimeout <= 0 {
 		return c, fmt.Errorf("--redis-timeout (TOPUPD_REDIS_TIMEOUT) must be above 0")

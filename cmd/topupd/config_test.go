@@ -29,6 +29,7 @@ func TestConfigBadEnvironment(t *testing.T) {
 		{"TOPUPD_LOG_LEVEL", "verbose", "--log-level", "is not one of debug, info, warn, error", nil},
 		{"TOPUPD_SIM", "maybe", "--sim", "is not one of on, off", nil},
 		{"TOPUPD_LOG_FORMAT", "xml", "--log-format", "is not one of json, text", nil},
+		{"TOPUPD_RATE_INVALID_KEY_PER_MINUTE", "lots", "--rate-invalid-key-per-minute", "is not a whole number", nil},
 	} {
 		_, err := parseWith(tc.args, map[string]string{tc.env: tc.value})
 		want := tc.env + " (" + tc.flag + "): \"" + tc.value + "\" " + tc.want
@@ -51,6 +52,7 @@ func TestConfigBadFlags(t *testing.T) {
 		{"--log-level", ""},
 		{"--sim", "maybe"},
 		{"--log-format", "logfmt"},
+		{"--rate-invalid-key-per-minute", "0"},
 	} {
 		_, err := parseWith(args, nil)
 		if err == nil || !strings.Contains(err.Error(), strings.TrimLeft(args[0], "-")) {
@@ -77,6 +79,9 @@ func TestConfigValues(t *testing.T) {
 		if err != nil {
 			t.Errorf("serve %q with %v: %v", tc.args, tc.env, err)
 			continue
+		}
+		if c.RateInvalidKeyPerMinute != 120 {
+			t.Errorf("serve %q with %v: %d calls without a valid key a minute, want the default 120", tc.args, tc.env, c.RateInvalidKeyPerMinute)
 		}
 		if c.RedisTimeout != tc.timeout || c.LogLevel != tc.level || c.RatePerSecond != tc.perSec || c.RatePerMinute != tc.perM {
 			t.Errorf("serve %q with %v: redis timeout %v, log level %q, rates %d/%d; want %v, %q, %d/%d",
@@ -145,6 +150,24 @@ func TestBenchBadEnvironment(t *testing.T) {
 		_, err := parseBench(nil, func(k string) string { return env[k] }, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tc.env) || !strings.Contains(err.Error(), `"`+tc.value+`"`) {
 			t.Errorf("bench with %s=%q: %v, want an error naming both", tc.env, tc.value, err)
+		}
+	}
+}
+
+// TestConfigInvalidKeyRate: --rate-invalid-key-per-minute and its variable
+// set the limit on calls without a valid key; the flag wins.
+func TestConfigInvalidKeyRate(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		want int
+	}{
+		{nil, map[string]string{"TOPUPD_RATE_INVALID_KEY_PER_MINUTE": "30"}, 30},
+		{[]string{"--rate-invalid-key-per-minute", "500"}, map[string]string{"TOPUPD_RATE_INVALID_KEY_PER_MINUTE": "30"}, 500},
+	} {
+		c, err := parseWith(tc.args, tc.env)
+		if err != nil || c.RateInvalidKeyPerMinute != tc.want {
+			t.Errorf("serve %q with %v: %d, %v; want %d", tc.args, tc.env, c.RateInvalidKeyPerMinute, err, tc.want)
 		}
 	}
 }

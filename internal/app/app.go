@@ -53,6 +53,10 @@ type Config struct {
 	RedisTimeout time.Duration
 	// RatePerSecond and RatePerMinute are each account's rolling limits.
 	RatePerSecond, RatePerMinute int
+	// RateInvalidKeyPerMinute is how many calls without a valid key (or
+	// admin token) one client IP may make in any rolling 60 s; 0 is
+	// topupd.DefaultRateInvalidKeyPerMinute.
+	RateInvalidKeyPerMinute int
 	// TrustedProxies are the peers whose X-Forwarded-For is believed.
 	TrustedProxies []netip.Prefix
 	// Deadline is how long an order may stay processing (see topupd.DefaultOrderDeadline).
@@ -145,6 +149,9 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	if cfg.RatePerMinute == 0 {
 		cfg.RatePerMinute = topupd.DefaultRatePerMinute
 	}
+	if cfg.RateInvalidKeyPerMinute == 0 {
+		cfg.RateInvalidKeyPerMinute = topupd.DefaultRateInvalidKeyPerMinute
+	}
 	if cfg.RedisTimeout == 0 {
 		cfg.RedisTimeout = ratelimit.DefaultRedisTimeout
 	}
@@ -202,7 +209,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	a.Reseller, err = httpapi.NewReseller(httpapi.Deps{
 		Store: apiStore, Limiter: limiter, InFlight: a.limits.inFlight, Fulfiller: a.Engine, Logger: cfg.Logger, Now: cfg.Now,
 		TrustedProxies: cfg.TrustedProxies, Deadline: cfg.Deadline, MaxBody: cfg.MaxBody, AuthCache: cache, SimOff: cfg.SimOff,
-		Metrics: a.Metrics,
+		Metrics: a.Metrics, KeylessLimiter: a.limits.keyless,
 	})
 	if err != nil {
 		return nil, err
@@ -211,6 +218,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 		Store: a.Store, Logger: cfg.Logger, Now: cfg.Now, Token: cfg.AdminToken, Wake: a.Engine.Wake, Health: a.Engine.Health,
 		Deadline: cfg.Deadline, Checks: a.limits.checks, AuthCache: cache, SimOff: cfg.SimOff,
 		Metrics: a.Metrics, MetricsToken: cfg.MetricsToken, ConsoleURL: cfg.ConsoleURL, BotUsername: a.botUsername,
+		KeylessLimiter: a.limits.keyless,
 	})
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -17,8 +18,10 @@ import (
 type limits struct {
 	limiter  ratelimit.Limiter
 	inFlight ratelimit.InFlight
-	checks   map[string]func(context.Context) error
-	close    func()
+	// keyless counts calls without a valid key (or admin token) per client IP.
+	keyless ratelimit.Limiter
+	checks  map[string]func(context.Context) error
+	close   func()
 	// invalidations tell every node that uses the same Redis; nil without Redis.
 	invalidations topupd.Invalidations
 }
@@ -29,8 +32,10 @@ func newLimits(cfg Config) (*limits, error) {
 		{Limit: cfg.RatePerSecond, Period: time.Second},
 		{Limit: cfg.RatePerMinute, Period: time.Minute},
 	}
+	keylessWindows := []ratelimit.Window{{Limit: cmp.Or(cfg.RateInvalidKeyPerMinute, topupd.DefaultRateInvalidKeyPerMinute), Period: time.Minute}}
 	if cfg.Redis == "" {
-		return &limits{limiter: ratelimit.NewMemory(windows, cfg.Now), inFlight: ratelimit.NewMemoryInFlight(cfg.Now), close: func() {}}, nil
+		return &limits{limiter: ratelimit.NewMemory(windows, cfg.Now), inFlight: ratelimit.NewMemoryInFlight(cfg.Now),
+			keyless: ratelimit.NewMemory(keylessWindows, cfg.Now), close: func() {}}, nil
 	}
 	if cfg.RedisTimeout <= 0 {
 		return nil, fmt.Errorf("--redis-timeout must be above 0")
@@ -47,6 +52,7 @@ func newLimits(cfg Config) (*limits, error) {
 	return &limits{
 		limiter:  ratelimit.NewRedis(client, windows, ratelimit.WithPrefix(cfg.RedisPrefix+"rl:"), timeout),
 		inFlight: ratelimit.NewRedisInFlight(client, ratelimit.WithPrefix(cfg.RedisPrefix+"if:"), timeout),
+		keyless:  ratelimit.NewRedis(client, keylessWindows, ratelimit.WithPrefix(cfg.RedisPrefix+"rlip:"), timeout),
 		checks: map[string]func(context.Context) error{"redis": func(ctx context.Context) error {
 			ctx, cancel := context.WithTimeout(ctx, cfg.RedisTimeout)
 			defer cancel()

@@ -33,6 +33,7 @@ type config struct {
 	clock                      *Clock
 	perSecond                  int
 	perMinute                  int
+	invalidKeyPerMinute        int
 	trustedProxies             []netip.Prefix
 	maxBody                    int64
 	wrapStore                  func(topupd.Store) topupd.Store
@@ -58,6 +59,14 @@ func WithClock(c *Clock) Option { return func(cfg *config) { cfg.clock = c } }
 // they never trip).
 func WithRates(perSecond, perMinute int) Option {
 	return func(cfg *config) { cfg.perSecond, cfg.perMinute = perSecond, perMinute }
+}
+
+// WithInvalidKeyRate sets how many calls without a valid key (or admin
+// token) one client IP may make in any rolling 60 s (by default so high it
+// never trips). The limit is in memory on the server's clock, or on Redis
+// with WithRedis.
+func WithInvalidKeyRate(perMinute int) Option {
+	return func(cfg *config) { cfg.invalidKeyPerMinute = perMinute }
 }
 
 // WithRateClock measures the rate limits on c, while the rest of the
@@ -163,7 +172,7 @@ type T struct {
 // is real and the rate limits are so high they never trip.
 func New(tb testing.TB, opts ...Option) *T {
 	tb.Helper()
-	cfg := config{perSecond: 100_000, perMinute: 1_000_000}
+	cfg := config{perSecond: 100_000, perMinute: 1_000_000, invalidKeyPerMinute: 1_000_000}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -200,6 +209,7 @@ func New(tb testing.TB, opts ...Option) *T {
 		TrustedProxies: cfg.trustedProxies, Deadline: cfg.deadline, NodeID: topupd.NewID("test_"), SimOff: cfg.simOff,
 		Logger: newLogger(h.Logs), Now: cfg.clockNow(), Poll: 50 * time.Millisecond, MaxBody: cfg.maxBody, Limiter: limiter,
 		WrapStore: cfg.wrapStore, WrapProvider: h.Calls.watch, MetricsToken: h.MetricsToken,
+		RateInvalidKeyPerMinute: cfg.invalidKeyPerMinute,
 	}
 	if cfg.telegramToken != "" {
 		ac.TelegramToken, ac.TelegramAPI, ac.TelegramPoll, ac.TelegramLease = cfg.telegramToken, cfg.telegramAPI, 5*time.Second, 3*time.Second
