@@ -46,6 +46,10 @@ type Deps struct {
 	Now func() time.Time
 	// Logger gets what goes wrong.
 	Logger *slog.Logger
+	// ClientIP, when set, finds the address a request came from (behind a
+	// trusted proxy, the one it forwards): sign-in limits, sessions and the
+	// action log use it. Nil takes the peer's address.
+	ClientIP func(*http.Request) string
 	// SecureCookies marks the session cookie Secure: set it when the
 	// console is reached over TLS.
 	SecureCookies bool

@@ -70,7 +70,7 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, nil, http.StatusForbidden, "This sign-in form did not come from this console. Reload the page and try again.")
 		return
 	}
-	ctx, now, ip := r.Context(), c.Now(), clientIP(r)
+	ctx, now, ip := r.Context(), c.Now(), c.clientIP(r)
 	f := signInForm{Name: strings.TrimSpace(r.PostFormValue("name")), Next: safeNext(r.PostFormValue("next"))}
 	if len(f.Name) > 64 {
 		f.Name = f.Name[:64]
@@ -288,7 +288,7 @@ func (c *Console) setup(w http.ResponseWriter, r *http.Request) {
 		recovery[i] = newRecoveryCode()
 		hashes[i] = topupd.HashSecret(normalRecovery(recovery[i]))
 	}
-	change := &topupd.Change{Actor: topupd.Actor{Operator: op.Name, IP: clientIP(r), RequestID: logctx.RequestID(ctx)}, Action: "operator.setup", Target: op.Name}
+	change := &topupd.Change{Actor: topupd.Actor{Operator: op.Name, IP: c.clientIP(r), RequestID: logctx.RequestID(ctx)}, Action: "operator.setup", Target: op.Name}
 	creds := topupd.ConsoleCredentials{PasswordHash: hashPassword(r.PostFormValue("password")),
 		TOTPSealed: c.Vault.Seal(totpContext(op.Name), f.Secret), RecoveryCodes: hashes}
 	if _, err := c.Store.CompleteSetup(topupd.WithChange(ctx, change), link, creds, now); err != nil {

@@ -77,7 +77,7 @@ func (c *Console) session(r *http.Request) (*session, bool) {
 		}
 		return nil, false
 	}
-	ctx := c.As(r.Context(), op.Name, clientIP(r), logctx.RequestID(r.Context()), r.Host)
+	ctx := c.As(r.Context(), op.Name, c.clientIP(r), logctx.RequestID(r.Context()), r.Host)
 	return &session{op: op, csrf: cs.CSRF, ctx: ctx}, true
 }
 
@@ -85,7 +85,7 @@ func (c *Console) session(r *http.Request) (*session, bool) {
 func (c *Console) startSession(w http.ResponseWriter, r *http.Request, name string) error {
 	id, hash := topupd.NewSecret()
 	csrf, _ := topupd.NewSecret()
-	err := c.Store.CreateSession(r.Context(), topupd.ConsoleSession{ID: hash, Operator: name, CSRF: csrf, IP: clientIP(r), CreatedAt: c.Now()})
+	err := c.Store.CreateSession(r.Context(), topupd.ConsoleSession{ID: hash, Operator: name, CSRF: csrf, IP: c.clientIP(r), CreatedAt: c.Now()})
 	if err != nil {
 		return err
 	}
@@ -110,9 +110,12 @@ func csrfOK(r *http.Request, want string) bool {
 	return want != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 }
 
-// clientIP is the address a console request came from. The admin address
-// trusts no proxy, as the admin API does not.
-func clientIP(r *http.Request) string {
+// clientIP is the address a console request came from: Deps.ClientIP's
+// answer, or the peer's address.
+func (c *Console) clientIP(r *http.Request) string {
+	if c.ClientIP != nil {
+		return c.ClientIP(r)
+	}
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		return r.RemoteAddr

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/topupd/topupd"
@@ -45,6 +46,10 @@ type AdminDeps struct {
 	// KeylessLimiter, when set, limits per client IP the calls that end
 	// without a valid token (see keyless); the reseller API's may be shared.
 	KeylessLimiter topupd.RateLimiter
+	// TrustedProxies are the peers whose X-Forwarded-For is believed, as on
+	// the reseller API: a reverse proxy in front of the console and the
+	// admin API.
+	TrustedProxies []netip.Prefix
 	// BotUsername returns the messaging app bot's username, which chat
 	// link codes' URLs open (https://t.me/<username>?start=<code>); when
 	// it is nil or answers "" (no bot, or the bot has not yet learnt its
@@ -80,7 +85,7 @@ func NewAdmin(d AdminDeps) (http.Handler, error) {
 	a := &admin{AdminDeps: d, keyless: newKeyless(d.KeylessLimiter, d.Logger, d.Now)}
 	mux := http.NewServeMux()
 	a.routes(mux)
-	return guard("admin", d.Logger, d.Metrics, 16<<20, mux, nil), nil
+	return guard("admin", d.Logger, d.Metrics, 16<<20, mux, d.TrustedProxies), nil
 }
 
 // routes lists the whole admin API: each route with the permission its
@@ -191,7 +196,7 @@ func (a *admin) auth(perm topupd.Permission, action, target string, h handlerFun
 		err := func() error {
 			op, err := a.operator(r)
 			if _, inProcess := inProcessCallerOf(r.Context()); err != nil && !inProcess && topupd.CodeOf(err) == topupd.EUnauthorized {
-				return a.keyless.refuse(r.Context(), w, "admin:"+clientIPText(r, nil), err)
+				return a.keyless.refuse(r.Context(), w, "admin:"+clientIPText(r, a.TrustedProxies), err)
 			}
 			if err != nil {
 				return err
@@ -207,7 +212,7 @@ func (a *admin) auth(perm topupd.Permission, action, target string, h handlerFun
 			}
 			r = r.WithContext(context.WithValue(r.Context(), operatorKey{}, op))
 			if action != "" {
-				c := &topupd.Change{Actor: topupd.Actor{Operator: op.Name, IP: clientIPText(r, nil), RequestID: logctx.RequestID(r.Context())},
+				c := &topupd.Change{Actor: topupd.Actor{Operator: op.Name, IP: clientIPText(r, a.TrustedProxies), RequestID: logctx.RequestID(r.Context())},
 					Action: action, UpdateID: updateOf(r.Context())}
 				if target != "" {
 					c.Target = r.PathValue(target)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -116,9 +117,10 @@ func routeOf(pattern string) string {
 
 // Observe gives a handler that is neither API (the console) what every
 // answer of topupd gets: an X-Request-Id, one log line a request under the
-// route mux matches (with the operator NoteOperator names), and the request
-// metrics under api. A panic is logged and answered 500.
-func Observe(api string, log *slog.Logger, m *metrics.Metrics, mux *http.ServeMux, h http.Handler) http.Handler {
+// route mux matches (with the operator NoteOperator names, and the client
+// IP as ClientIP finds it behind trusted proxies), and the request metrics
+// under api. A panic is logged and answered 500.
+func Observe(api string, log *slog.Logger, m *metrics.Metrics, mux *http.ServeMux, h http.Handler, trusted []netip.Prefix) http.Handler {
 	log = logctx.Logger(log)
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -139,7 +141,7 @@ func Observe(api string, log *slog.Logger, m *metrics.Metrics, mux *http.ServeMu
 				}
 			}
 			status := cmp.Or(w.status, http.StatusOK)
-			logRequest(log, r, routeOf(pattern), status, start, caller, clientIPText(r, nil))
+			logRequest(log, r, routeOf(pattern), status, start, caller, clientIPText(r, trusted))
 			m.Request(api, routeOf(pattern), status, time.Since(start))
 		}()
 		h.ServeHTTP(w, r)

@@ -218,7 +218,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 		Store: a.Store, Logger: cfg.Logger, Now: cfg.Now, Token: cfg.AdminToken, Wake: a.Engine.Wake, Health: a.Engine.Health,
 		Deadline: cfg.Deadline, Checks: a.limits.checks, AuthCache: cache, SimOff: cfg.SimOff,
 		Metrics: a.Metrics, MetricsToken: cfg.MetricsToken, ConsoleURL: cfg.ConsoleURL, BotUsername: a.botUsername,
-		KeylessLimiter: a.limits.keyless,
+		KeylessLimiter: a.limits.keyless, TrustedProxies: cfg.TrustedProxies,
 	})
 	if err != nil {
 		return nil, err
@@ -285,11 +285,17 @@ func newConsole(cfg Config, store topupd.Store, admin http.Handler, vault *topup
 		return nil, err
 	}
 	c, err := console.New(console.Deps{Store: store, Admin: adm, As: httpapi.AsOperator, Seen: httpapi.NoteOperator, Vault: vault,
-		Now: cfg.Now, Logger: cfg.Logger, SecureCookies: strings.HasPrefix(cfg.ConsoleURL, "https://")})
+		Now: cfg.Now, Logger: cfg.Logger, SecureCookies: strings.HasPrefix(cfg.ConsoleURL, "https://"),
+		ClientIP: func(r *http.Request) string {
+			if ip := httpapi.ClientIP(r, cfg.TrustedProxies); ip.IsValid() {
+				return ip.String()
+			}
+			return r.RemoteAddr
+		}})
 	if err != nil {
 		return nil, err
 	}
-	return httpapi.Observe("console", cfg.Logger, m, c.Mux(), c), nil
+	return httpapi.Observe("console", cfg.Logger, m, c.Mux(), c, cfg.TrustedProxies), nil
 }
 
 // follow makes the auth cache hear the other nodes of the deployment: on
