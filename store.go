@@ -19,6 +19,7 @@ type Store interface {
 	ChatStore
 	PriceStore
 	BatchStore
+	StreamStore
 	// Settings returns the operator's settings.
 	Settings(ctx context.Context) (Settings, error)
 	// UpdateSettings applies a patch and returns the new settings.

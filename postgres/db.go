@@ -67,6 +67,7 @@ var dialect = sqlstore.Dialect{
 	LockRow:           " FOR NO KEY UPDATE",
 	SkipLocked:        " FOR NO KEY UPDATE SKIP LOCKED",
 	Greatest:          "GREATEST",
+	StreamSettled:     " AND e.tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint",
 	IsUniqueViolation: func(err error) bool { return sqlState(err) == "23505" },
 	IsTransient: func(err error) bool {
 		code := sqlState(err)

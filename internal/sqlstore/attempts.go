@@ -166,7 +166,12 @@ func (s *Store) moveSupplier(ctx context.Context, tx *sql.Tx, seq int64, m topup
 	if err := addEvent(ctx, tx, seq, m.Now, topupd.EventSubmitting, note); err != nil {
 		return o, err
 	}
-	return s.orderBy(ctx, tx, s.q.orderBySeq, seq)
+	moved, err := s.orderBy(ctx, tx, s.q.orderBySeq, seq)
+	if err != nil {
+		return moved, err
+	}
+	return moved, emitOrder(ctx, tx, topupd.OrderMoved, &moved, m.Now, map[string]any{"from": submittingNote(o.Provider, o.Upstream),
+		"outcome": string(m.Outcome), "why": topupd.EventNote(m.Why)})
 }
 
 // moveRollUp counts a processing order in the day's sales under its new

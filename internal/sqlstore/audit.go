@@ -79,6 +79,19 @@ var auditChecks = []struct{ name, query string }{
 		   <> EXISTS (SELECT 1 FROM stock_alerts a WHERE a.pid = p.pid)
 		UNION ALL SELECT a.pid FROM stock_alerts a WHERE NOT EXISTS (SELECT 1 FROM packs p WHERE p.pid = a.pid)`},
 	{"orders-final", `SELECT id FROM orders WHERE status = 'processing'`},
+	// The event stream (stream.go) tells of every change, once, and of
+	// nothing that did not happen: each order has one placed event, one
+	// completed event exactly when it is completed, one cancelled event
+	// exactly when it is cancelled; each credit has one balance.credited
+	// event (counted per account: credits and their events carry the
+	// account, not each other).
+	{"events-tell-every-order", `SELECT o.id FROM orders o
+		WHERE (SELECT COUNT(*) FROM events e WHERE e.order_seq = o.seq AND e.type = 'order.placed') <> 1
+		   OR (SELECT COUNT(*) FROM events e WHERE e.order_seq = o.seq AND e.type = 'order.completed') <> CASE WHEN o.status = 'completed' THEN 1 ELSE 0 END
+		   OR (SELECT COUNT(*) FROM events e WHERE e.order_seq = o.seq AND e.type = 'order.cancelled') <> CASE WHEN o.status = 'cancelled' THEN 1 ELSE 0 END`},
+	{"events-tell-every-credit", `SELECT a.id FROM accounts a
+		WHERE (SELECT COUNT(*) FROM ledger l WHERE l.account_id = a.id AND l.kind = 'credit')
+		   <> (SELECT COUNT(*) FROM events e WHERE e.account_id = a.id AND e.type = 'balance.credited')`},
 	// The daily roll-ups that reports read hold exactly what the orders
 	// they count say: each differing row is named by its day, account and
 	// pack, from either side.

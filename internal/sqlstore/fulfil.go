@@ -176,6 +176,9 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 		kind, note := settledEvent(&st, &settled)
 		err = addEvent(ctx, tx, seq, st.Now, kind, note)
 	}
+	if err == nil {
+		err = emitSettled(ctx, tx, &settled, st.Now)
+	}
 	if err == nil && settled.Status.Final() {
 		err = s.rollUpDuration(ctx, tx, &settled)
 	}
@@ -221,11 +224,11 @@ func (s *Store) RetryOrder(ctx context.Context, seq int64, now, deadline time.Ti
 			return err
 		}
 		before := o.LogFields()
-		o, err = s.orderBy(ctx, tx, s.q.orderBySeq, seq)
-		if err == nil {
-			noteChange(ctx, o.AccountID, before, o.LogFields())
+		if o, err = s.orderBy(ctx, tx, s.q.orderBySeq, seq); err != nil {
+			return err
 		}
-		return err
+		noteChange(ctx, o.AccountID, before, o.LogFields())
+		return emitOrder(ctx, tx, topupd.OrderRetried, &o, now, map[string]any{"by": by})
 	})
 	if err != nil {
 		return o, fmt.Errorf("store.RetryOrder %d: %w", seq, err)

@@ -100,11 +100,13 @@ func (s *Store) Credit(ctx context.Context, accountID string, amount topupd.Mone
 			// with their entry for a repeated reference, or to append after it.
 			return again(err)
 		}
-		if err == nil {
-			noteChange(ctx, accountID, map[string]any{"balanceUsd": e.BalanceAfter - amount},
-				map[string]any{"balanceUsd": e.BalanceAfter, "amountUsd": amount, "reference": reference})
+		if err != nil {
+			return err
 		}
-		return err
+		noteChange(ctx, accountID, map[string]any{"balanceUsd": e.BalanceAfter - amount},
+			map[string]any{"balanceUsd": e.BalanceAfter, "amountUsd": amount, "reference": reference})
+		return emit(ctx, tx, topupd.Event{At: now, Type: topupd.BalanceCredited, AccountID: accountID,
+			Data: map[string]any{"amountUsd": amount, "balanceUsd": e.BalanceAfter, "reference": reference}})
 	})
 	if err != nil {
 		return e, false, fmt.Errorf("store.Credit %s %q: %w", accountID, reference, err)

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/topupd/topupd"
@@ -48,7 +49,27 @@ func (s *Store) recordChange(ctx context.Context, tx *sql.Tx, c *topupd.Change) 
 	if err != nil {
 		return fmt.Errorf("recording %s: %w", c.Action, err)
 	}
+	if tellsAccount(c) {
+		return emit(ctx, tx, topupd.Event{At: now, Type: topupd.AccountChanged, AccountID: c.AccountID, Data: map[string]any{
+			"action": c.Action, "target": c.Target, "by": c.Operator, "before": c.Before, "after": c.After}})
+	}
 	return nil
+}
+
+// tellsAccount reports whether a change goes into the event stream as an
+// account's change: one made to an account or its keys, chats or prices
+// that changed something (a credit has an event of its own, and order
+// changes theirs).
+func tellsAccount(c *topupd.Change) bool {
+	if c.AccountID == "" || len(c.After) == 0 || c.Action == "account.credit" {
+		return false
+	}
+	area, _, _ := strings.Cut(c.Action, ".")
+	switch area {
+	case "account", "key", "chat", "price":
+		return true
+	}
+	return false
 }
 
 // noteChange sets what a change did, when ctx carries one.

@@ -122,6 +122,12 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 			return topupd.Order{}, false, err
 		}
 	}
+	if err := emitOrder(ctx, tx, topupd.OrderPlaced, &o, p.Now, nil); err != nil {
+		return topupd.Order{}, false, err
+	}
+	if err := emitSettled(ctx, tx, &o, p.Now); err != nil { // a key order completes as it is placed
+		return topupd.Order{}, false, err
+	}
 	return o, false, nil
 }
 

@@ -52,6 +52,12 @@ type Dialect struct {
 	// transaction was rolled back and a fresh attempt may succeed. Nil means
 	// the database raises none.
 	IsTransient func(error) bool
+	// StreamSettled ends the condition of a read of the event stream: on a
+	// database whose transactions may commit out of the order they took
+	// their events' sequence numbers, it keeps to the events of
+	// transactions older than any still open ("" where one writer commits
+	// in order).
+	StreamSettled string
 	// GroupCommit runs concurrent write transactions together, one commit
 	// for the group, each caller in a savepoint: for a database with one
 	// writer, where each commit's fsync is the bottleneck.

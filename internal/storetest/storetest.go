@@ -44,6 +44,7 @@ func Run(t *testing.T, open func(t *testing.T) topupd.Store) {
 		{"Chats", chatTests},
 		{"Failover", failoverTests},
 		{"Batches", batchTests},
+		{"Stream", streamTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

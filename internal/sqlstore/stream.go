@@ -1,0 +1,194 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/topupd/topupd"
+)
+
+// emit writes an event into the stream, in the transaction of the change
+// it tells of: both commit, or neither does.
+func emit(ctx context.Context, tx *sql.Tx, e topupd.Event) error {
+	var account, order any
+	if e.AccountID != "" {
+		account = e.AccountID
+	}
+	if e.OrderSeq != 0 {
+		order = e.OrderSeq
+	}
+	data := "{}"
+	if len(e.Data) > 0 {
+		data = jsonText(e.Data)
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO events (id, at, type, account_id, order_seq, data) VALUES ($1, $2, $3, $4, $5, $6)`,
+		topupd.NewEventID(e.At), ms(e.At), string(e.Type), account, order, data)
+	if err != nil {
+		return fmt.Errorf("event %s: %w", e.Type, err)
+	}
+	return nil
+}
+
+// emitOrder writes an order's event, its data the order as the stream's
+// consumers need it (metrics, notices), with extra fields on top.
+func emitOrder(ctx context.Context, tx *sql.Tx, typ topupd.EventType, o *topupd.Order, at time.Time, extra map[string]any) error {
+	data := map[string]any{"orderId": o.ID, "trxid": o.TrxID, "pid": o.PID, "slug": o.Slug, "provider": o.Provider,
+		"status": string(o.Status), "amountUsd": o.Amount, "createdAt": ms(o.CreatedAt)}
+	if o.Upstream != "" {
+		data["upstream"] = o.Upstream
+	}
+	if o.Status.Final() {
+		data["finishedAt"] = ms(o.FinishedAt)
+	}
+	if o.Status == topupd.StatusCancelled {
+		data["refunded"], data["error"] = o.Refunded, o.Error
+	}
+	for k, v := range extra {
+		data[k] = v
+	}
+	return emit(ctx, tx, topupd.Event{At: at, Type: typ, AccountID: o.AccountID, OrderSeq: o.Seq, Data: data})
+}
+
+// emitSettled writes the event of an order's settlement: its final state,
+// or nothing for a settlement that leaves it processing (the order's own
+// history, order_events, records those).
+func emitSettled(ctx context.Context, tx *sql.Tx, o *topupd.Order, at time.Time) error {
+	switch o.Status {
+	case topupd.StatusCompleted:
+		return emitOrder(ctx, tx, topupd.OrderCompleted, o, at, nil)
+	case topupd.StatusCancelled:
+		return emitOrder(ctx, tx, topupd.OrderCancelled, o, at, nil)
+	}
+	return nil
+}
+
+const eventColumns = `e.seq, e.tx, e.id, e.at, e.type, e.account_id, e.order_seq, o.id, e.data`
+
+// Events returns up to limit events of the stream after pos, in stream
+// order. On PostgreSQL it reads only events of transactions older than
+// every transaction still open, so that an event committed later can never
+// land behind a position already read (seq is taken at insert, but
+// transactions commit in any order); on SQLite one writer commits events in
+// seq order.
+func (s *Store) Events(ctx context.Context, after topupd.StreamPos, limit int) ([]topupd.Event, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT `+eventColumns+` FROM events e LEFT JOIN orders o ON o.seq = e.order_seq
+		WHERE (e.tx, e.seq) > ($1, $2)`+s.d.StreamSettled+` ORDER BY e.tx, e.seq LIMIT $3`, after.Tx, after.Seq, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store.Events: %w", err)
+	}
+	defer rows.Close()
+	out := []topupd.Event{}
+	for rows.Next() {
+		e, err := scanEvent(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store.Events: %w", err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store.Events: %w", err)
+	}
+	return out, nil
+}
+
+// OrderStreamEvents returns an order's events of the stream, in stream order.
+func (s *Store) OrderStreamEvents(ctx context.Context, seq int64) ([]topupd.Event, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT `+eventColumns+` FROM events e LEFT JOIN orders o ON o.seq = e.order_seq
+		WHERE e.order_seq = $1 ORDER BY e.tx, e.seq`, seq)
+	if err != nil {
+		return nil, fmt.Errorf("store.OrderStreamEvents %d: %w", seq, err)
+	}
+	defer rows.Close()
+	out := []topupd.Event{}
+	for rows.Next() {
+		e, err := scanEvent(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store.OrderStreamEvents %d: %w", seq, err)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+func scanEvent(row scanner) (topupd.Event, error) {
+	var e topupd.Event
+	var at int64
+	var typ, data string
+	var account, orderID sql.NullString
+	var order sql.NullInt64
+	if err := row.Scan(&e.Pos.Seq, &e.Pos.Tx, &e.ID, &at, &typ, &account, &order, &orderID, &data); err != nil {
+		return e, err
+	}
+	e.At, e.Type, e.AccountID, e.OrderSeq, e.OrderID = fromMS(at), topupd.EventType(typ), account.String, order.Int64, orderID.String
+	if err := json.Unmarshal([]byte(data), &e.Data); err != nil {
+		return e, fmt.Errorf("event %s: data: %w", e.ID, err)
+	}
+	return e, nil
+}
+
+// TakeConsumer takes or renews a stream consumer's lease for owner until
+// until, unless another owner's lease runs past now, and answers where the
+// consumer stands. A consumer new to the database starts at the end of the
+// stream: what happened before it existed is not its to handle.
+func (s *Store) TakeConsumer(ctx context.Context, name, owner string, now, until time.Time) (topupd.StreamPos, bool, error) {
+	var pos topupd.StreamPos
+	got := false
+	err := s.retryTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		got = false
+		var end topupd.StreamPos
+		err := tx.QueryRowContext(ctx, `SELECT tx, seq FROM events ORDER BY tx DESC, seq DESC LIMIT 1`).Scan(&end.Tx, &end.Seq)
+		if err != nil && !isNoRows(err) {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO event_consumers (name, after_tx, after_seq) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`,
+			name, end.Tx, end.Seq); err != nil {
+			return err
+		}
+		err = tx.QueryRowContext(ctx, `UPDATE event_consumers SET lease_owner = $2, lease_until = $4
+			WHERE name = $1 AND (lease_owner = $2 OR lease_owner IS NULL OR lease_until <= $3) RETURNING after_tx, after_seq`,
+			name, owner, ms(now), ms(until)).Scan(&pos.Tx, &pos.Seq)
+		if isNoRows(err) {
+			return nil
+		}
+		got = err == nil
+		return err
+	})
+	if err != nil {
+		return pos, false, fmt.Errorf("store.TakeConsumer %s: %w", name, err)
+	}
+	return pos, got, nil
+}
+
+// AdvanceConsumer moves a consumer's cursor on to pos, if owner still
+// holds its lease (EConflict otherwise: another node took over, and the
+// events from the old cursor are its to handle).
+func (s *Store) AdvanceConsumer(ctx context.Context, name, owner string, pos topupd.StreamPos) error {
+	err := s.retryTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE event_consumers SET after_tx = $3, after_seq = $4
+			WHERE name = $1 AND lease_owner = $2 AND (after_tx, after_seq) <= ($3, $4)`, name, owner, pos.Tx, pos.Seq)
+		n, err := rowsAffected(res, err)
+		if err == nil && n == 0 {
+			return topupd.Errorf(topupd.EConflict, "consumer %s is no longer leased to %s", name, owner)
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store.AdvanceConsumer %s: %w", name, err)
+	}
+	return nil
+}
+
+// ReleaseConsumer gives a consumer's lease up if owner holds it.
+func (s *Store) ReleaseConsumer(ctx context.Context, name, owner string) error {
+	err := s.retryTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE event_consumers SET lease_owner = NULL, lease_until = 0 WHERE name = $1 AND lease_owner = $2`, name, owner)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store.ReleaseConsumer %s: %w", name, err)
+	}
+	return nil
+}
