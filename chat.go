@@ -35,6 +35,9 @@ type Chat struct {
 	AccountID string
 	Operator  string
 	LinkedAt  time.Time
+	// LinkedPos is where the event stream stood when the chat was linked:
+	// it hears of its account's events after it.
+	LinkedPos StreamPos
 	// BalanceAlert, when not nil, is the amount below which the chat is
 	// warned; BalanceLow records that the balance was last seen below it,
 	// so that the warning is sent once per crossing.
@@ -103,9 +106,4 @@ type ChatStore interface {
 	BotOffset(ctx context.Context) (int64, error)
 	// SetBotOffset stores the next getUpdates offset if it is larger.
 	SetBotOffset(ctx context.Context, offset int64) error
-	// NotifiedAction is the newest action log entry chats were told of (0
-	// before the first).
-	NotifiedAction(ctx context.Context) (int64, error)
-	// SetNotifiedAction stores the newest action told of, if it is newer.
-	SetNotifiedAction(ctx context.Context, id int64) error
 }

@@ -89,3 +89,15 @@ type StreamStore interface {
 	// ReleaseConsumer gives a consumer's lease up if owner holds it.
 	ReleaseConsumer(ctx context.Context, name, owner string) error
 }
+
+// Notifier is told of the stream's committed events, in order. Each has a
+// cursor of its own in the database, under its name, held by one node of
+// the deployment at a time: an event is told at least once (again after a
+// failure or a takeover), so a notifier's effects must bear a repeat.
+type Notifier interface {
+	// Name names the notifier's cursor; it stays the same across releases.
+	Name() string
+	// Notify handles events in stream order. An error leaves the cursor
+	// where it was: the same events are told again later.
+	Notify(ctx context.Context, events []Event) error
+}

@@ -278,7 +278,6 @@ func (e *Engine) settle(logCtx context.Context, o topupd.Order, st topupd.Settle
 		return o
 	}
 	if out.Status.Final() {
-		e.cfg.Metrics.OrderFinished(&out)
 		e.cfg.Logger.InfoContext(logCtx, "fulfil: order final", "order", out.ID, "account", out.AccountID, "provider", out.Provider,
 			"status", string(out.Status), "error", out.Error, "refunded", out.Refunded, "attempts", out.Attempts)
 	}

@@ -224,7 +224,6 @@ func (a *admin) settle(w http.ResponseWriter, r *http.Request, st topupd.Settlem
 	if err != nil {
 		return err
 	}
-	a.Metrics.OrderFinished(&o)
 	return a.writeOrder(w, r, &o)
 }
 

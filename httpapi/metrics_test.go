@@ -38,7 +38,9 @@ func TestMetrics(t *testing.T) {
 			t.Errorf("GET /metrics with %q: %d, want 401", tok, status)
 		}
 	}
-	status, body := scrape(t, h, h.MetricsToken)
+	// Orders are counted from the event stream, a moment after they happen.
+	status, body := scrapeUntil(t, h, `topupd_orders_finished_total{line="gamekey",outcome="completed",provider="stock"} 1`,
+		`topupd_orders_finished_total{line="pubg",outcome="refunded",provider="sim"} 1`, `topupd_orders_placed_total{line="pubg",provider="manual"} 1`)
 	if status != http.StatusOK {
 		t.Fatalf("GET /metrics with the metrics token: %d", status)
 	}
@@ -75,7 +77,7 @@ func TestMetrics(t *testing.T) {
 		}
 	}
 	h.AdminOK(http.StatusOK, "POST", "/admin/orders/"+manual.Str("orderId")+"/cancel", map[string]any{"error": "NO", "refund": true})
-	if _, body := scrape(t, h, h.MetricsToken); !strings.Contains(body, `topupd_orders_finished_total{line="pubg",outcome="refunded",provider="manual"} 1`) ||
+	if _, body := scrapeUntil(t, h, `provider="manual"} 1`, `outcome="refunded",provider="manual"} 1`); !strings.Contains(body, `topupd_orders_finished_total{line="pubg",outcome="refunded",provider="manual"} 1`) ||
 		!strings.Contains(body, "topupd_orders_processing 0") {
 		t.Errorf("after the operator's cancel:\n%s", grepLines(body, "topupd_orders"))
 	}
@@ -132,5 +134,21 @@ func TestMetricsStuck(t *testing.T) {
 	h.AdminOK(http.StatusOK, "POST", "/admin/orders/"+o.ID+"/cancel", map[string]any{"error": "GAVE UP", "refund": true})
 	if got := stuck(); got != "" {
 		t.Errorf("after the operator's cancel: %q, want no stuck series", got)
+	}
+}
+
+// scrapeUntil scrapes GET /metrics with the metrics token until the answer
+// holds every one of want, for at most 20 s, and returns the last answer.
+func scrapeUntil(t *testing.T, h *topupdtest.T, want ...string) (int, string) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		status, body := scrape(t, h, h.MetricsToken)
+		all := status == http.StatusOK
+		for _, w := range want {
+			all = all && strings.Contains(body, w)
+		}
+		if all || time.Now().After(deadline) {
+			return status, body
+		}
 	}
 }

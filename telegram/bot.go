@@ -58,8 +58,9 @@ type Deps struct {
 	LeaseTTL time.Duration
 	// PerMinute limits the commands of one chat (20 when zero).
 	PerMinute int
-	// NotifyEvery is how often the poller tells chats of changes to their
-	// account (2 s when zero).
+	// NotifyEvery is how often the poller checks balance alerts and
+	// operators' alerts (2 s when zero); changes to an account are told
+	// from the event stream (Notices).
 	NotifyEvery time.Duration
 }
 
@@ -193,13 +194,12 @@ func (b *Bot) poll(ctx context.Context) {
 	b.Logger.Info("telegram: polling", "holder", b.Holder, "offset", offset)
 	tick := time.NewTicker(b.LeaseTTL / 3)
 	defer tick.Stop()
-	w := newWatcher(ctx, b)
+	w := &watcher{b: b}
 	notify := time.NewTicker(b.NotifyEvery)
 	defer notify.Stop()
 	for {
 		select {
 		case <-notify.C:
-			w.tell(pctx, api)
 			w.balances(pctx, api)
 			w.operatorAlerts(pctx, api)
 		case <-ctx.Done():

@@ -26,6 +26,7 @@ import (
 	"github.com/topupd/topupd/httpapi"
 	"github.com/topupd/topupd/internal/metrics"
 	"github.com/topupd/topupd/internal/sqlstore"
+	"github.com/topupd/topupd/notify"
 	"github.com/topupd/topupd/postgres"
 	"github.com/topupd/topupd/provider/manual"
 	"github.com/topupd/topupd/provider/sim"
@@ -97,6 +98,9 @@ type Config struct {
 	Now func() time.Time
 	// Poll is the engine's longest idle sleep; 0 is its default.
 	Poll time.Duration
+	// NotifyPoll is how long the event stream's dispatcher waits, idle,
+	// before reading again; 0 is its default.
+	NotifyPoll time.Duration
 	// MaxBody bounds the reseller API's request bodies; 0 is its default.
 	MaxBody int64
 	// Limiter replaces the rate limiter built from the rates above.
@@ -126,6 +130,8 @@ type App struct {
 	// Schema is the database's schema version and the migrations this
 	// start applied.
 	Schema sqlstore.Schema
+	// Notify tells the event stream's notifiers of its events.
+	Notify *notify.Dispatcher
 
 	log           *slog.Logger
 	limits        *limits
@@ -135,6 +141,7 @@ type App struct {
 	stopBot       func()
 	bot           atomic.Pointer[telegram.Bot]
 	unlock        func() error // lets go of the SQLite file (Config.Exclusive)
+	stopNotify    func()
 }
 
 // New opens the store, builds every part and starts the engine. Close
@@ -229,6 +236,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	if err = a.startBot(cfg); err != nil {
 		return nil, err
 	}
+	a.startNotify(cfg, now)
 	engineCtx, stop := context.WithCancel(context.Background())
 	a.stopEngine, a.engineDone = stop, make(chan struct{})
 	go func() { a.Engine.Run(engineCtx); close(a.engineDone) }()
@@ -242,6 +250,10 @@ func (a *App) Close() error {
 	if a.stopBot != nil {
 		a.stopBot()
 		a.stopBot = nil
+	}
+	if a.stopNotify != nil {
+		a.stopNotify()
+		a.stopNotify = nil
 	}
 	if a.stopEngine != nil {
 		a.stopEngine()

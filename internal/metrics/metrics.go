@@ -208,3 +208,46 @@ func (c *dbCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(scrapeErrDesc, prometheus.GaugeValue, failed)
 }
+
+// Orders is the notifier that counts orders placed and finished from the
+// event stream (topupd.Notifier): one node of a deployment counts every
+// node's orders, so sum the series over the nodes.
+func (m *Metrics) Orders() topupd.Notifier { return orderCounter{m} }
+
+// orderCounter counts orders from their events.
+type orderCounter struct{ m *Metrics }
+
+// Name names the notifier's cursor.
+func (orderCounter) Name() string { return "metrics" }
+
+// Notify counts each order placed, and each finished with its time to final.
+func (c orderCounter) Notify(_ context.Context, events []topupd.Event) error {
+	for _, e := range events {
+		if e.OrderSeq == 0 || e.Data["backfilled"] == true {
+			continue
+		}
+		o := orderOfEvent(&e)
+		switch e.Type {
+		case topupd.OrderPlaced:
+			c.m.OrderPlaced(&o)
+		case topupd.OrderCompleted, topupd.OrderCancelled:
+			c.m.OrderFinished(&o)
+		}
+	}
+	return nil
+}
+
+// orderOfEvent is what an order's event says of it: its line, supplier,
+// state and times.
+func orderOfEvent(e *topupd.Event) topupd.Order {
+	str := func(k string) string { s, _ := e.Data[k].(string); return s }
+	at := func(k string) time.Time {
+		if v, ok := e.Data[k].(float64); ok {
+			return time.UnixMilli(int64(v)).UTC()
+		}
+		return time.Time{}
+	}
+	refunded, _ := e.Data["refunded"].(bool)
+	return topupd.Order{Seq: e.OrderSeq, ID: e.OrderID, AccountID: e.AccountID, Slug: str("slug"), Provider: str("provider"),
+		Status: topupd.OrderStatus(str("status")), Refunded: refunded, CreatedAt: at("createdAt"), FinishedAt: at("finishedAt")}
+}

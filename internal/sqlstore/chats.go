@@ -14,14 +14,14 @@ import (
 // The messaging app's chats, link codes, handled updates and the bot's
 // state (one row of bot_state: the poller's lease and the next offset).
 
-const chatColumns = `chat_id, username, account_id, operator, linked_at, balance_alert, balance_low`
+const chatColumns = `chat_id, username, account_id, operator, linked_at, balance_alert, balance_low, linked_tx, linked_seq`
 
 func scanChat(row scanner) (topupd.Chat, error) {
 	var c topupd.Chat
 	var account, operator sql.NullString
 	var linked int64
 	var alert sql.NullInt64
-	err := row.Scan(&c.ChatID, &c.Username, &account, &operator, &linked, &alert, &c.BalanceLow)
+	err := row.Scan(&c.ChatID, &c.Username, &account, &operator, &linked, &alert, &c.BalanceLow, &c.LinkedPos.Tx, &c.LinkedPos.Seq)
 	c.AccountID, c.Operator, c.LinkedAt = account.String, operator.String, fromMS(linked)
 	if alert.Valid {
 		m := topupd.Money(alert.Int64)
@@ -169,14 +169,19 @@ func (s *Store) LinkChat(ctx context.Context, code topupd.KeyHash, c topupd.Chat
 		} else {
 			operatorArg = operator.String
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO chats (chat_id, username, account_id, operator, linked_at, balance_alert, balance_low)
-			VALUES ($1, $2, $3, $4, $5, NULL, 0)
-			ON CONFLICT (chat_id) DO UPDATE SET username = excluded.username, account_id = excluded.account_id,
-				operator = excluded.operator, linked_at = excluded.linked_at, balance_alert = NULL, balance_low = 0`,
-			c.ChatID, c.Username, accountArg, operatorArg, ms(now)); err != nil {
+		pos, err := s.streamEnd(ctx, tx)
+		if err != nil {
 			return err
 		}
-		out = topupd.Chat{ChatID: c.ChatID, Username: c.Username, AccountID: account.String, Operator: operator.String, LinkedAt: fromMS(ms(now))}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO chats (chat_id, username, account_id, operator, linked_at, balance_alert, balance_low, linked_tx, linked_seq)
+			VALUES ($1, $2, $3, $4, $5, NULL, 0, $6, $7)
+			ON CONFLICT (chat_id) DO UPDATE SET username = excluded.username, account_id = excluded.account_id,
+				operator = excluded.operator, linked_at = excluded.linked_at, balance_alert = NULL, balance_low = 0,
+				linked_tx = excluded.linked_tx, linked_seq = excluded.linked_seq`,
+			c.ChatID, c.Username, accountArg, operatorArg, ms(now), pos.Tx, pos.Seq); err != nil {
+			return err
+		}
+		out = topupd.Chat{ChatID: c.ChatID, Username: c.Username, AccountID: account.String, Operator: operator.String, LinkedAt: fromMS(ms(now)), LinkedPos: pos}
 		noteChatChange(ctx, c.ChatID, out.AccountID, before, chatFields(out))
 		return nil
 	})
@@ -399,27 +404,6 @@ func (s *Store) SetBotOffset(ctx context.Context, offset int64) error {
 	})
 	if err != nil {
 		return fmt.Errorf("store.SetBotOffset: %w", err)
-	}
-	return nil
-}
-
-// NotifiedAction is the newest action log entry chats were told of.
-func (s *Store) NotifiedAction(ctx context.Context) (int64, error) {
-	var id int64
-	if err := s.read.QueryRowContext(ctx, `SELECT notified_action FROM bot_state WHERE id = 1`).Scan(&id); err != nil {
-		return 0, fmt.Errorf("store.NotifiedAction: %w", err)
-	}
-	return id, nil
-}
-
-// SetNotifiedAction stores the newest action told of, if it is newer.
-func (s *Store) SetNotifiedAction(ctx context.Context, id int64) error {
-	err := s.retryTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE bot_state SET notified_action = $1 WHERE id = 1 AND notified_action < $1`, id)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("store.SetNotifiedAction: %w", err)
 	}
 	return nil
 }

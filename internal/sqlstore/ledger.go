@@ -105,8 +105,11 @@ func (s *Store) Credit(ctx context.Context, accountID string, amount topupd.Mone
 		}
 		noteChange(ctx, accountID, map[string]any{"balanceUsd": e.BalanceAfter - amount},
 			map[string]any{"balanceUsd": e.BalanceAfter, "amountUsd": amount, "reference": reference})
-		return emit(ctx, tx, topupd.Event{At: now, Type: topupd.BalanceCredited, AccountID: accountID,
-			Data: map[string]any{"amountUsd": amount, "balanceUsd": e.BalanceAfter, "reference": reference}})
+		data := map[string]any{"amountUsd": amount, "balanceUsd": e.BalanceAfter, "reference": reference}
+		if c := topupd.ChangeOf(ctx); c != nil {
+			data["by"] = c.Operator
+		}
+		return emit(ctx, tx, topupd.Event{At: now, Type: topupd.BalanceCredited, AccountID: accountID, Data: data})
 	})
 	if err != nil {
 		return e, false, fmt.Errorf("store.Credit %s %q: %w", accountID, reference, err)

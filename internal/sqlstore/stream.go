@@ -129,6 +129,19 @@ func scanEvent(row scanner) (topupd.Event, error) {
 	return e, nil
 }
 
+// streamEnd is the position of the newest event a reader can see now:
+// every event after it is written, or committed, from now on (on
+// PostgreSQL, by a transaction not older than every transaction open now).
+func (s *Store) streamEnd(ctx context.Context, tx *sql.Tx) (topupd.StreamPos, error) {
+	var end topupd.StreamPos
+	err := tx.QueryRowContext(ctx, `SELECT e.tx, e.seq FROM events e WHERE TRUE`+s.d.StreamSettled+` ORDER BY e.tx DESC, e.seq DESC LIMIT 1`).
+		Scan(&end.Tx, &end.Seq)
+	if isNoRows(err) {
+		err = nil
+	}
+	return end, err
+}
+
 // TakeConsumer takes or renews a stream consumer's lease for owner until
 // until, unless another owner's lease runs past now, and answers where the
 // consumer stands. A consumer new to the database starts at the end of the
@@ -138,9 +151,8 @@ func (s *Store) TakeConsumer(ctx context.Context, name, owner string, now, until
 	got := false
 	err := s.retryTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		got = false
-		var end topupd.StreamPos
-		err := tx.QueryRowContext(ctx, `SELECT tx, seq FROM events ORDER BY tx DESC, seq DESC LIMIT 1`).Scan(&end.Tx, &end.Seq)
-		if err != nil && !isNoRows(err) {
+		end, err := s.streamEnd(ctx, tx)
+		if err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO event_consumers (name, after_tx, after_seq) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`,

@@ -50,27 +50,3 @@ func testBotAlerts(t *testing.T, e *env) {
 		t.Errorf("after clearing: %v", got)
 	}
 }
-
-// testNotifiedAction: the newest action told of starts at 0 and only
-// grows.
-func testNotifiedAction(t *testing.T, e *env) {
-	got := func() int64 {
-		t.Helper()
-		id, err := e.s.NotifiedAction(e.ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return id
-	}
-	if got() != 0 {
-		t.Errorf("a new database's newest action told of: %d", got())
-	}
-	for _, c := range []struct{ set, want int64 }{{5, 5}, {3, 5}, {9, 9}} {
-		if err := e.s.SetNotifiedAction(e.ctx, c.set); err != nil {
-			t.Fatal(err)
-		}
-		if got() != c.want {
-			t.Errorf("after setting %d: %d, want %d", c.set, got(), c.want)
-		}
-	}
-}

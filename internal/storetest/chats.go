@@ -24,7 +24,6 @@ var chatTests = []test{
 	{"BotLease", testBotLease},
 	{"BotOffset", testBotOffset},
 	{"BotAlerts", testBotAlerts},
-	{"NotifiedAction", testNotifiedAction},
 }
 
 // chatCode stores a fresh link code for an account (or, with account "",

@@ -33,6 +33,12 @@ CREATE TABLE event_consumers (
     lease_until BIGINT NOT NULL DEFAULT 0
 );
 
+-- Where the stream stood when a chat was linked: it hears of its
+-- account's events after that, and of none before (chats linked before the
+-- stream hear of everything from it).
+ALTER TABLE chats ADD COLUMN linked_tx BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE chats ADD COLUMN linked_seq BIGINT NOT NULL DEFAULT 0;
+
 -- The orders and credits from before the stream are told of once, here,
 -- so that every order and credit has its events (the audit checks it);
 -- consumers start at the end of the stream, so these go to nobody.
@@ -45,5 +51,7 @@ INSERT INTO events (id, at, type, account_id, data)
 SELECT 'evt_' || substr(replace(gen_random_uuid()::text, '-', ''), 1, 20), created_at, 'balance.credited', account_id, '{"backfilled":true}' FROM ledger WHERE kind = 'credit' ORDER BY seq;
 
 -- +goose Down
+ALTER TABLE chats DROP COLUMN linked_seq;
+ALTER TABLE chats DROP COLUMN linked_tx;
 DROP TABLE event_consumers;
 DROP TABLE events;

@@ -32,6 +32,12 @@ CREATE TABLE event_consumers (
     lease_until INTEGER NOT NULL DEFAULT 0
 );
 
+-- Where the stream stood when a chat was linked: it hears of its
+-- account's events after that, and of none before (chats linked before the
+-- stream hear of everything from it).
+ALTER TABLE chats ADD COLUMN linked_tx INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE chats ADD COLUMN linked_seq INTEGER NOT NULL DEFAULT 0;
+
 -- The orders and credits from before the stream are told of once, here,
 -- so that every order and credit has its events (the audit checks it);
 -- consumers start at the end of the stream, so these go to nobody.
@@ -44,5 +50,7 @@ INSERT INTO events (id, at, type, account_id, data)
 SELECT 'evt_' || lower(hex(randomblob(10))), created_at, 'balance.credited', account_id, '{"backfilled":true}' FROM ledger WHERE kind = 'credit' ORDER BY seq;
 
 -- +goose Down
+ALTER TABLE chats DROP COLUMN linked_seq;
+ALTER TABLE chats DROP COLUMN linked_tx;
 DROP TABLE event_consumers;
 DROP TABLE events;
