@@ -169,7 +169,7 @@ func (s *Store) LinkChat(ctx context.Context, code topupd.KeyHash, c topupd.Chat
 		} else {
 			operatorArg = operator.String
 		}
-		pos, err := s.streamEnd(ctx, tx)
+		pos, err := s.streamEnd(ctx, tx, false)
 		if err != nil {
 			return err
 		}

@@ -129,12 +129,20 @@ func scanEvent(row scanner) (topupd.Event, error) {
 	return e, nil
 }
 
-// streamEnd is the position of the newest event a reader can see now:
-// every event after it is written, or committed, from now on (on
-// PostgreSQL, by a transaction not older than every transaction open now).
-func (s *Store) streamEnd(ctx context.Context, tx *sql.Tx) (topupd.StreamPos, error) {
+// streamEnd is the position of the newest event the transaction sees.
+// Settled keeps to what a reader of the stream may read (Events): every
+// event after that position is one a reader has yet to be handed, so a
+// consumer starting there misses none; without it, the newest committed
+// event, before which a chat linked now hears of nothing (on PostgreSQL a
+// transaction open now may still commit an event behind it: a change made
+// as the chat is linked).
+func (s *Store) streamEnd(ctx context.Context, tx *sql.Tx, settled bool) (topupd.StreamPos, error) {
 	var end topupd.StreamPos
-	err := tx.QueryRowContext(ctx, `SELECT e.tx, e.seq FROM events e WHERE TRUE`+s.d.StreamSettled+` ORDER BY e.tx DESC, e.seq DESC LIMIT 1`).
+	cond := ""
+	if settled {
+		cond = s.d.StreamSettled
+	}
+	err := tx.QueryRowContext(ctx, `SELECT e.tx, e.seq FROM events e WHERE TRUE`+cond+` ORDER BY e.tx DESC, e.seq DESC LIMIT 1`).
 		Scan(&end.Tx, &end.Seq)
 	if isNoRows(err) {
 		err = nil
@@ -151,7 +159,7 @@ func (s *Store) TakeConsumer(ctx context.Context, name, owner string, now, until
 	got := false
 	err := s.retryTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		got = false
-		end, err := s.streamEnd(ctx, tx)
+		end, err := s.streamEnd(ctx, tx, true)
 		if err != nil {
 			return err
 		}
