@@ -2,6 +2,7 @@ package telegram_test
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -277,6 +278,121 @@ func countMessages(msgs []botapitest.Message, text string) int {
 	n := 0
 	for _, m := range msgs {
 		if strings.Contains(m.Text, text) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestEveryCommandOnce: every command of every kind of chat, each sent
+// once and delivered again by Telegram, is answered once and changes
+// what it changes once: a command that changes nothing has its update
+// recorded before it answers, one that changes something with its
+// change. A command added to a table without a conversation here fails
+// the test.
+func TestEveryCommandOnce(t *testing.T) {
+	eachStore(t, func(t *testing.T, e *env) {
+		a := e.h.NewAccount("10", nil)
+		code, err := e.h.AdminClient.ChatLink(t.Context(), a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.h.Logs.Secret(code.Code, "a link code")
+		shop := private(1001, "shop")
+		e.link(shop, a.ID)
+		e.h.NewOperator("fin", "finance")
+		opCode, err := e.h.AdminClient.OperatorChatLink(t.Context(), "fin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.h.Logs.Secret(opCode.Code, "an operator's link code")
+		fin := private(5001, "fin")
+		e.expect(fin, "/start "+opCode.Code, "linked to operator fin")
+
+		// Each command's conversations: a change, and a change refused
+		// (answered instead), for the commands that change something.
+		type sample struct{ text, want string }
+		for _, kind := range []struct {
+			who     string
+			chat    func(i int) botapitest.Chat
+			samples map[string][]sample
+		}{
+			{"unlinked", func(i int) botapitest.Chat { return private(int64(3001+i), "new") }, map[string][]sample{
+				"/start": {{"/start not-a-code", "unknown, used or expired"}, {"/start " + code.Code, "linked to account " + a.ID}},
+				"/help":  {{"/help", "/start <code>"}},
+			}},
+			{"reseller", func(int) botapitest.Chat { return shop }, map[string][]sample{
+				"/balance": {{"/balance", "Balance: 10.00 USD"}},
+				"/keys":    {{"/keys", "Your keys"}},
+				"/newkey":  {{"/newkey once", "shown only here"}},
+				"/revoke":  {{"/revoke " + a.KeyID, "Revoke key " + a.KeyID}},
+				"/rotate":  {{"/rotate key_nope", "Refused"}, {"/rotate " + a.KeyID, "keeps working until"}},
+				"/api":     {{"/api maybe", "/api on or /api off"}, {"/api off", "API access is off"}},
+				"/ip":      {{"/ip rm 10.0.0.1", "not in the allow-list"}, {"/ip add 10.0.0.1", "Added 10.0.0.1"}},
+				"/order":   {{"/order nothing-here", "No order"}},
+				"/alert":   {{"/alert balance lots", "must be a number"}, {"/alert balance 5", "falls below 5.00 USD"}},
+				"/help":    {{"/help", "/alert balance <usd>"}},
+			}},
+			{"operator", func(int) botapitest.Chat { return fin }, map[string][]sample{
+				"/stuck":  {{"/stuck", "Nothing is stuck"}},
+				"/find":   {{"/find nothing-here", "No order"}},
+				"/credit": {{"/credit " + a.ID + " 5 bank-1", "Credit 5.00 USD to " + a.ID}},
+				"/help":   {{"/help", "/credit <accountId> <usd> <reference>"}},
+			}},
+		} {
+			names := telegram.CommandNames(kind.who)
+			for name := range kind.samples {
+				if !slices.Contains(names, name) {
+					t.Errorf("%s chats: a conversation for %s, which is not a command of theirs", kind.who, name)
+				}
+			}
+			for i, name := range names {
+				if len(kind.samples[name]) == 0 {
+					t.Errorf("%s chats: no conversation for %s here: add one", kind.who, name)
+				}
+				for _, s := range kind.samples[name] {
+					c := kind.chat(i)
+					before := countAsked(e.api.Messages(c.ID))
+					id, m := e.sayID(c, s.text)
+					if !strings.Contains(m.Text, s.want) {
+						t.Errorf("%s: the bot said %q, want %q", s.text, m.Text, s.want)
+					}
+					if strings.Contains(m.Text, "shown only here") {
+						e.h.Logs.Secret(strings.Fields(m.Text[strings.Index(m.Text, "safe:")+5:])[0], "a key made in a chat")
+					}
+					e.api.RequeueFrom(id)
+					e.say(c, "/help") // handled after the update delivered again
+					if n := countAsked(e.api.Messages(c.ID)) - before; n != 2 {
+						t.Errorf("%s delivered twice, then /help: %d answers, want 2 (one each)", s.text, n)
+					}
+				}
+			}
+		}
+		acts, err := e.h.AdminClient.Actions(t.Context(), url.Values{"operator": {"chat:1001"}, "limit": {"100"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for i := len(acts.Actions) - 1; i >= 0; i-- {
+			got = append(got, acts.Actions[i].Action)
+		}
+		if want := "chat.link key.create key.rotate account.update account.update chat.balance-alert"; strings.Join(got, " ") != want {
+			t.Errorf("the reseller chat's changes:\n%s\nwant each once:\n%s", strings.Join(got, " "), want)
+		}
+		if keys, err := e.h.AdminClient.Keys(t.Context(), a.ID); err != nil || len(keys) != 3 {
+			t.Errorf("keys after /newkey and /rotate, each delivered twice: %d, %v; want 3", len(keys), err)
+		}
+		if acct, err := e.h.AdminClient.Account(t.Context(), a.ID); err != nil || acct.BalanceUSD != topupd.USD(10) {
+			t.Errorf("the balance after /credit was asked, never confirmed: %+v, %v", acct.BalanceUSD, err)
+		}
+	})
+}
+
+// countAsked counts the messages that answer the chat.
+func countAsked(msgs []botapitest.Message) int {
+	n := 0
+	for _, m := range msgs {
+		if asked(m) {
 			n++
 		}
 	}

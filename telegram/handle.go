@@ -2,7 +2,6 @@ package telegram
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"time"
 
@@ -22,10 +21,17 @@ type request struct {
 	username string
 	cmd      string
 	args     []string
+	// set is the commands of the chat's kind, once the dispatcher knows it.
+	set *commandSet
+	// noted is set once the update is recorded, alone or with a change.
+	noted bool
 }
 
-// reply answers in the request's chat.
+// reply answers in the request's chat. The update is recorded first,
+// unless a change recorded it already (then recording it again is a
+// conflict, ignored), so that a redelivered update is never answered twice.
 func (b *Bot) reply(ctx context.Context, r *request, text string, buttons ...[]models.InlineKeyboardButton) {
+	b.noteRead(ctx, r)
 	b.send(ctx, r.api, r.chatID, text, buttons...)
 }
 
@@ -73,70 +79,25 @@ func parseCommand(text string) (string, []string) {
 	return cmd, f[1:]
 }
 
-// command answers a chat's message: linking and help for anyone, then
-// the reseller's or the operator's commands for a linked chat, at most
-// PerMinute a minute per chat. A message that is not clean text
-// (topupd.CleanText) is refused before anything reads the store with it.
-func (b *Bot) command(ctx context.Context, r *request) {
-	if !b.limits.allow(r.chatID) {
-		if b.limits.warn(r.chatID) {
-			b.reply(ctx, r, "Too many commands: at most 20 a minute. Wait a moment and try again.")
-		}
-		b.noteRead(ctx, r)
-		return
-	}
-	if !topupd.CleanText(r.cmd) || !topupd.CleanText(strings.Join(r.args, " ")) {
-		b.noteRead(ctx, r)
-		b.reply(ctx, r, "That message holds a NUL byte or text that is not UTF-8: nothing was looked up or changed.")
-		return
-	}
-	if r.cmd == "/start" && len(r.args) > 0 {
-		b.link(ctx, r)
-		return
-	}
-	if !r.private && slices.Contains(keyCommands, r.cmd) {
-		b.noteRead(ctx, r)
-		b.reply(ctx, r, "Key commands work only in a private chat with the bot, so that nobody else sees your keys.")
-		return
-	}
-	c, err := b.Store.Chat(ctx, r.chatID)
-	linked := err == nil
-	if err != nil && topupd.CodeOf(err) != topupd.ENotFound {
-		b.Logger.Warn("telegram: reading a chat", "chat", r.chatID, "err", b.scrub(err))
-		b.reply(ctx, r, "Something went wrong on our side. Try again in a minute.")
-		return
-	}
-	switch {
-	case !linked && (r.cmd == "/start" || r.cmd == "/help"):
-		b.noteRead(ctx, r)
-		b.reply(ctx, r, unlinkedHelp)
-	case !linked:
-		b.noteRead(ctx, r)
-		b.reply(ctx, r, "This chat is not linked to an account. Ask your operator for a link code, then send /start <code> here in a private chat.")
-	case c.Operator != "":
-		b.operatorCommand(ctx, r, c)
-	default:
-		b.resellerCommand(ctx, r, c)
-	}
-}
-
 // noteRead records an update that changes nothing, so that a redelivery
-// is not answered twice.
+// is not answered twice: once (an update a change recorded is a
+// conflict, ignored). A command that changes something must not call it
+// before its change, or the change is refused as acted on before.
 func (b *Bot) noteRead(ctx context.Context, r *request) {
+	if r.noted {
+		return
+	}
+	r.noted = true
 	err := b.Store.RecordUpdate(ctx, topupd.BotUpdate{UpdateID: r.updateID, ChatID: r.chatID, At: b.Now()})
 	if err != nil && topupd.CodeOf(err) != topupd.EConflict {
 		b.Logger.Warn("telegram: recording an update", "update", r.updateID, "err", b.scrub(err))
 	}
 }
 
-// link spends a link code: /start <code> in a private chat links it to the
-// code's account or operator.
-func (b *Bot) link(ctx context.Context, r *request) {
-	if !r.private {
-		b.noteRead(ctx, r)
-		b.reply(ctx, r, "Link codes work only in a private chat with the bot, so that nobody else sees your keys.")
-		return
-	}
+// link spends a link code: /start <code> in a private chat (the
+// dispatcher refuses it in a group) links it to the code's account or
+// operator, the update recorded in the transaction.
+func (b *Bot) link(ctx context.Context, r *request, _ context.Context, _ topupd.Chat) {
 	code := r.args[0]
 	chg := &topupd.Change{Actor: topupd.Actor{Operator: topupd.ChatActor(r.chatID), IP: "127.0.0.1"}, Action: "chat.link",
 		Target: chatTarget(r.chatID)}
@@ -174,11 +135,6 @@ func (b *Bot) fail(ctx context.Context, r *request, err error) {
 
 // chatTarget names a chat in the action log.
 func chatTarget(chatID int64) string { return strings.TrimPrefix(topupd.ChatActor(chatID), "chat:") }
-
-// unlinkedHelp is what a chat that is not linked may do.
-const unlinkedHelp = `This is the topupd bot.
-/start <code> links this chat to your account: ask your operator for a code (it works once, for 15 minutes), and send it here in a private chat.
-/help shows this.`
 
 // confirmTTL is how long a confirmation button works.
 const confirmTTL = 10 * time.Minute

@@ -43,16 +43,27 @@ func private(id int64, username string) botapitest.Chat {
 // say sends text in a chat and returns the bot's next message there.
 func (e *env) say(c botapitest.Chat, text string) botapitest.Message {
 	e.t.Helper()
+	_, m := e.sayID(c, text)
+	return m
+}
+
+// sayID is say, with the id of the update sent.
+func (e *env) sayID(c botapitest.Chat, text string) (int64, botapitest.Message) {
+	e.t.Helper()
 	e.sent++
 	if e.sent%15 == 0 { // within the chats' 20 commands a minute
 		e.clock.Advance(time.Minute)
 	}
 	last := e.lastID(c.ID)
-	e.api.Send(c, text)
-	return e.api.WaitMessage(c.ID, func(m botapitest.Message) bool {
-		return m.ID > last && !strings.HasPrefix(m.Text, telegram.NoticePrefix) && // nor an alert sent unasked
-			!strings.HasPrefix(m.Text, telegram.AlertPrefix) && !strings.HasPrefix(m.Text, telegram.ClearedPrefix)
-	}, wait)
+	id := e.api.Send(c, text)
+	return id, e.api.WaitMessage(c.ID, func(m botapitest.Message) bool { return m.ID > last && asked(m) }, wait)
+}
+
+// asked reports whether a bot message answers a chat: not a notice nor
+// an alert sent unasked.
+func asked(m botapitest.Message) bool {
+	return !strings.HasPrefix(m.Text, telegram.NoticePrefix) && !strings.HasPrefix(m.Text, telegram.AlertPrefix) &&
+		!strings.HasPrefix(m.Text, telegram.ClearedPrefix)
 }
 
 // expect sends text and fails unless the answer contains want.

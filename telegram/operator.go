@@ -12,33 +12,8 @@ import (
 	"github.com/topupd/topupd/client"
 )
 
-// operatorHelp lists an operator's commands.
-const operatorHelp = `Commands:
-/stuck – orders past their deadline or with an alert, and supplier alerts
-/find <trxid or orderId> – an order, with its account
-/credit <accountId> <usd> <reference> – credit an account (asks first; finance and owner)
-/help – this list`
-
-// operatorCommand acts on an operator's command, as the operator.
-func (b *Bot) operatorCommand(ctx context.Context, r *request, c topupd.Chat) {
-	actx := b.AsOperatorChat(ctx, c.Operator, r.updateID)
-	b.noteRead(ctx, r)
-	switch r.cmd {
-	case "/stuck":
-		b.stuck(ctx, r, actx)
-	case "/find":
-		b.find(ctx, r, actx)
-	case "/credit":
-		b.askCredit(ctx, r, actx, c)
-	case "/help", "/start":
-		b.reply(ctx, r, operatorHelp)
-	default:
-		b.reply(ctx, r, "I do not know that command. /help lists them.")
-	}
-}
-
 // stuck lists the stuck orders and the suppliers alerting.
-func (b *Bot) stuck(ctx context.Context, r *request, actx context.Context) {
+func (b *Bot) stuck(ctx context.Context, r *request, actx context.Context, _ topupd.Chat) {
 	page, err := b.Admin.StuckOrders(actx)
 	if err != nil {
 		b.fail(ctx, r, err)
@@ -81,7 +56,7 @@ func alertOf(a string) string {
 }
 
 // find shows an order by trxid or order id, with its account.
-func (b *Bot) find(ctx context.Context, r *request, actx context.Context) {
+func (b *Bot) find(ctx context.Context, r *request, actx context.Context, _ topupd.Chat) {
 	if len(r.args) != 1 {
 		b.reply(ctx, r, "Send /find <trxid or orderId>.")
 		return

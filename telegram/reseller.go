@@ -12,78 +12,39 @@ import (
 	"github.com/topupd/topupd/client"
 )
 
-// resellerHelp lists a reseller's commands.
-const resellerHelp = `Commands:
-/balance – the balance
-/keys – your API keys
-/newkey [label] – a new API key, shown once
-/revoke <keyId> – revoke a key (asks first)
-/rotate <keyId> – a new key; the old one works 24 more hours
-/api on, /api off – turn API access on or off
-/ip – the IPv4 allow-list
-/ip add <IPv4 or CIDR>, /ip rm <entry> – change it
-/ip required on|off – require an allow-list
-/order <orderId or trxid> – an order's status
-/alert balance <usd> – tell this chat when the balance falls below it; /alert balance off stops it
-/help – this list
-Keys are shown only in a private chat.`
-
-// keyCommands are refused outside a private chat.
-var keyCommands = []string{"/keys", "/newkey", "/revoke", "/rotate"}
-
-// resellerCommand acts on a reseller's command for the chat's account.
-func (b *Bot) resellerCommand(ctx context.Context, r *request, c topupd.Chat) {
-	actx := b.AsChat(ctx, r.chatID, c.AccountID, r.updateID) // key commands outside a private chat were refused already
-	switch r.cmd {
-	case "/balance":
-		b.noteRead(ctx, r)
-		a, err := b.Admin.Account(actx, c.AccountID)
-		if err != nil {
-			b.fail(ctx, r, err)
-			return
-		}
-		b.reply(ctx, r, "Balance: "+a.BalanceUSD.Dollars()+" USD")
-	case "/keys":
-		b.noteRead(ctx, r)
-		b.keys(ctx, r, actx, c)
-	case "/newkey":
-		k, err := b.Admin.CreateKey(actx, c.AccountID, strings.Join(r.args, " "))
-		if err != nil {
-			b.fail(ctx, r, err)
-			return
-		}
-		b.reply(ctx, r, newKeyText(k.APIKey, k.KeyID))
-	case "/revoke":
-		b.askRevoke(ctx, r, actx, c)
-	case "/rotate":
-		if len(r.args) != 1 {
-			b.noteRead(ctx, r)
-			b.reply(ctx, r, "Send /rotate <keyId>; /keys lists the ids.")
-			return
-		}
-		k, err := b.Admin.RotateKey(actx, c.AccountID, r.args[0])
-		if err != nil {
-			b.noteRead(ctx, r)
-			b.fail(ctx, r, err)
-			return
-		}
-		b.reply(ctx, r, newKeyText(k.APIKey, k.KeyID)+"\nThe old key "+k.OldKeyID+" keeps working until "+k.OldKeyRevokedAt.UTC().Format("2006-01-02 15:04")+" UTC, then is revoked.")
-	case "/api":
-		b.apiAccess(ctx, r, actx, c)
-	case "/ip":
-		b.ip(ctx, r, actx, c)
-	case "/alert":
-		b.balanceAlert(ctx, r, actx, c)
-	case "/order":
-		b.noteRead(ctx, r)
-		b.order(ctx, r, c)
-	case "/help", "/start":
-		b.noteRead(ctx, r)
-		b.reply(ctx, r, resellerHelp)
-	default:
-		b.noteRead(ctx, r)
-		b.reply(ctx, r, "I do not know that command. /help lists them.")
+// balance shows the account's balance.
+func (b *Bot) balance(ctx context.Context, r *request, actx context.Context, c topupd.Chat) {
+	a, err := b.Admin.Account(actx, c.AccountID)
+	if err != nil {
+		b.fail(ctx, r, err)
+		return
 	}
+	b.reply(ctx, r, "Balance: "+a.BalanceUSD.Dollars()+" USD")
+}
+
+// newKey makes a key for the account and shows it, this once.
+func (b *Bot) newKey(ctx context.Context, r *request, actx context.Context, c topupd.Chat) {
+	k, err := b.Admin.CreateKey(actx, c.AccountID, strings.Join(r.args, " "))
+	if err != nil {
+		b.fail(ctx, r, err)
+		return
+	}
+	b.reply(ctx, r, newKeyText(k.APIKey, k.KeyID))
+}
+
+// rotate makes a new key in place of one of the account's, shown once;
+// the old one keeps working 24 hours.
+func (b *Bot) rotate(ctx context.Context, r *request, actx context.Context, c topupd.Chat) {
+	if len(r.args) != 1 {
+		b.reply(ctx, r, "Send /rotate <keyId>; /keys lists the ids.")
+		return
+	}
+	k, err := b.Admin.RotateKey(actx, c.AccountID, r.args[0])
+	if err != nil {
+		b.fail(ctx, r, err)
+		return
+	}
+	b.reply(ctx, r, newKeyText(k.APIKey, k.KeyID)+"\nThe old key "+k.OldKeyID+" keeps working until "+k.OldKeyRevokedAt.UTC().Format("2006-01-02 15:04")+" UTC, then is revoked.")
 }
 
 // newKeyText shows a new key, this once.
@@ -127,7 +88,6 @@ func (b *Bot) keys(ctx context.Context, r *request, actx context.Context, c topu
 
 // askRevoke asks, with buttons, before revoking one of the account's keys.
 func (b *Bot) askRevoke(ctx context.Context, r *request, actx context.Context, c topupd.Chat) {
-	b.noteRead(ctx, r)
 	if len(r.args) != 1 {
 		b.reply(ctx, r, "Send /revoke <keyId>; /keys lists the ids.")
 		return
@@ -156,7 +116,6 @@ func confirmButtons(yes, token string) []models.InlineKeyboardButton {
 // operator's adminDisabled or a ban.
 func (b *Bot) apiAccess(ctx context.Context, r *request, actx context.Context, c topupd.Chat) {
 	if len(r.args) != 1 || (r.args[0] != "on" && r.args[0] != "off") {
-		b.noteRead(ctx, r)
 		b.reply(ctx, r, "Send /api on or /api off.")
 		return
 	}
@@ -164,12 +123,10 @@ func (b *Bot) apiAccess(ctx context.Context, r *request, actx context.Context, c
 	if on {
 		a, err := b.Admin.Account(actx, c.AccountID)
 		if err != nil {
-			b.noteRead(ctx, r)
 			b.fail(ctx, r, err)
 			return
 		}
 		if a.AdminDisabled || a.Banned {
-			b.noteRead(ctx, r)
 			b.reply(ctx, r, "API access is turned off by the operator; /api on cannot lift that. Ask your operator.")
 			return
 		}
@@ -185,7 +142,6 @@ func (b *Bot) apiAccess(ctx context.Context, r *request, actx context.Context, c
 func (b *Bot) ip(ctx context.Context, r *request, actx context.Context, c topupd.Chat) {
 	a, err := b.Admin.Account(actx, c.AccountID)
 	if err != nil {
-		b.noteRead(ctx, r)
 		b.fail(ctx, r, err)
 		return
 	}
@@ -195,7 +151,6 @@ func (b *Bot) ip(ctx context.Context, r *request, actx context.Context, c topupd
 	var done string
 	switch {
 	case len(r.args) == 0:
-		b.noteRead(ctx, r)
 		req := "not required"
 		if a.IPAllowlistRequired {
 			req = "required"
@@ -208,7 +163,6 @@ func (b *Bot) ip(ctx context.Context, r *request, actx context.Context, c topupd
 		return
 	case len(r.args) == 2 && r.args[0] == "add":
 		if slices.Contains(list, r.args[1]) {
-			b.noteRead(ctx, r)
 			b.reply(ctx, r, r.args[1]+" is already in the allow-list.")
 			return
 		}
@@ -216,7 +170,6 @@ func (b *Bot) ip(ctx context.Context, r *request, actx context.Context, c topupd
 	case len(r.args) == 2 && r.args[0] == "rm":
 		i := slices.Index(list, r.args[1])
 		if i < 0 {
-			b.noteRead(ctx, r)
 			b.reply(ctx, r, r.args[1]+" is not in the allow-list. /ip shows it.")
 			return
 		}
@@ -224,12 +177,10 @@ func (b *Bot) ip(ctx context.Context, r *request, actx context.Context, c topupd
 	case len(r.args) == 2 && r.args[0] == "required" && (r.args[1] == "on" || r.args[1] == "off"):
 		patch, done = map[string]any{"ipAllowlistRequired": r.args[1] == "on"}, "An allow-list is now "+map[string]string{"on": "required.", "off": "not required."}[r.args[1]]
 	default:
-		b.noteRead(ctx, r)
 		b.reply(ctx, r, usage)
 		return
 	}
 	if _, err := b.Admin.PatchAccount(actx, c.AccountID, patch); err != nil {
-		b.noteRead(ctx, r)
 		b.fail(ctx, r, err)
 		return
 	}
@@ -240,7 +191,6 @@ func (b *Bot) ip(ctx context.Context, r *request, actx context.Context, c topupd
 // balance is below it already, it waits for the next crossing.
 func (b *Bot) balanceAlert(ctx context.Context, r *request, actx context.Context, c topupd.Chat) {
 	if len(r.args) != 2 || r.args[0] != "balance" {
-		b.noteRead(ctx, r)
 		b.reply(ctx, r, "Send /alert balance <usd>, or /alert balance off.")
 		return
 	}
@@ -257,13 +207,11 @@ func (b *Bot) balanceAlert(ctx context.Context, r *request, actx context.Context
 	}
 	below, err := client.ParseMoney(r.args[1])
 	if err != nil || below <= 0 {
-		b.noteRead(ctx, r)
 		b.reply(ctx, r, "The amount must be a number of USD above 0, such as 50 or 12.50.")
 		return
 	}
 	a, err := b.Admin.Account(actx, c.AccountID)
 	if err != nil {
-		b.noteRead(ctx, r)
 		b.fail(ctx, r, err)
 		return
 	}
@@ -281,7 +229,7 @@ func (b *Bot) balanceAlert(ctx context.Context, r *request, actx context.Context
 
 // order shows one of the account's orders, by order id or trxid: never
 // its codes.
-func (b *Bot) order(ctx context.Context, r *request, c topupd.Chat) {
+func (b *Bot) order(ctx context.Context, r *request, _ context.Context, c topupd.Chat) {
 	if len(r.args) != 1 {
 		b.reply(ctx, r, "Send /order <orderId or trxid>.")
 		return
