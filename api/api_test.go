@@ -7,8 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -69,71 +67,6 @@ func TestResellerJSON(t *testing.T) {
 	b[0] = 'x'
 	if again, _ := api.ResellerJSON(); again[0] != '{' {
 		t.Error("ResellerJSON hands out its own bytes")
-	}
-}
-
-// routeRe matches a route registration: mux.Handle("METHOD /path", ...) or mux.HandleFunc.
-var routeRe = regexp.MustCompile(`mux\.Handle(?:Func)?\("([A-Z]+) (/[^"]*)"`)
-
-// routes returns the "METHOD /path" routes a source file registers,
-// (the pprof subtree /admin/debug/pprof/ includes the named profiles,
-// /admin/debug/pprof/{name}).
-func routes(t *testing.T, file string) []string {
-	t.Helper()
-	src, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, m := range routeRe.FindAllStringSubmatch(string(src), -1) {
-		out = append(out, m[1]+" "+m[2])
-	}
-	return out
-}
-
-// operations returns the "METHOD /path" operations of a document.
-func operations(doc *openapi3.T) []string {
-	var out []string
-	for path, item := range doc.Paths.Map() {
-		for method := range item.Operations() {
-			out = append(out, method+" "+path)
-		}
-	}
-	return out
-}
-
-func TestEveryRouteDocumented(t *testing.T) {
-	for _, c := range []struct {
-		name  string
-		files []string
-		doc   []byte
-		least int
-	}{
-		{"reseller.yaml", []string{"../httpapi/server.go"}, api.ResellerYAML(), 9},
-		{"admin.yaml", []string{"../httpapi/admin.go", "../httpapi/admin_debug.go", "../httpapi/admin_ops.go"}, api.AdminYAML(), 35},
-	} {
-		var served []string
-		for _, f := range c.files {
-			served = append(served, routes(t, f)...)
-		}
-		if len(served) < c.least {
-			t.Errorf("%v: found %d routes, want at least %d: does the pattern still match?", c.files, len(served), c.least)
-		}
-		documented := operations(load(t, c.name, c.doc))
-		for _, r := range served {
-			if !slices.Contains(documented, r) {
-				t.Errorf("%s has no operation for %s, which %v serves", c.name, r, c.files)
-			}
-		}
-		for _, op := range documented {
-			// The pprof subtree serves the named profiles.
-			if op == "GET /admin/debug/pprof/{name}" {
-				continue
-			}
-			if !slices.Contains(served, op) {
-				t.Errorf("%s documents %s, which %v does not serve", c.name, op, c.files)
-			}
-		}
 	}
 }
 

@@ -91,7 +91,7 @@ func NewAdmin(d AdminDeps) (http.Handler, error) {
 // routes lists the whole admin API: each route with the permission its
 // role must allow and, for a change, the name it has in the action log and
 // the path value it is about.
-func (a *admin) routes(mux *http.ServeMux) {
+func (a *admin) routes(mux router) {
 	a.opsRoutes(mux)
 	mux.Handle("GET /admin/healthz", a.read(a.healthz))
 	mux.Handle("GET /admin/audit", a.read(a.audit))

@@ -14,7 +14,7 @@ import (
 // then read it with go tool pprof. The command line is never served: it
 // holds flags such as --telegram-token. Its path is 404 for everyone,
 // before any token is looked at, so that it tells nothing either way.
-func (a *admin) debugRoutes(mux *http.ServeMux) {
+func (a *admin) debugRoutes(mux router) {
 	serve := func(h http.HandlerFunc) http.Handler {
 		return a.auth(topupd.PermDebug, "", "", func(w http.ResponseWriter, r *http.Request) error {
 			// The handlers expect the paths of net/http/pprof: /debug/pprof/….

@@ -8,7 +8,7 @@ import (
 
 // opsRoutes are the operations paths: metrics for a scraper, liveness and
 // readiness for a load balancer or an orchestrator.
-func (a *admin) opsRoutes(mux *http.ServeMux) {
+func (a *admin) opsRoutes(mux router) {
 	if a.Metrics != nil {
 		mux.Handle("GET /metrics", a.metricsAuth(a.Metrics.Handler()))
 	}

@@ -101,8 +101,15 @@ func NewReseller(d Deps) (http.Handler, error) {
 	return guard("reseller", d.Logger, d.Metrics, d.MaxBody, mux, d.TrustedProxies), nil
 }
 
+// router is what an API's routes are registered on: its ServeMux, or the
+// recorder of the test that holds the routes to the OpenAPI documents.
+type router interface {
+	Handle(pattern string, handler http.Handler)
+	HandleFunc(pattern string, handler func(http.ResponseWriter, *http.Request))
+}
+
 // routes lists the whole reseller API.
-func (a *reseller) routes(mux *http.ServeMux) {
+func (a *reseller) routes(mux router) {
 	mux.Handle("GET /services", a.auth(a.services))
 	mux.Handle("GET /products", a.auth(a.products))
 	mux.Handle("GET /catalog", a.auth(a.products))
