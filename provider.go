@@ -77,7 +77,8 @@ func (h Health) ErrorRate() float64 {
 	return float64(h.Errors) / float64(h.Calls)
 }
 
-// Provider is a supplier that fulfils orders. Every call carries the order,
+// Provider is what a kind of supplier implements (see the glossary in the
+// package doc): the calls that fulfil an order. Every call carries the order,
 // whose own id is the supplier's reference, so that a retried Submit can
 // never buy twice.
 type Provider interface {
