@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -73,6 +74,16 @@ const (
 	// the action log as order.codes-viewed.
 	PermOrderCodes Permission = "order-codes"
 )
+
+// Permissions returns every permission, in the order they are declared
+// (PermExportCodes is declared with batches).
+func Permissions() []Permission {
+	return []Permission{PermRead, PermCredit, PermReports, PermAccounts, PermOrders, PermCatalog, PermSettings,
+		PermOperators, PermPrices, PermDebug, PermOrderCodes, PermExportCodes}
+}
+
+// Valid reports whether p is one of the permissions.
+func (p Permission) Valid() bool { return slices.Contains(Permissions(), p) }
 
 // May reports whether the role allows p. Statements and reports, the
 // business's takings, are finance's (and the owner's): the contract names

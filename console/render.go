@@ -55,8 +55,17 @@ func (v view) CSRF() string {
 	return v.S.csrf
 }
 
-// May reports whether the signed-in operator's role allows a permission.
-func (v view) May(p string) bool { return v.S != nil && v.S.may(topupd.Permission(p)) }
+// May reports whether the signed-in operator's role allows the permission
+// a template names. A name that is no permission is an error, which stops
+// the page, never a quiet "no" (TestTemplatePermissions finds any before
+// a page is drawn).
+func (v view) May(p string) (bool, error) {
+	perm := topupd.Permission(p)
+	if !perm.Valid() {
+		return false, fmt.Errorf("console: a template asks for the permission %q, which does not exist", p)
+	}
+	return v.S != nil && v.S.may(perm), nil
+}
 
 // navLink is one entry of the menu.
 type navLink struct {
