@@ -14,7 +14,7 @@
 CREATE TABLE events (
     seq        BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     tx         BIGINT NOT NULL DEFAULT (pg_current_xact_id()::text::bigint),
-    id         TEXT COLLATE "C" NOT NULL UNIQUE,
+    id         TEXT NOT NULL UNIQUE,
     at         BIGINT NOT NULL,
     type       TEXT NOT NULL,
     account_id TEXT REFERENCES accounts (id),
@@ -26,7 +26,7 @@ CREATE INDEX events_account ON events (account_id, seq);
 CREATE INDEX events_order ON events (order_seq) WHERE order_seq IS NOT NULL;
 
 CREATE TABLE event_consumers (
-    name        TEXT COLLATE "C" PRIMARY KEY,
+    name        TEXT PRIMARY KEY,
     after_tx    BIGINT NOT NULL DEFAULT 0,
     after_seq   BIGINT NOT NULL DEFAULT 0,
     lease_owner TEXT,

@@ -25,7 +25,7 @@ CREATE INDEX events_account ON events (account_id, seq);
 CREATE INDEX events_order ON events (order_seq) WHERE order_seq IS NOT NULL;
 
 CREATE TABLE event_consumers (
-    name        TEXT PRIMARY KEY,
+    name        TEXT NOT NULL PRIMARY KEY,
     after_tx    INTEGER NOT NULL DEFAULT 0,
     after_seq   INTEGER NOT NULL DEFAULT 0,
     lease_owner TEXT,
