@@ -165,9 +165,14 @@ func testStreamConsumerLease(t *testing.T, e *env) {
 		t.Fatalf("a new consumer: at %+v (end %+v), %v, %v", pos, end, ok, err)
 	}
 	o := e.place(a.ID, topup("CL-1"), t0)
-	evs, err := e.s.Events(e.ctx, pos, 10)
-	if err != nil || len(evs) != 1 || evs[0].OrderID != o.ID {
-		t.Fatalf("the events after the consumer's cursor: %+v, %v", evs, err)
+	var evs []topupd.Event
+	for deadline := time.Now().Add(30 * time.Second); len(evs) == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if evs, err = e.s.Events(e.ctx, pos, 10); err != nil { // on PostgreSQL, once older transactions (other tests') end
+			t.Fatal(err)
+		}
+	}
+	if len(evs) != 1 || evs[0].OrderID != o.ID {
+		t.Fatalf("the events after the consumer's cursor: %+v", evs)
 	}
 	if _, ok, err := e.s.TakeConsumer(e.ctx, "test", "node-b", t0.Add(30*time.Second), t0.Add(90*time.Second)); ok || err != nil {
 		t.Errorf("node-b took a lease node-a holds: %v %v", ok, err)
