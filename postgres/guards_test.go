@@ -141,6 +141,22 @@ func TestDatabaseGuards(t *testing.T) {
 	}
 }
 
+// TestRowGuards shows that a final order, a code and the settings and bot
+// state rows never change but as the rules allow (see storetest.RowGuards),
+// and that TRUNCATE, which skips row triggers, deletes neither row.
+func TestRowGuards(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	db := rawDB(t, f.url)
+	var code int64
+	must(t, db.QueryRow(`SELECT id FROM codes WHERE order_seq = $1`, f.completed).Scan(&code))
+	storetest.RowGuards(t, db, f.completed, f.kept, f.processing, code)
+	storetest.RunGuards(t, db, dumpQueries, []storetest.Guard{
+		storetest.Refused("settings: truncating", `TRUNCATE settings`, nil, "never deleted"),
+		storetest.Refused("bot_state: truncating", `TRUNCATE bot_state`, nil, "never deleted"),
+	}, nil)
+}
+
 // TestLedgerChainCannotFork has two sessions append the same next entry at
 // once, as two nodes without the account lock would: one commits, the other
 // is refused by the unique index, and the chain stays whole.

@@ -185,7 +185,7 @@ func TestDatabaseGuards(t *testing.T) {
 		storetest.Refused("orders: another quantity for a processing order", `UPDATE orders SET quantity = quantity + 1 WHERE seq = $1`, []any{f.processing}, "never changes"),
 		storetest.Refused("orders: completed without a cost", `UPDATE orders SET status = 'completed', finished_at = 1 WHERE seq = $1`, []any{f.processing}, "has a cost"),
 		storetest.Refused("orders: a cost on a processing order", `UPDATE orders SET cost = 5 WHERE seq = $1`, []any{f.processing}, "has a cost"),
-		storetest.Refused("orders: changing a completed order's cost", `UPDATE orders SET cost = cost + 1 WHERE seq = $1`, []any{f.completed}, "has a cost"),
+		storetest.Refused("orders: changing a completed order's cost", `UPDATE orders SET cost = cost + 1 WHERE seq = $1`, []any{f.completed}, final),
 		storetest.Refused("orders: a reused trxid", `UPDATE orders SET trxid = 'T-DONE' WHERE seq = $1`, []any{f.processing}, "UNIQUE"),
 	}
 	// The guards refuse only what is wrong: the same statements done right pass.
@@ -258,4 +258,16 @@ func TestReopenKeepsData(t *testing.T) {
 	if _, total, err := s.History(ctx, f.a, topupd.HistoryQuery{Limit: 10}); err != nil || total != 4 {
 		t.Errorf("History total after reopening = %d, %v; want 4", total, err)
 	}
+}
+
+// TestRowGuards shows that a final order, a code and the settings and bot
+// state rows never change but as the rules allow (see storetest.RowGuards).
+func TestRowGuards(t *testing.T) {
+	f := newFixture(t)
+	db := rawDB(t, f.path)
+	var code int64
+	if err := db.QueryRow(`SELECT id FROM codes WHERE order_seq = $1`, f.completed).Scan(&code); err != nil {
+		t.Fatal(err)
+	}
+	storetest.RowGuards(t, db, f.completed, f.kept, f.processing, code)
 }
