@@ -77,6 +77,9 @@ var allowed = []struct{ diff, why string }{
 	// Row numbering.
 	{`+ column order_events.id GENERATED`, `SQLite numbers order events by the rowid (INTEGER PRIMARY KEY without AUTOINCREMENT: the number of a deleted last row could come back, and the store deletes none); PostgreSQL by an identity`},
 
+	// The event stream's order.
+	{`column events.tx DEFAULT: -0 +pg_current_xact_id()`, `an event's tx is the writing transaction's id on PostgreSQL, so that a reader can keep behind transactions still open (they commit in any order); on SQLite one writer commits events in seq order, and tx is 0 (internal/sqlstore/stream.go)`},
+
 	// goose's version table.
 	{`column goose_db_version.is_applied: -integer +boolean`, goose},
 	{`column goose_db_version.tstamp DEFAULT: -datetime('now') +now()`, goose},

@@ -2,7 +2,7 @@
 -- triggers (00001, 00011) are row triggers, which TRUNCATE skips, so
 -- TRUNCATE is refused too, as it is on every other table that keeps its
 -- rows. (The same migration on SQLite adds the rules that its schema
--- lacked and this one had; see the SQLite store's 00020.)
+-- lacked and this one had; see the SQLite store's 00021.)
 
 -- +goose Up
 CREATE TRIGGER settings_no_truncate BEFORE TRUNCATE ON settings
