@@ -24,6 +24,7 @@ import (
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/client"
+	"github.com/topupd/topupd/service"
 )
 
 //go:embed assets templates
@@ -35,6 +36,10 @@ type Deps struct {
 	Store topupd.Store
 	// Admin calls the admin API in process; each call's context comes from As.
 	Admin *client.Admin
+	// Service runs the operations that have moved to the service layer;
+	// StatusOf is the HTTP status of one of its errors.
+	Service  *service.Service
+	StatusOf func(error) int
 	// As makes a context whose admin calls are made as an operator, from
 	// an IP, under a request id, to the console's host.
 	As func(ctx context.Context, operator, ip, requestID, host string) context.Context
@@ -66,8 +71,8 @@ type Console struct {
 // New returns the console, to be served under /console/.
 func New(d Deps) (*Console, error) {
 	switch {
-	case d.Store == nil || d.Admin == nil || d.As == nil || d.Vault == nil:
-		return nil, errors.New("console.New: a store, an admin client, As and a vault are required")
+	case d.Store == nil || d.Admin == nil || d.As == nil || d.Vault == nil || d.Service == nil || d.StatusOf == nil:
+		return nil, errors.New("console.New: a store, an admin client, As, a vault, the service and StatusOf are required")
 	}
 	if d.Now == nil {
 		d.Now = time.Now

@@ -104,11 +104,11 @@ func (c *Console) orderAction(w http.ResponseWriter, r *http.Request, s *session
 	}
 	switch act {
 	case "complete":
-		_, err = c.Admin.CompleteOrder(s.ctx, id, codes)
+		_, err = c.Service.CompleteOrder(r.Context(), s.actor, id, codes)
 	case "cancel":
-		_, err = c.Admin.CancelOrder(s.ctx, id, strings.TrimSpace(r.PostFormValue("error")), refund)
+		_, err = c.Service.CancelOrder(r.Context(), s.actor, id, strings.TrimSpace(r.PostFormValue("error")), refund)
 	case "retry":
-		_, err = c.Admin.RetryOrder(s.ctx, id)
+		_, err = c.Service.RetryOrder(r.Context(), s.actor, id)
 	}
 	if err != nil {
 		return err

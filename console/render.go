@@ -228,6 +228,15 @@ func (c *Console) failErr(w http.ResponseWriter, r *http.Request, s *session, er
 		c.fail(w, r, s, e.StatusCode, refusal(e))
 		return
 	}
+	var de *topupd.Error
+	if errors.As(err, &de) && de.Code != topupd.EInternal && c.StatusOf(err) < 500 {
+		msg := de.Detail
+		if msg == "" {
+			msg = de.Code.Message()
+		}
+		c.fail(w, r, s, c.StatusOf(err), string(de.Code)+": "+msg)
+		return
+	}
 	var pe pageError
 	if errors.As(err, &pe) {
 		c.fail(w, r, s, pe.status, pe.msg)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/internal/logctx"
+	"github.com/topupd/topupd/service"
 )
 
 // The console's cookies, all scoped to /console/.
@@ -24,9 +25,10 @@ const (
 // session is a signed-in request: who, the token its forms carry, and the
 // context its admin calls are made with.
 type session struct {
-	op   topupd.Operator
-	csrf string
-	ctx  context.Context // admin calls as op
+	op    topupd.Operator
+	csrf  string
+	ctx   context.Context // admin calls as op
+	actor service.Actor   // the service layer's calls as op
 }
 
 // may reports whether the operator's role allows p.
@@ -77,8 +79,9 @@ func (c *Console) session(r *http.Request) (*session, bool) {
 		}
 		return nil, false
 	}
-	ctx := c.As(r.Context(), op.Name, c.clientIP(r), logctx.RequestID(r.Context()), r.Host)
-	return &session{op: op, csrf: cs.CSRF, ctx: ctx}, true
+	ip, id := c.clientIP(r), logctx.RequestID(r.Context())
+	ctx := c.As(r.Context(), op.Name, ip, id, r.Host)
+	return &session{op: op, csrf: cs.CSRF, ctx: ctx, actor: service.Actor{Operator: op.Name, Role: op.Role, IP: ip, RequestID: id}}, true
 }
 
 // startSession signs an operator in: a new session and its cookie.

@@ -11,6 +11,7 @@ import (
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/internal/logctx"
 	"github.com/topupd/topupd/internal/metrics"
+	"github.com/topupd/topupd/service"
 )
 
 // AdminDeps are what the admin API needs.
@@ -46,6 +47,9 @@ type AdminDeps struct {
 	// KeylessLimiter, when set, limits per client IP the calls that end
 	// without a valid token (see keyless); the reseller API's may be shared.
 	KeylessLimiter topupd.RateLimiter
+	// Service runs the operations that have moved to the service layer
+	// (by default one over Store, Now, Deadline and Wake).
+	Service *service.Service
 	// TrustedProxies are the peers whose X-Forwarded-For is believed, as on
 	// the reseller API: a reverse proxy in front of the console and the
 	// admin API.
@@ -81,6 +85,13 @@ func NewAdmin(d AdminDeps) (http.Handler, error) {
 	}
 	if d.Deadline <= 0 {
 		d.Deadline = topupd.DefaultOrderDeadline
+	}
+	if d.Service == nil {
+		svc, err := service.New(service.Deps{Store: d.Store, Now: d.Now, Deadline: d.Deadline, Wake: d.Wake})
+		if err != nil {
+			return nil, err
+		}
+		d.Service = svc
 	}
 	a := &admin{AdminDeps: d, keyless: newKeyless(d.KeylessLimiter, d.Logger, d.Now)}
 	mux := http.NewServeMux()
@@ -139,9 +150,9 @@ func (a *admin) routes(mux router) {
 	mux.Handle("GET /admin/orders/stuck", a.read(a.stuckOrders))
 	mux.Handle("GET /admin/orders/{orderId}", a.read(a.getOrder))
 	mux.Handle("GET /admin/orders/{orderId}/codes", a.write(topupd.PermOrderCodes, "order.codes-viewed", "orderId", a.orderCodes))
-	mux.Handle("POST /admin/orders/{orderId}/complete", a.write(topupd.PermOrders, "order.complete", "orderId", a.completeOrder))
-	mux.Handle("POST /admin/orders/{orderId}/cancel", a.write(topupd.PermOrders, "order.cancel", "orderId", a.cancelOrder))
-	mux.Handle("POST /admin/orders/{orderId}/retry", a.write(topupd.PermOrders, "order.retry", "orderId", a.retryOrder))
+	mux.Handle("POST /admin/orders/{orderId}/complete", a.call(service.OpCompleteOrder, a.completeOrder))
+	mux.Handle("POST /admin/orders/{orderId}/cancel", a.call(service.OpCancelOrder, a.cancelOrder))
+	mux.Handle("POST /admin/orders/{orderId}/retry", a.call(service.OpRetryOrder, a.retryOrder))
 
 	mux.Handle("GET /admin/settings", a.read(a.getSettings))
 	mux.Handle("PATCH /admin/settings", a.write(topupd.PermSettings, "settings.update", "", a.patchSettings))
@@ -176,6 +187,29 @@ func may(r *http.Request, p topupd.Permission) error {
 
 func (a *admin) read(h handlerFunc) http.Handler { return a.auth(topupd.PermRead, "", "", h) }
 
+// call runs h, which calls op of the service layer, for an operator whose
+// role allows op (as the service says, before the body is read); the
+// service records the change itself.
+func (a *admin) call(op service.Op, h handlerFunc) http.Handler {
+	return a.auth("", "", "", func(w http.ResponseWriter, r *http.Request) error {
+		if err := service.Allowed(a.actor(r), op); err != nil {
+			return err
+		}
+		return h(w, r)
+	})
+}
+
+// actor is who makes a request, as the service layer takes it.
+func (a *admin) actor(r *http.Request) service.Actor {
+	op := operatorOf(r.Context())
+	act := service.Actor{Operator: op.Name, Role: op.Role, IP: clientIPText(r, a.TrustedProxies), RequestID: logctx.RequestID(r.Context()),
+		UpdateID: updateOf(r.Context())}
+	if c, ok := inProcessCallerOf(r.Context()); ok && op.Role == topupd.RoleResellerChat {
+		act.Account = c.account
+	}
+	return act
+}
+
 // write lets an operator whose role allows perm run h, and records the
 // change it makes in the action log as action, about the path value target
 // names.
@@ -201,7 +235,7 @@ func (a *admin) auth(perm topupd.Permission, action, target string, h handlerFun
 			if err != nil {
 				return err
 			}
-			if !op.Role.May(perm) {
+			if perm != "" && !op.Role.May(perm) {
 				return topupd.Errorf(topupd.ERoleForbidden, "the %s role may not do this", op.Role)
 			}
 			if err := a.chatScope(r, op); err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/internal/metrics"
+	"github.com/topupd/topupd/service"
 )
 
 // Stock batches: every upload is a batch (POST /admin/products/{pid}/stock
@@ -60,7 +61,7 @@ func (a *admin) addStock(w http.ResponseWriter, r *http.Request) error {
 	if err := obj.done(); err != nil {
 		return err
 	}
-	if err := checkCodes(codes, 1, maxStockBatch); err != nil {
+	if err := service.CheckCodes(codes, 1, maxStockBatch); err != nil {
 		return err
 	}
 	if err := u.Validate(); err != nil {

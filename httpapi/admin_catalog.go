@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/service"
 )
 
 // adminLineView is a line as the operator sees and sends it.
@@ -307,21 +308,7 @@ func readCodes(r *http.Request, least int) ([]string, error) {
 	if err := obj.done(); err != nil {
 		return nil, err
 	}
-	return codes, checkCodes(codes, least, maxStockBatch)
+	return codes, service.CheckCodes(codes, least, maxStockBatch)
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
-
-// checkCodes checks a list of codes from the operator: between least and
-// most of them, each 1 to 1000 characters.
-func checkCodes(codes []string, least, most int) error {
-	if len(codes) < least || len(codes) > most {
-		return topupd.Errorf(topupd.EInvalidBody, "codes: %d to %d codes", least, most)
-	}
-	for i, c := range codes {
-		if c == "" || len(c) > 1000 {
-			return topupd.Errorf(topupd.EInvalidBody, "codes[%d]: 1 to 1000 characters", i)
-		}
-	}
-	return nil
-}

@@ -182,15 +182,16 @@ func (a *admin) getOrder(w http.ResponseWriter, r *http.Request) error {
 	return a.writeOrder(w, r, &o)
 }
 
-// operatorCancelled is the error of an order an operator cancels without saying why.
-const operatorCancelled = "CANCELLED BY OPERATOR"
-
 func (a *admin) completeOrder(w http.ResponseWriter, r *http.Request) error {
 	codes, err := readCodes(r, 0)
 	if err != nil {
 		return err
 	}
-	return a.settle(w, r, topupd.Settlement{Status: topupd.StatusCompleted, Codes: codes})
+	o, err := a.Service.CompleteOrder(r.Context(), a.actor(r), r.PathValue("orderId"), codes)
+	if err != nil {
+		return err
+	}
+	return a.writeOrder(w, r, &o)
 }
 
 func (a *admin) cancelOrder(w http.ResponseWriter, r *http.Request) error {
@@ -198,29 +199,13 @@ func (a *admin) cancelOrder(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	st := topupd.Settlement{Status: topupd.StatusCancelled, Error: operatorCancelled, Refund: true}
-	obj.take("error", &st.Error)
-	obj.take("refund", &st.Refund)
+	why, refund := "", true
+	obj.take("error", &why)
+	obj.take("refund", &refund)
 	if err := obj.done(); err != nil {
 		return err
 	}
-	if len(st.Error) > 500 {
-		return topupd.Errorf(topupd.EInvalidBody, "error: at most 500 characters")
-	}
-	return a.settle(w, r, st)
-}
-
-// settle applies an operator's decision to a processing order; a final order is 409.
-func (a *admin) settle(w http.ResponseWriter, r *http.Request, st topupd.Settlement) error {
-	o, err := a.Store.Order(r.Context(), "", r.PathValue("orderId"))
-	if err != nil {
-		return err
-	}
-	if o.Status.Final() {
-		return topupd.Errorf(topupd.EOrderFinal, "order %s is already %s", o.ID, o.Status)
-	}
-	st.Now = a.Now()
-	o, err = a.Store.Settle(r.Context(), o.Seq, st)
+	o, err := a.Service.CancelOrder(r.Context(), a.actor(r), r.PathValue("orderId"), why, refund)
 	if err != nil {
 		return err
 	}

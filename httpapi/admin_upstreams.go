@@ -131,16 +131,9 @@ func (a *admin) stuckOrders(w http.ResponseWriter, r *http.Request) error {
 
 // retryOrder makes a processing order due now, with a fresh deadline.
 func (a *admin) retryOrder(w http.ResponseWriter, r *http.Request) error {
-	o, err := a.Store.Order(r.Context(), "", r.PathValue("orderId"))
+	o, err := a.Service.RetryOrder(r.Context(), a.actor(r), r.PathValue("orderId"))
 	if err != nil {
 		return err
-	}
-	now := a.Now()
-	if o, err = a.Store.RetryOrder(r.Context(), o.Seq, now, now.Add(a.Deadline)); err != nil {
-		return err
-	}
-	if a.Wake != nil {
-		a.Wake()
 	}
 	return a.writeOrder(w, r, &o)
 }

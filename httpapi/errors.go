@@ -86,6 +86,19 @@ type rejection struct {
 	Code         string `json:"code"`
 }
 
+// StatusOf is the HTTP status an error is answered with: its code's, or
+// 500 for an error without a code (or with one the table lacks).
+func StatusOf(err error) int {
+	var e *topupd.Error
+	if !errors.As(err, &e) {
+		return http.StatusInternalServerError
+	}
+	if status, ok := statusOf[e.Code]; ok {
+		return status
+	}
+	return http.StatusInternalServerError
+}
+
 // writeError answers err in the spec's shape. An error without a code is
 // logged and answered as a generic 500.
 func writeError(w http.ResponseWriter, log *slog.Logger, r *http.Request, err error) {

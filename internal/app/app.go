@@ -32,6 +32,7 @@ import (
 	"github.com/topupd/topupd/provider/sim"
 	"github.com/topupd/topupd/provider/upstream"
 	"github.com/topupd/topupd/ratelimit"
+	"github.com/topupd/topupd/service"
 	"github.com/topupd/topupd/sqlite"
 	"github.com/topupd/topupd/telegram"
 )
@@ -132,6 +133,8 @@ type App struct {
 	Schema sqlstore.Schema
 	// Notify tells the event stream's notifiers of its events.
 	Notify *notify.Dispatcher
+	// Service runs the operations every front end calls.
+	Service *service.Service
 
 	log           *slog.Logger
 	limits        *limits
@@ -221,7 +224,10 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	if err != nil {
 		return nil, err
 	}
-	a.Admin, err = httpapi.NewAdmin(httpapi.AdminDeps{
+	if a.Service, err = service.New(service.Deps{Store: a.Store, Now: cfg.Now, Deadline: cfg.Deadline, Wake: a.Engine.Wake}); err != nil {
+		return nil, err
+	}
+	a.Admin, err = httpapi.NewAdmin(httpapi.AdminDeps{Service: a.Service,
 		Store: a.Store, Logger: cfg.Logger, Now: cfg.Now, Token: cfg.AdminToken, Wake: a.Engine.Wake, Health: a.Engine.Health,
 		Deadline: cfg.Deadline, Checks: a.limits.checks, AuthCache: cache, SimOff: cfg.SimOff,
 		Metrics: a.Metrics, MetricsToken: cfg.MetricsToken, ConsoleURL: cfg.ConsoleURL, BotUsername: a.botUsername,
@@ -230,7 +236,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if a.Console, err = newConsole(cfg, a.Store, a.Admin, vault, a.Metrics); err != nil {
+	if a.Console, err = newConsole(cfg, a.Store, a.Service, a.Admin, vault, a.Metrics); err != nil {
 		return nil, err
 	}
 	if err = a.startBot(cfg); err != nil {
@@ -290,13 +296,13 @@ func (a *App) AdminSite() http.Handler {
 }
 
 // newConsole builds the console, which calls the admin API in process.
-func newConsole(cfg Config, store topupd.Store, admin http.Handler, vault *topupd.Vault, m *metrics.Metrics) (http.Handler, error) {
+func newConsole(cfg Config, store topupd.Store, svc *service.Service, admin http.Handler, vault *topupd.Vault, m *metrics.Metrics) (http.Handler, error) {
 	adm, err := client.NewAdmin("http://console.invalid", "in-process", client.WithRetries(0),
 		client.WithHTTPClient(&http.Client{Transport: httpapi.Transport{Admin: admin}}))
 	if err != nil {
 		return nil, err
 	}
-	c, err := console.New(console.Deps{Store: store, Admin: adm, As: httpapi.AsOperator, Seen: httpapi.NoteOperator, Vault: vault,
+	c, err := console.New(console.Deps{Store: store, Service: svc, StatusOf: httpapi.StatusOf, Admin: adm, As: httpapi.AsOperator, Seen: httpapi.NoteOperator, Vault: vault,
 		Now: cfg.Now, Logger: cfg.Logger, SecureCookies: strings.HasPrefix(cfg.ConsoleURL, "https://"),
 		ClientIP: func(r *http.Request) string {
 			if ip := httpapi.ClientIP(r, cfg.TrustedProxies); ip.IsValid() {
