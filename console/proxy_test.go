@@ -14,23 +14,13 @@ import (
 // and returns its status: 401 when the guess was checked, 429 when refused.
 func wrongSignIn(t *testing.T, h *topupdtest.T, name, addr string) int {
 	t.Helper()
-	resp, err := h.HTTP.Get(h.Admin.URL + "/console/login")
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	token := ""
-	for _, ck := range resp.Cookies() {
-		if ck.Name == "topupd_login" {
-			token = ck.Value
-		}
-	}
+	token := formToken(t, h)
 	form := url.Values{"csrf": {token}, "name": {name}, "password": {"wrong password"}, "code": {"123456"}}
 	req, _ := http.NewRequest("POST", h.Admin.URL+"/console/login", strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("X-Forwarded-For", addr)
 	req.AddCookie(&http.Cookie{Name: "topupd_login", Value: token})
-	resp, err = h.HTTP.Do(req)
+	resp, err := h.HTTP.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

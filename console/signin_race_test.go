@@ -22,20 +22,7 @@ const guesses = 60
 // were refused unchecked (429: the name locked, or the address).
 func signInRace(t *testing.T, h *topupdtest.T, names []string) (checked, refused int) {
 	t.Helper()
-	resp, err := h.HTTP.Get(h.Admin.URL + "/console/login")
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	token := ""
-	for _, ck := range resp.Cookies() {
-		if ck.Name == "topupd_login" {
-			token = ck.Value
-		}
-	}
-	if token == "" {
-		t.Fatal("the sign-in form set no form token")
-	}
+	token := formToken(t, h)
 	start := make(chan struct{})
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -136,4 +123,22 @@ func TestSignInRaceOneAddress(t *testing.T) {
 			t.Errorf("the login log holds %d attempts, %d of them checked; the answers said %d of %d", total, logged, checked, guesses)
 		}
 	})
+}
+
+// formToken loads the sign-in page and returns the form token its cookie
+// carries (the form's csrf field must repeat it).
+func formToken(t *testing.T, h *topupdtest.T) string {
+	t.Helper()
+	resp, err := h.HTTP.Get(h.Admin.URL + "/console/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	for _, ck := range resp.Cookies() {
+		if ck.Name == "topupd_login" && ck.Value != "" {
+			return ck.Value
+		}
+	}
+	t.Fatal("the sign-in form set no form token")
+	return ""
 }
