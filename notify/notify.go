@@ -109,6 +109,14 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	}
 }
 
+// held is where a notifier's cursor stands while this node holds its
+// lease: renewed a third of the way through, so that an idle dispatcher
+// reads the stream each poll but writes to the database only to renew.
+type held struct {
+	pos   topupd.StreamPos
+	until time.Time // zero: not held
+}
+
 // run is one notifier's loop: take or renew its cursor's lease, read what
 // follows the cursor, hand it over, and move the cursor on.
 func (d *Dispatcher) run(ctx context.Context, n topupd.Notifier, wake <-chan struct{}) {
@@ -119,6 +127,7 @@ func (d *Dispatcher) run(ctx context.Context, n topupd.Notifier, wake <-chan str
 			d.cfg.Logger.Warn("notify: letting go of a cursor", "notifier", n.Name(), "err", err)
 		}
 	}()
+	var h held
 	pause := time.Duration(0)
 	for {
 		select {
@@ -127,23 +136,27 @@ func (d *Dispatcher) run(ctx context.Context, n topupd.Notifier, wake <-chan str
 		case <-wake:
 		case <-time.After(pause):
 		}
-		pause = d.step(ctx, n)
+		pause = d.step(ctx, n, &h)
 	}
 }
 
 // step does one round of a notifier's loop and says how long to wait
 // before the next: nothing when there may be more to read.
-func (d *Dispatcher) step(ctx context.Context, n topupd.Notifier) time.Duration {
-	now := d.cfg.Now()
-	pos, held, err := d.cfg.Store.TakeConsumer(ctx, n.Name(), d.cfg.Owner, now, now.Add(d.cfg.Lease))
-	switch {
-	case err != nil:
-		d.warn(ctx, n, "taking its cursor", err)
-		return d.cfg.Poll * 4
-	case !held:
-		return min(d.cfg.Lease/3, time.Second) // another node tells this notifier's events, or let go of them
+func (d *Dispatcher) step(ctx context.Context, n topupd.Notifier, h *held) time.Duration {
+	if now := d.cfg.Now(); h.until.IsZero() || !now.Before(h.until.Add(-2*d.cfg.Lease/3)) {
+		pos, ok, err := d.cfg.Store.TakeConsumer(ctx, n.Name(), d.cfg.Owner, now, now.Add(d.cfg.Lease))
+		switch {
+		case err != nil:
+			h.until = time.Time{}
+			d.warn(ctx, n, "taking its cursor", err)
+			return d.cfg.Poll * 4
+		case !ok:
+			h.until = time.Time{}
+			return min(d.cfg.Lease/3, time.Second) // another node tells this notifier's events, or let go of them
+		}
+		h.pos, h.until = pos, now.Add(d.cfg.Lease)
 	}
-	events, err := d.cfg.Store.Events(ctx, pos, d.cfg.Batch)
+	events, err := d.cfg.Store.Events(ctx, h.pos, d.cfg.Batch)
 	if err != nil {
 		d.warn(ctx, n, "reading the stream", err)
 		return d.cfg.Poll * 4
@@ -159,10 +172,13 @@ func (d *Dispatcher) step(ctx context.Context, n topupd.Notifier) time.Duration 
 	// that a graceful stop tells nothing twice.
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if err := d.cfg.Store.AdvanceConsumer(actx, n.Name(), d.cfg.Owner, events[len(events)-1].Pos); err != nil {
+	last := events[len(events)-1].Pos
+	if err := d.cfg.Store.AdvanceConsumer(actx, n.Name(), d.cfg.Owner, last); err != nil {
+		h.until = time.Time{} // another node took over: take again, from the cursor it left
 		d.warn(ctx, n, "moving its cursor on", err)
 		return d.cfg.Poll
 	}
+	h.pos = last
 	if len(events) == d.cfg.Batch {
 		return 0
 	}

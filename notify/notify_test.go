@@ -149,3 +149,38 @@ func TestOneNodeAtATime(t *testing.T) {
 		t.Errorf("node-a told %v, node-b %v; want %v and %v", a.told(), b.told(), first, second)
 	}
 }
+
+// countingStore counts the writes an idle dispatcher makes to take or
+// renew its cursors.
+type countingStore struct {
+	notify.Store
+	mu    sync.Mutex
+	takes int
+}
+
+func (c *countingStore) TakeConsumer(ctx context.Context, name, owner string, now, until time.Time) (topupd.StreamPos, bool, error) {
+	c.mu.Lock()
+	c.takes++
+	c.mu.Unlock()
+	return c.Store.TakeConsumer(ctx, name, owner, now, until)
+}
+
+// TestIdleDispatcherRenewsOnly: an idle dispatcher reads the stream each
+// poll, but writes to the database (a write transaction, an fsync on
+// SQLite) only to take its cursor and to renew the lease a third of the
+// way through it, not each poll; events written meanwhile are still told.
+func TestIdleDispatcherRenewsOnly(t *testing.T) {
+	t.Parallel()
+	s := openStore(t)
+	counted := &countingStore{Store: s}
+	r := &recorder{name: "idle"}
+	run(t, notify.New(notify.Config{Store: counted, Owner: "node-a", Poll: 2 * time.Millisecond, Lease: time.Minute}, r))
+	time.Sleep(300 * time.Millisecond) // some 150 polls
+	refs := credits(t, s, "late", 3)
+	waitFor(t, "the credits told", func() bool { return len(r.told()) == len(refs) })
+	counted.mu.Lock()
+	defer counted.mu.Unlock()
+	if counted.takes > 2 {
+		t.Errorf("an idle dispatcher took or renewed its cursor %d times in a third of a second; a one-minute lease needs one", counted.takes)
+	}
+}
