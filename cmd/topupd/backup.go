@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -30,33 +28,17 @@ flags:
 
 // runBackup runs topupd backup.
 func runBackup(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("backup", flag.ContinueOnError)
-	var out bytes.Buffer
-	fs.SetOutput(&out)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), backupUsage)
-		printFlags(fs)
-	}
-	fe := &flagEnv{fs: fs}
+	fe := newCommandFlags("backup", backupUsage)
 	var cfg app.Config
 	fe.String(&cfg.DB, "db", "TOPUPD_DB", "topupd.db", "the SQLite database to copy")
-	envErr := fe.apply(getenv)
-	err := fs.Parse(args)
-	if errors.Is(err, flag.ErrHelp) {
-		io.Copy(stdout, &out)
+	if err := fe.parse(args, getenv, stdout, stderr); err != nil {
 		return err
 	}
-	io.Copy(stderr, &out)
-	switch {
-	case err != nil:
-		return err
-	case envErr != nil:
-		return envErr
-	case fs.NArg() != 1:
+	if fe.fs.NArg() != 1 {
 		return errors.New("backup: name the copy to write: topupd backup --db PATH OUT.db")
 	}
 	cfg.SecretKey = getenv("TOPUPD_SECRET_KEY")
-	dst := fs.Arg(0)
+	dst := fe.fs.Arg(0)
 	if err := app.Backup(ctx, cfg, dst); err != nil {
 		return fmt.Errorf("backup: %w", err)
 	}

@@ -56,14 +56,8 @@ flags:
 // printed the flags to stdout, when -h or --help asks for them.
 func parseServe(args []string, getenv func(string) string, stdout, stderr io.Writer) (config, error) {
 	var c config
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	var out bytes.Buffer // help goes to stdout, a usage error to stderr
-	fs.SetOutput(&out)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), serveUsage)
-		printFlags(fs)
-	}
-	fe := &flagEnv{fs: fs}
+	fe := newCommandFlags("serve", serveUsage)
+	fs := fe.fs
 	var proxies, nodeID string
 	fe.String(&c.Addr, "addr", "TOPUPD_ADDR", ":8080", "reseller API listen address")
 	fe.String(&c.AdminAddr, "admin-addr", "TOPUPD_ADMIN_ADDR", "127.0.0.1:8081", "admin API listen address")
@@ -96,18 +90,8 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 		"on or off: whether the built-in sim supplier may fulfil orders, completing top-ups that nobody delivers; off refuses sim packs (default off, on with --demo)")
 	fe.String(&c.ConsoleURL, "console-url", "TOPUPD_CONSOLE_URL", "",
 		"the console's public base URL, used in setup links (default http://<admin-addr>/console/); when it is https://…, the console's cookies are Secure")
-	envErr := fe.apply(getenv)
-	err := fs.Parse(args)
-	if errors.Is(err, flag.ErrHelp) {
-		io.Copy(stdout, &out)
+	if err := fe.parse(args, getenv, stdout, stderr); err != nil {
 		return c, err
-	}
-	io.Copy(stderr, &out)
-	if err != nil {
-		return c, err
-	}
-	if envErr != nil {
-		return c, envErr
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
@@ -119,6 +103,7 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	c.AdminToken = getenv("TOPUPD_ADMIN_TOKEN")
 	c.SecretKey = getenv("TOPUPD_SECRET_KEY")
 	c.MetricsToken = getenv("TOPUPD_METRICS_TOKEN")
+	var err error
 	if c.TrustedProxies, err = httpapi.ParseTrustedProxies(proxies); err != nil {
 		return c, fmt.Errorf("--trusted-proxies: %w", err)
 	}
@@ -152,6 +137,50 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 		c.NodeID = defaultNodeID(host, c.Addr, c.AdminAddr)
 	}
 	return c, nil
+}
+
+// commandFlags are one command's flags, each flag that names an
+// environment variable reading it too: help (-h) goes to stdout, a usage
+// error to stderr.
+type commandFlags struct {
+	*flagEnv
+	fs  *flag.FlagSet
+	out bytes.Buffer
+}
+
+// newCommandFlags starts a command's flags; its usage is usage, then the flags.
+func newCommandFlags(name, usage string) *commandFlags {
+	c := &commandFlags{fs: flag.NewFlagSet(name, flag.ContinueOnError)}
+	c.fs.SetOutput(&c.out)
+	c.fs.Usage = func() {
+		fmt.Fprint(c.fs.Output(), usage)
+		printFlags(c.fs)
+	}
+	c.flagEnv = &flagEnv{fs: c.fs}
+	return c
+}
+
+// parse reads the environment, then args (flags win): it returns
+// flag.ErrHelp once the usage is on stdout, a bad flag's error once the
+// usage is on stderr, or an environment variable that cannot be read.
+func (c *commandFlags) parse(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	envErr := c.apply(getenv)
+	err := c.fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		io.Copy(stdout, &c.out)
+		return err
+	}
+	io.Copy(stderr, &c.out)
+	if err != nil {
+		return err
+	}
+	return envErr
+}
+
+// usage writes the command's usage to w.
+func (c *commandFlags) usage(w io.Writer) {
+	c.fs.Usage()
+	io.Copy(w, &c.out)
 }
 
 // defaultNodeID names a node after its host and its two listen addresses,

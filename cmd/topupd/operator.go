@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -29,43 +28,27 @@ flags:
 
 // runOperator runs topupd operator.
 func runOperator(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("operator", flag.ContinueOnError)
-	var out bytes.Buffer
-	fs.SetOutput(&out)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), operatorUsage)
-		printFlags(fs)
-	}
-	fe := &flagEnv{fs: fs}
+	fe := newCommandFlags("operator", operatorUsage)
+	fs := fe.fs
 	var cfg app.Config
 	var role, adminAddr string
 	fe.String(&cfg.DB, "db", "TOPUPD_DB", "topupd.db", "a SQLite file path, or a postgres:// URL")
 	fe.String(&adminAddr, "admin-addr", "TOPUPD_ADMIN_ADDR", "127.0.0.1:8081", "the admin API's address, where the console is")
 	fe.String(&cfg.ConsoleURL, "console-url", "TOPUPD_CONSOLE_URL", "", "the console's public address, when it is not http://<admin-addr>/console/")
 	fs.StringVar(&role, "role", "", "add: the operator's role: owner, finance, support or viewer")
-	envErr := fe.apply(getenv)
 	if slices.ContainsFunc(args, isHelp) || len(args) > 0 && args[0] == "help" { // before anything opens the database
-		fs.Usage()
-		io.Copy(stdout, &out)
+		fe.usage(stdout)
 		return flag.ErrHelp
 	}
 	if len(args) < 2 || (args[0] != "add" && args[0] != "setup-link") {
-		fs.Usage()
-		io.Copy(stderr, &out)
+		fe.usage(stderr)
 		return errors.New("operator: add NAME or setup-link NAME")
 	}
 	verb, name := args[0], args[1]
-	err := fs.Parse(args[2:])
-	if errors.Is(err, flag.ErrHelp) {
-		io.Copy(stdout, &out)
+	if err := fe.parse(args[2:], getenv, stdout, stderr); err != nil {
 		return err
 	}
-	io.Copy(stderr, &out)
 	switch {
-	case err != nil:
-		return err
-	case envErr != nil:
-		return envErr
 	case fs.NArg() > 0:
 		return fmt.Errorf("operator: unexpected argument %q", fs.Arg(0))
 	case verb == "add" && role == "":
