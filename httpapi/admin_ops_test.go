@@ -16,15 +16,7 @@ import (
 func TestStuckAndRetry(t *testing.T) {
 	clock := topupdtest.NewClock()
 	h := topupdtest.New(t, topupdtest.WithClock(clock))
-	h.LoadCatalog()
-	a := h.NewAccount("10", nil)
-	now := clock.Now()
-	o, _, err := h.Store.PlaceOrder(context.Background(), topupd.PlaceOrder{AccountID: a.ID, Now: now, Deadline: time.Minute,
-		Request:    topupd.OrderRequest{PID: topupdtest.PIDPubgManual, TrxID: "stuck-1", Fields: topupd.AccountFields{UserID: "5123456"}},
-		LeaseOwner: "node-that-died", LeaseUntil: now.Add(time.Hour)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := orphanedOrder(t, h, clock, "stuck-1")
 	if r := h.AdminOK(http.StatusOK, "GET", "/admin/orders/stuck", nil); r.Num("count") != "0" {
 		t.Fatalf("before the deadline: %v", r)
 	}
@@ -57,4 +49,21 @@ func TestStuckAndRetry(t *testing.T) {
 	if r := h.AdminDo("POST", "/admin/orders/"+o.ID+"/retry", nil); r.Status != http.StatusConflict || r.Str("code") != "ORDER_FINAL" {
 		t.Errorf("retrying a final order: %v", r)
 	}
+}
+
+// orphanedOrder loads the test catalog and places a manual top-up, due in a
+// minute, leased for an hour to a node that died: it stays processing
+// until an operator acts, and is stuck once clock passes its deadline.
+func orphanedOrder(t *testing.T, h *topupdtest.T, clock *topupdtest.Clock, trxid string) topupd.Order {
+	t.Helper()
+	h.LoadCatalog()
+	a := h.NewAccount("10", nil)
+	now := clock.Now()
+	o, _, err := h.Store.PlaceOrder(context.Background(), topupd.PlaceOrder{AccountID: a.ID, Now: now, Deadline: time.Minute,
+		Request:    topupd.OrderRequest{PID: topupdtest.PIDPubgManual, TrxID: trxid, Fields: topupd.AccountFields{UserID: "5123456"}},
+		LeaseOwner: "node-that-died", LeaseUntil: now.Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
 }

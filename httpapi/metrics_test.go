@@ -1,13 +1,11 @@
 package httpapi_test
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/internal/topupdtest"
 )
 
@@ -106,15 +104,7 @@ func grepLines(s, sub string) string {
 func TestMetricsStuck(t *testing.T) {
 	clock := topupdtest.NewClock()
 	h := topupdtest.New(t, topupdtest.WithClock(clock))
-	h.LoadCatalog()
-	a := h.NewAccount("10", nil)
-	now := clock.Now()
-	o, _, err := h.Store.PlaceOrder(context.Background(), topupd.PlaceOrder{AccountID: a.ID, Now: now, Deadline: time.Minute,
-		Request:    topupd.OrderRequest{PID: topupdtest.PIDPubgManual, TrxID: "stuck-metric-1", Fields: topupd.AccountFields{UserID: "5123456"}},
-		LeaseOwner: "node-that-died", LeaseUntil: now.Add(time.Hour)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := orphanedOrder(t, h, clock, "stuck-metric-1")
 	const series = `topupd_orders_stuck{provider="manual",upstream=""}`
 	stuck := func() string {
 		t.Helper()
