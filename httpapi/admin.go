@@ -191,7 +191,7 @@ func (a *admin) read(h handlerFunc) http.Handler { return a.auth(topupd.PermRead
 // role allows op (as the service says, before the body is read); the
 // service records the change itself.
 func (a *admin) call(op service.Op, h handlerFunc) http.Handler {
-	return a.auth("", "", "", func(w http.ResponseWriter, r *http.Request) error {
+	return a.authorize("", "", "", false, func(w http.ResponseWriter, r *http.Request) error {
 		if err := service.Allowed(a.actor(r), op); err != nil {
 			return err
 		}
@@ -226,6 +226,13 @@ func (a *admin) write(perm topupd.Permission, action, target string, h handlerFu
 // topupd.Change in its context, which the store writes to the action log
 // with it.
 func (a *admin) auth(perm topupd.Permission, action, target string, h handlerFunc) http.Handler {
+	return a.authorize(perm, action, target, true, h)
+}
+
+// authorize is auth; invalidate says whether a change's handler leaves
+// the auth cache to it (false for the service layer's operations, which
+// invalidate it themselves).
+func (a *admin) authorize(perm topupd.Permission, action, target string, invalidate bool, h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		err := func() error {
 			op, err := a.operator(r)
@@ -253,7 +260,7 @@ func (a *admin) auth(perm topupd.Permission, action, target string, h handlerFun
 				}
 				r = r.WithContext(topupd.WithChange(r.Context(), c))
 			}
-			if r.Method == http.MethodGet {
+			if r.Method == http.MethodGet || !invalidate {
 				return h(w, r)
 			}
 			// Accounts, keys and settings decide who is admitted: every node

@@ -2,9 +2,31 @@ package service
 
 import (
 	"context"
+	"time"
 
 	"github.com/topupd/topupd"
 )
+
+// The order operations.
+const (
+	OpCompleteOrder Op = "order.complete"
+	OpCancelOrder   Op = "order.cancel"
+	OpRetryOrder    Op = "order.retry"
+)
+
+// orderOps are the order operations' permissions.
+var orderOps = map[Op]topupd.Permission{
+	OpCompleteOrder: topupd.PermOrders,
+	OpCancelOrder:   topupd.PermOrders,
+	OpRetryOrder:    topupd.PermOrders,
+}
+
+// orderStore is what the order operations need of the database.
+type orderStore interface {
+	Order(ctx context.Context, accountID, id string) (topupd.Order, error)
+	Settle(ctx context.Context, seq int64, st topupd.Settlement) (topupd.Order, error)
+	RetryOrder(ctx context.Context, seq int64, now, deadline time.Time) (topupd.Order, error)
+}
 
 // OperatorCancelled is the error of an order an operator cancels without
 // saying why.

@@ -15,6 +15,7 @@ package service
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"time"
 
 	"github.com/topupd/topupd"
@@ -38,11 +39,14 @@ type Actor struct {
 	UpdateID int64
 }
 
-// Store is what the service needs of the database.
+// Store is what the service needs of the database: each area of
+// operations declares its own part, next to its operations.
 type Store interface {
-	Order(ctx context.Context, accountID, id string) (topupd.Order, error)
-	Settle(ctx context.Context, seq int64, st topupd.Settlement) (topupd.Order, error)
-	RetryOrder(ctx context.Context, seq int64, now, deadline time.Time) (topupd.Order, error)
+	orderStore
+	accountStore
+	catalogStore
+	adminStore
+	actorStore
 }
 
 // Deps are the service's dependencies.
@@ -56,6 +60,22 @@ type Deps struct {
 	Deadline time.Duration
 	// Wake, when set, tells the fulfilment engine that an order is due.
 	Wake func()
+	// Invalidate, when set, makes every node forget what it cached of
+	// accounts, keys and settings (the reseller API's auth cache): the
+	// service calls it after every change it makes, before it answers.
+	Invalidate func(ctx context.Context) error
+	// Logger logs what goes wrong besides the answer (nil: slog.Default).
+	Logger *slog.Logger
+	// SimOff refuses packs fulfilled by sim (--sim off) with SIM_DISABLED.
+	SimOff bool
+	// Health, when set, reports how each supplier's recent calls went.
+	Health func() []topupd.Health
+	// ConsoleURL, when set, is the console's public address, which setup
+	// links start with.
+	ConsoleURL string
+	// BotUsername, when set, is the messaging app bot's username, which
+	// chat link codes' URLs open ("" while it is not known).
+	BotUsername func() string
 }
 
 // Service runs the operations.
@@ -77,6 +97,18 @@ func New(d Deps) (*Service, error) {
 	if d.Wake == nil {
 		d.Wake = func() {}
 	}
+	if d.Invalidate == nil {
+		d.Invalidate = func(context.Context) error { return nil }
+	}
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	if d.Health == nil {
+		d.Health = func() []topupd.Health { return nil }
+	}
+	if d.BotUsername == nil {
+		d.BotUsername = func() string { return "" }
+	}
 	return &Service{d: d}, nil
 }
 
@@ -85,17 +117,26 @@ func New(d Deps) (*Service, error) {
 type Op string
 
 // The operations, and the permission each needs: the role rules' one home.
-const (
-	OpCompleteOrder Op = "order.complete"
-	OpCancelOrder   Op = "order.cancel"
-	OpRetryOrder    Op = "order.retry"
-)
+// Each area of operations declares its own in a table of its file
+// (orderOps, accountOps, catalogOps, adminOps).
+//
+// OpRead is every read: any operator may read, and a reseller's chat
+// its own account (see Actor.Own).
+const OpRead Op = "read"
 
-var permissionOf = map[Op]topupd.Permission{
-	OpCompleteOrder: topupd.PermOrders,
-	OpCancelOrder:   topupd.PermOrders,
-	OpRetryOrder:    topupd.PermOrders,
-}
+// permissionOf is every operation's permission.
+var permissionOf = func() map[Op]topupd.Permission {
+	all := map[Op]topupd.Permission{OpRead: topupd.PermRead}
+	for _, table := range []map[Op]topupd.Permission{orderOps, accountOps, catalogOps, adminOps} {
+		for op, perm := range table {
+			if _, dup := all[op]; dup {
+				panic("service: operation " + string(op) + " declared twice")
+			}
+			all[op] = perm
+		}
+	}
+	return all
+}()
 
 // Allowed refuses an actor whose role does not allow op: 403
 // ROLE_FORBIDDEN. Every operation checks it before it reads or changes
@@ -109,6 +150,24 @@ func Allowed(a Actor, op Op) error {
 		return topupd.Errorf(topupd.ERoleForbidden, "the %s role may not do this", a.Role)
 	}
 	return nil
+}
+
+// Own refuses, as 403 ROLE_FORBIDDEN, a reseller's chat that acts on an
+// account not its own; any other actor may act on every account.
+func (a Actor) Own(accountID string) error {
+	if a.Role == topupd.RoleResellerChat && (a.Account == "" || accountID != a.Account) {
+		return topupd.Errorf(topupd.ERoleForbidden, "a reseller's chat may act only on its own account")
+	}
+	return nil
+}
+
+// changed tells every node to forget what it cached of accounts, keys
+// and settings, after a change and before its answer; a failure is
+// logged (the caches expire by themselves).
+func (s *Service) changed(ctx context.Context) {
+	if err := s.d.Invalidate(ctx); err != nil {
+		s.d.Logger.WarnContext(ctx, "invalidating the auth cache", "err", err)
+	}
 }
 
 // change is the action log's entry of an operation, carried to the store

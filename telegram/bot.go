@@ -24,6 +24,7 @@ import (
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/client"
+	"github.com/topupd/topupd/service"
 )
 
 // Deps are what the bot needs.
@@ -34,6 +35,9 @@ type Deps struct {
 	APIURL string
 	// Store keeps chats, link codes, the lease and the updates acted on.
 	Store topupd.Store
+	// Service runs the operations the bot's commands ask for, as the
+	// chat's actor.
+	Service *service.Service
 	// Admin calls the admin API in process; each call's context comes
 	// from AsChat or AsOperatorChat.
 	Admin *client.Admin
@@ -102,8 +106,8 @@ func (b *Bot) learnName(ctx context.Context) {
 
 // New returns the bot; Run starts it.
 func New(d Deps) (*Bot, error) {
-	if d.Token == "" || d.Store == nil || d.Admin == nil || d.AsChat == nil || d.AsOperatorChat == nil || d.AsSystem == nil || d.Holder == "" {
-		return nil, errors.New("telegram.New: a token, a store, an admin client, AsChat, AsOperatorChat, AsSystem and a holder are required")
+	if d.Token == "" || d.Store == nil || d.Service == nil || d.Admin == nil || d.AsChat == nil || d.AsOperatorChat == nil || d.AsSystem == nil || d.Holder == "" {
+		return nil, errors.New("telegram.New: a token, a store, a service, an admin client, AsChat, AsOperatorChat, AsSystem and a holder are required")
 	}
 	if d.Now == nil {
 		d.Now = time.Now

@@ -3,9 +3,11 @@ package telegram
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/service"
 )
 
 // command is one command of the bot, as its table lists it: everything
@@ -218,6 +220,12 @@ func (b *Bot) command(ctx context.Context, r *request) {
 	actx := ctx
 	if set.as != nil {
 		actx = set.as(b, ctx, r, chat)
+	}
+	switch set {
+	case resellerCommands:
+		r.actor = service.ChatActor(r.chatID, chat.AccountID, r.updateID)
+	case operatorCommands:
+		r.actor, r.actorErr = b.Service.OperatorActor(ctx, chat.Operator, "127.0.0.1", "upd_"+strconv.FormatInt(r.updateID, 10), r.updateID)
 	}
 	if cmd.readOnly {
 		b.noteRead(ctx, r)

@@ -9,6 +9,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/service"
 )
 
 // request is one update being acted on: who sent it, from where, and the
@@ -25,6 +26,11 @@ type request struct {
 	set *commandSet
 	// noted is set once the update is recorded, alone or with a change.
 	noted bool
+	// actor is who the service layer's operations are asked for: the
+	// reseller's chat, or the operator whose chat it is; actorErr, when
+	// set, is why the operator may not act (unknown or disabled).
+	actor    service.Actor
+	actorErr error
 }
 
 // reply answers in the request's chat. The update is recorded first,

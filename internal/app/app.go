@@ -224,7 +224,9 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if a.Service, err = service.New(service.Deps{Store: a.Store, Now: cfg.Now, Deadline: cfg.Deadline, Wake: a.Engine.Wake}); err != nil {
+	if a.Service, err = service.New(service.Deps{Store: a.Store, Now: cfg.Now, Deadline: cfg.Deadline, Wake: a.Engine.Wake,
+		Invalidate: cache.Invalidate, Logger: cfg.Logger, SimOff: cfg.SimOff, Health: a.Engine.Health, ConsoleURL: cfg.ConsoleURL,
+		BotUsername: a.botUsername}); err != nil {
 		return nil, err
 	}
 	a.Admin, err = httpapi.NewAdmin(httpapi.AdminDeps{Service: a.Service,

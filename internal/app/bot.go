@@ -30,7 +30,7 @@ func (a *App) startBot(cfg Config) error {
 	if err != nil {
 		return err
 	}
-	bot, err := telegram.New(telegram.Deps{Token: cfg.TelegramToken, APIURL: cfg.TelegramAPI, Store: a.Store, Admin: adm,
+	bot, err := telegram.New(telegram.Deps{Token: cfg.TelegramToken, APIURL: cfg.TelegramAPI, Store: a.Store, Service: a.Service, Admin: adm,
 		AsChat: httpapi.AsChat, AsOperatorChat: httpapi.AsOperatorChat, Holder: cfg.NodeID, Now: cfg.Now, Logger: cfg.Logger,
 		AsSystem: func(ctx context.Context) context.Context {
 			return httpapi.AsOperator(ctx, topupd.RootOperator, "127.0.0.1", "telegram-alerts", "")

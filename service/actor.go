@@ -1,0 +1,54 @@
+package service
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/topupd/topupd"
+)
+
+// actorStore is what finding an actor needs of the database.
+type actorStore interface {
+	Operator(ctx context.Context, name string) (topupd.Operator, error)
+	SeeOperator(ctx context.Context, name string, at time.Time) error
+}
+
+// ChatActor is a reseller's chat in the messaging app, held to its
+// account, asking by a Bot API update (acted on at most once).
+func ChatActor(chatID int64, accountID string, updateID int64) Actor {
+	return Actor{Operator: topupd.ChatActor(chatID), Role: topupd.RoleResellerChat, Account: accountID, IP: "127.0.0.1",
+		RequestID: "upd_" + strconv.FormatInt(updateID, 10), UpdateID: updateID}
+}
+
+// RootActor is the command line's operator, or the server itself (what
+// the messaging app's alerts read), as root.
+func RootActor(requestID string) Actor {
+	return Actor{Operator: topupd.RootOperator, Role: topupd.RoleOwner, IP: "127.0.0.1", RequestID: requestID}
+}
+
+// OperatorActor is the named operator, with their role, asking from ip
+// (an operator's own chat in the messaging app passes the Bot API update
+// that asked, else 0). An operator who is unknown or disabled is 401
+// UNAUTHORIZED. The operator's last call is recorded.
+func (s *Service) OperatorActor(ctx context.Context, name, ip, requestID string, updateID int64) (Actor, error) {
+	a := Actor{Operator: name, IP: ip, RequestID: requestID, UpdateID: updateID}
+	if name == topupd.RootOperator {
+		a.Role = topupd.RoleOwner
+		return a, nil
+	}
+	op, err := s.d.Store.Operator(ctx, name)
+	switch {
+	case topupd.CodeOf(err) == topupd.ENotFound:
+		return a, topupd.Errorf(topupd.EUnauthorized, "no operator %s", name)
+	case err != nil:
+		return a, err
+	case op.Disabled:
+		return a, topupd.Errorf(topupd.EUnauthorized, "operator %s is disabled", name)
+	}
+	a.Role = op.Role
+	if err := s.d.Store.SeeOperator(ctx, name, s.d.Now()); err != nil {
+		s.d.Logger.WarnContext(ctx, "recording an operator's call", "operator", name, "err", err)
+	}
+	return a, nil
+}
