@@ -32,6 +32,11 @@ const (
 	// aside); Data holds the action, its target, and the fields before and
 	// after, as the action log has them.
 	AccountChanged EventType = "account.changed"
+	// CatalogChanged: an operator changed the catalog: a line, a pack, a
+	// pack's stock or batches, an upstream or a price tier (any such
+	// change the action log records); Data holds the action, its target,
+	// and the fields before and after, as the action log has them.
+	CatalogChanged EventType = "catalog.changed"
 )
 
 // Event is one change in the stream every consumer reads in order.

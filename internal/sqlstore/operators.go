@@ -49,11 +49,38 @@ func (s *Store) recordChange(ctx context.Context, tx *sql.Tx, c *topupd.Change) 
 	if err != nil {
 		return fmt.Errorf("recording %s: %w", c.Action, err)
 	}
-	if tellsAccount(c) {
-		return emit(ctx, tx, topupd.Event{At: now, Type: topupd.AccountChanged, AccountID: c.AccountID, Data: map[string]any{
+	if typ, ok := streamed(c); ok {
+		return emit(ctx, tx, topupd.Event{At: now, Type: typ, AccountID: c.AccountID, Data: map[string]any{
 			"action": c.Action, "target": c.Target, "by": c.Operator, "before": c.Before, "after": c.After}})
 	}
 	return nil
+}
+
+// streamed says which event, if any, tells of a change in the stream: an
+// account's change (tellsAccount) or a catalog's (tellsCatalog).
+func streamed(c *topupd.Change) (topupd.EventType, bool) {
+	switch {
+	case tellsAccount(c):
+		return topupd.AccountChanged, true
+	case tellsCatalog(c):
+		return topupd.CatalogChanged, true
+	}
+	return "", false
+}
+
+// tellsCatalog reports whether a change goes into the event stream as the
+// catalog's: one made to a line, a pack, its stock or batches, an upstream
+// or a tier, that changed something.
+func tellsCatalog(c *topupd.Change) bool {
+	if len(c.After) == 0 {
+		return false
+	}
+	area, _, _ := strings.Cut(c.Action, ".")
+	switch area {
+	case "line", "pack", "stock", "batch", "upstream", "tier":
+		return true
+	}
+	return false
 }
 
 // tellsAccount reports whether a change goes into the event stream as an

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ var streamTests = []test{
 	{"EveryChange", testStreamEveryChange},
 	{"NothingRolledBack", testStreamNothingRolledBack},
 	{"ConsumerLease", testStreamConsumerLease},
+	{"CatalogChanges", testStreamCatalogChanges},
 }
 
 // told is an event as the tests compare it: its type, order and a few data.
@@ -23,6 +25,8 @@ type told struct {
 	Order    string
 	Status   any
 	Refunded any
+	// Action is the action of an account's or the catalog's change.
+	Action any
 }
 
 // streamAfter returns the events after pos, as told, and the new end. On
@@ -48,7 +52,7 @@ func (e *env) streamAfter(pos topupd.StreamPos) ([]told, topupd.StreamPos) {
 			if ev.AccountID == sentinel.ID {
 				return out, pos
 			}
-			out = append(out, told{Type: ev.Type, Order: ev.OrderID, Status: ev.Data["status"], Refunded: ev.Data["refunded"]})
+			out = append(out, told{Type: ev.Type, Order: ev.OrderID, Status: ev.Data["status"], Refunded: ev.Data["refunded"], Action: ev.Data["action"]})
 		}
 		if time.Now().After(deadline) {
 			e.t.Fatalf("the sentinel's event did not show in the stream within 30 s; read %+v", out)
@@ -88,16 +92,16 @@ func testStreamEveryChange(t *testing.T, e *env) {
 	}
 	got, pos = e.streamAfter(pos)
 	want := []told{
-		{topupd.OrderPlaced, done.ID, "processing", nil},
-		{topupd.OrderPlaced, key.ID, "completed", nil},
-		{topupd.OrderCompleted, key.ID, "completed", nil},
-		{topupd.OrderPlaced, gone.ID, "processing", nil},
-		{topupd.OrderPlaced, again.ID, "processing", nil},
-		{topupd.OrderCompleted, done.ID, "completed", nil},
-		{topupd.OrderCancelled, gone.ID, "cancelled", true},
+		{Type: topupd.OrderPlaced, Order: done.ID, Status: "processing"},
+		{Type: topupd.OrderPlaced, Order: key.ID, Status: "completed"},
+		{Type: topupd.OrderCompleted, Order: key.ID, Status: "completed"},
+		{Type: topupd.OrderPlaced, Order: gone.ID, Status: "processing"},
+		{Type: topupd.OrderPlaced, Order: again.ID, Status: "processing"},
+		{Type: topupd.OrderCompleted, Order: done.ID, Status: "completed"},
+		{Type: topupd.OrderCancelled, Order: gone.ID, Status: "cancelled", Refunded: true},
 		// A settlement that leaves the order processing is in its
 		// history, not in the stream.
-		{topupd.OrderRetried, again.ID, "processing", nil},
+		{Type: topupd.OrderRetried, Order: again.ID, Status: "processing"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("orders (-want +got):\n%s", diff)
@@ -192,5 +196,45 @@ func testStreamConsumerLease(t *testing.T, e *env) {
 	}
 	if _, ok, err := e.s.TakeConsumer(e.ctx, "test", "node-a", t0.Add(2*time.Minute), t0.Add(3*time.Minute)); !ok || err != nil {
 		t.Errorf("node-a after node-b let go: %v %v", ok, err)
+	}
+}
+
+// testStreamCatalogChanges: an operator's change to a line, a pack, its
+// stock or a tier tells of itself as the catalog's change, in order; a
+// refused one (voiding no batch) and one made without a change in its
+// context (no operator's, as when a test or the demo seeds) tell nothing.
+func testStreamCatalogChanges(t *testing.T, e *env) {
+	e.catalog()
+	_, pos := e.streamAfter(topupd.StreamPos{})
+	as := func(action string) context.Context {
+		return topupd.WithChange(e.ctx, &topupd.Change{Actor: topupd.Actor{Operator: "kim"}, Action: action, Target: action})
+	}
+	line := lines[0]
+	line.ProductName += " (new)"
+	if err := e.s.PutLine(as("line.put"), line); err != nil {
+		t.Fatal(err)
+	}
+	pack := packs[0]
+	pack.Name += " (new)"
+	if err := e.s.PutPack(as("pack.put"), pack); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.s.AddStockBatch(as("stock.add"), pidKey, []string{e.uniq("CODE")}, topupd.StockUpload{}, t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.s.PutTier(as("tier.put"), topupd.Tier{Name: e.uniq("tier"), Prices: map[string]topupd.Money{pidTopup: topupd.USD(1)}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.s.VoidBatch(as("batch.void"), 1<<40, t0); topupd.CodeOf(err) != topupd.ENotFound {
+		t.Errorf("voiding no batch: %v", err)
+	}
+	if err := e.s.PutPack(e.ctx, pack); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := e.streamAfter(pos)
+	want := []told{{Type: topupd.CatalogChanged, Action: "line.put"}, {Type: topupd.CatalogChanged, Action: "pack.put"},
+		{Type: topupd.CatalogChanged, Action: "stock.add"}, {Type: topupd.CatalogChanged, Action: "tier.put"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("catalog changes (-want +got):\n%s", diff)
 	}
 }
