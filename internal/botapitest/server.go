@@ -1,5 +1,5 @@
 // Package botapitest is a stand-in for the Telegram Bot API on
-// net/http/httptest, for driving whole conversations with a bot in tests.
+// loopback, for driving whole conversations with a bot in tests.
 //
 // The server keeps chats, messages and the update queue in memory and
 // answers the Bot API methods a bot of this project calls with Telegram's
@@ -25,13 +25,14 @@ package botapitest
 import (
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/topupd/topupd/internal/loopback"
 )
 
 // BotUsername is the username getMe reports for the bot.
@@ -101,7 +102,7 @@ type Command struct {
 // goroutine.
 type Server struct {
 	t     testing.TB
-	srv   *httptest.Server
+	srv   *loopback.Server
 	token string
 	botID int64
 	quit  chan struct{} // closed at cleanup: long polls return
@@ -171,7 +172,7 @@ func New(t testing.TB, token string) *Server {
 		calls:   map[string]int{},
 		queries: map[string]int64{},
 	}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.srv = loopback.Serve(http.HandlerFunc(s.serve))
 	t.Cleanup(func() {
 		close(s.quit)
 		s.srv.Close()

@@ -1,6 +1,6 @@
 // Package topupdtest starts a real topupd in-process for tests: the app as
 // topupd serve wires it (internal/app), on a SQLite file of its own, behind
-// two httptest servers, and talks to both over real HTTP. Every answer the
+// two loopback servers, and talks to both over real HTTP. Every answer the
 // app gives, to any client, is checked against the OpenAPI documents in
 // api/, so that the APIs cannot drift from them unnoticed: a test whose
 // server gave one that does not match fails.
@@ -14,7 +14,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"net/http"
-	"net/http/httptest"
 	"net/netip"
 	"path/filepath"
 	"sync/atomic"
@@ -25,6 +24,7 @@ import (
 	"github.com/topupd/topupd/client"
 	"github.com/topupd/topupd/httpapi"
 	"github.com/topupd/topupd/internal/app"
+	"github.com/topupd/topupd/internal/loopback"
 	"github.com/topupd/topupd/ratelimit"
 )
 
@@ -139,7 +139,7 @@ type T struct {
 	// Store is App.Store.
 	Store topupd.Store
 	// API and Admin serve the reseller and admin APIs.
-	API, Admin *httptest.Server
+	API, Admin *loopback.Server
 	// Token is the admin API's bearer token.
 	Token string
 	// MetricsToken may read GET /metrics.
@@ -238,12 +238,12 @@ func New(tb testing.TB, opts ...Option) *T {
 	if cfg.wrap != nil {
 		reseller = cfg.wrap(reseller)
 	}
-	h.API = httptest.NewServer(reseller)
+	h.API = loopback.Serve(reseller)
 	tb.Cleanup(h.API.Close)
 	site := http.NewServeMux()
 	site.Handle("/console/", a.Console)
 	site.Handle("/", h.check.admin(a.Admin))
-	h.Admin = httptest.NewServer(site)
+	h.Admin = loopback.Serve(site)
 	tb.Cleanup(h.Admin.Close)
 	h.HTTP = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 256, MaxConnsPerHost: 256}}
 	tb.Cleanup(h.HTTP.CloseIdleConnections)
