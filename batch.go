@@ -127,18 +127,11 @@ type LowStockNotes struct {
 	alerts []LowStockAlert
 }
 
-type lowStockNotesKey struct{}
-
 // WithLowStockNotes returns ctx carrying n.
-func WithLowStockNotes(ctx context.Context, n *LowStockNotes) context.Context {
-	return context.WithValue(ctx, lowStockNotesKey{}, n)
-}
+func WithLowStockNotes(ctx context.Context, n *LowStockNotes) context.Context { return withValue(ctx, n) }
 
 // LowStockNotesOf returns the notes ctx carries, or nil.
-func LowStockNotesOf(ctx context.Context) *LowStockNotes {
-	n, _ := ctx.Value(lowStockNotesKey{}).(*LowStockNotes)
-	return n
-}
+func LowStockNotesOf(ctx context.Context) *LowStockNotes { return valueOf[*LowStockNotes](ctx) }
 
 // Add notes alerts raised or cleared by a committed transaction.
 func (n *LowStockNotes) Add(a ...LowStockAlert) {

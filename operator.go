@@ -194,18 +194,11 @@ type Change struct {
 	UpdateID int64
 }
 
-type changeKey struct{}
-
 // WithChange returns ctx carrying a change to record.
-func WithChange(ctx context.Context, c *Change) context.Context {
-	return context.WithValue(ctx, changeKey{}, c)
-}
+func WithChange(ctx context.Context, c *Change) context.Context { return withValue(ctx, c) }
 
 // ChangeOf returns the change ctx carries for the log, or nil.
-func ChangeOf(ctx context.Context) *Change {
-	c, _ := ctx.Value(changeKey{}).(*Change)
-	return c
-}
+func ChangeOf(ctx context.Context) *Change { return valueOf[*Change](ctx) }
 
 // Diff sets Before and After to the fields whose values differ between
 // before and after (a field only one of them has counts as changed).

@@ -31,16 +31,20 @@ func (c *Console) loginForm(w http.ResponseWriter, r *http.Request) {
 	c.renderSignIn(w, r, http.StatusOK, signInForm{Next: safeNext(r.URL.Query().Get("next"))}, "")
 }
 
+// formToken is the token of the sign-in and setup forms: the browser's
+// login cookie, or a new one set on it.
+func (c *Console) formToken(w http.ResponseWriter, r *http.Request) string {
+	if ck, err := r.Cookie(loginCookie); err == nil && len(ck.Value) == 43 {
+		return ck.Value
+	}
+	token, _ := topupd.NewSecret()
+	c.setCookie(w, loginCookie, token, 0)
+	return token
+}
+
 // renderSignIn answers the sign-in page with a form token.
 func (c *Console) renderSignIn(w http.ResponseWriter, r *http.Request, status int, f signInForm, problem string) {
-	token := ""
-	if ck, err := r.Cookie(loginCookie); err == nil && len(ck.Value) == 43 {
-		token = ck.Value
-	} else {
-		token, _ = topupd.NewSecret()
-		c.setCookie(w, loginCookie, token, 0)
-	}
-	f.CSRF = token
+	f.CSRF = c.formToken(w, r)
 	v := view{Title: "Sign in", Error: problem, Data: f}
 	if ck, err := r.Cookie(flashCookie); err == nil {
 		v.Flash = unflash(ck.Value)
@@ -235,14 +239,7 @@ func (c *Console) setupGone(w http.ResponseWriter, r *http.Request, err error) {
 
 // renderSetup answers the setup page with a form token.
 func (c *Console) renderSetup(w http.ResponseWriter, r *http.Request, status int, f setupForm, problem string) {
-	token := ""
-	if ck, err := r.Cookie(loginCookie); err == nil && len(ck.Value) == 43 {
-		token = ck.Value
-	} else {
-		token, _ = topupd.NewSecret()
-		c.setCookie(w, loginCookie, token, 0)
-	}
-	f.CSRF = token
+	f.CSRF = c.formToken(w, r)
 	c.renderView(w, r, status, "setup", view{Title: "Set up your console sign-in", Error: problem, Data: f})
 }
 

@@ -1,13 +1,10 @@
 package httpapi
 
 import (
-	"cmp"
 	"context"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"net/netip"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -121,31 +118,11 @@ func routeOf(pattern string) string {
 // IP as ClientIP finds it behind trusted proxies), and the request metrics
 // under api. A panic is logged and answered 500.
 func Observe(api string, log *slog.Logger, m *metrics.Metrics, mux *http.ServeMux, h http.Handler, trusted []netip.Prefix) http.Handler {
-	log = logctx.Logger(log)
-	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		id := requestID(r)
-		rw.Header().Set(RequestIDHeader, id)
-		caller := &who{}
-		r = r.WithContext(context.WithValue(logctx.WithRequestID(r.Context(), id), whoKey{}, caller))
-		w := &statusWriter{ResponseWriter: rw}
-		_, pattern := mux.Handler(r)
-		defer func() {
-			if v := recover(); v != nil {
-				if v == http.ErrAbortHandler {
-					panic(v)
-				}
-				log.ErrorContext(r.Context(), "panic", "method", r.Method, "route", routeOf(pattern), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-				if w.status == 0 {
-					http.Error(w, "internal error", http.StatusInternalServerError)
-				}
-			}
-			status := cmp.Or(w.status, http.StatusOK)
-			logRequest(log, r, routeOf(pattern), status, start, caller, clientIPText(r, trusted))
-			m.Request(api, routeOf(pattern), status, time.Since(start))
-		}()
-		h.ServeHTTP(w, r)
-	})
+	return observe(api, logctx.Logger(log), m, mux, trusted, func(w *statusWriter) {
+		if w.status == 0 {
+			http.Error(w, "internal error", http.StatusInternalServerError)
+		}
+	}, func(w http.ResponseWriter, r *http.Request, _ string) { h.ServeHTTP(w, r) })
 }
 
 // NoteOperator names, for the log line of the request ctx belongs to, the
