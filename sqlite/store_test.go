@@ -27,9 +27,7 @@ func openAt(t *testing.T, path string, v *topupd.Vault) *sqlite.Store {
 }
 
 func TestStore(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) topupd.Store {
-		return openAt(t, filepath.Join(t.TempDir(), "t.db"), storetest.NewVault(t))
-	})
+	storetest.Run(t, func(t *testing.T) topupd.Store { return freshStore(t) })
 }
 
 func TestOpenNeedsVault(t *testing.T) {

@@ -170,8 +170,14 @@ type T struct {
 
 // New starts a server for tb and stops it when tb ends. By default the clock
 // is real and the rate limits are so high they never trip.
+//
+// A whole server is an end-to-end test: go test -short skips it (an
+// example, which cannot skip, runs).
 func New(tb testing.TB, opts ...Option) *T {
 	tb.Helper()
+	if _, example := tb.(*exampleTB); testing.Short() && !example {
+		tb.Skip("end-to-end (a whole server): skipped by -short")
+	}
 	cfg := config{perSecond: 100_000, perMinute: 1_000_000, invalidKeyPerMinute: 1_000_000}
 	for _, o := range opts {
 		o(&cfg)
