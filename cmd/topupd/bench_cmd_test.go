@@ -25,6 +25,7 @@ import (
 // its reseller and admin URLs.
 func bcServer(t testing.TB, env map[string]string) (api, admin string) {
 	t.Helper()
+	endToEnd(t)
 	var out syncBuffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -52,6 +53,7 @@ func bcServer(t testing.TB, env map[string]string) (api, admin string) {
 // runBenchCmd runs `topupd bench args...` with an empty environment.
 func runBenchCmd(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
+	endToEnd(t)
 	var out, errOut syncBuffer
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -60,6 +60,15 @@ func secretsOf(t testing.TB) map[string]string {
 	return out
 }
 
+// endToEnd skips, under go test -short, a test that runs topupd whole
+// (as a process, or served with its command's wiring).
+func endToEnd(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end (topupd run whole): skipped by -short")
+	}
+}
+
 // startProc runs `topupd serve` on db as a child process and waits until it listens.
 func startProc(t testing.TB, db string, extra ...string) *proc {
 	t.Helper()
@@ -67,12 +76,9 @@ func startProc(t testing.TB, db string, extra ...string) *proc {
 }
 
 // startProcEnv is startProc with extra environment variables.
-// A server process is an end-to-end test: go test -short skips it.
 func startProcEnv(t testing.TB, env []string, db string, extra ...string) *proc {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("end-to-end (a server process): skipped by -short")
-	}
+	endToEnd(t)
 	args := append([]string{"serve", "--db", db, "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0"}, extra...)
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "TOPUPD_TEST_RUN_MAIN=1", "TOPUPD_ADMIN_TOKEN="+testAdminToken,

@@ -32,6 +32,7 @@ type refusal struct {
 // is stopped and reported as code -1.
 func runToEnd(t *testing.T, env []string, args ...string) refusal {
 	t.Helper()
+	endToEnd(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], args...)
