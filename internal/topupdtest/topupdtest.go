@@ -200,15 +200,22 @@ func New(tb testing.TB, opts ...Option) *T {
 			{Limit: cfg.perSecond, Period: time.Second}, {Limit: cfg.perMinute, Period: time.Minute},
 		}, rateNow)
 	}
-	h.SecretKey = cfg.secretKey
-	if h.SecretKey == "" {
+	h.SecretKey, h.DB = cfg.secretKey, cfg.db
+	switch {
+	case h.DB == "" && h.SecretKey == "":
+		// A database and a key of its own: a copy of the template.
+		h.DB = filepath.Join(tb.TempDir(), "topupd.db")
+		var err error
+		if h.SecretKey, err = fromTemplate(h.DB); err != nil {
+			tb.Fatalf("topupdtest: the template database: %v", err)
+		}
+	case h.SecretKey == "":
 		secret := make([]byte, topupd.SecretKeySize)
 		rand.Read(secret)
 		h.SecretKey = base64.StdEncoding.EncodeToString(secret)
 	}
-	h.DB = filepath.Join(tb.TempDir(), "topupd.db")
-	if cfg.db != "" {
-		h.DB = cfg.db
+	if h.DB == "" {
+		h.DB = filepath.Join(tb.TempDir(), "topupd.db")
 	}
 	ac := app.Config{
 		DB: h.DB, SecretKey: h.SecretKey, AdminToken: h.Token,
