@@ -2,10 +2,14 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/netip"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/topupd/topupd"
@@ -87,7 +91,8 @@ func NewAdmin(d AdminDeps) (http.Handler, error) {
 		d.Deadline = topupd.DefaultOrderDeadline
 	}
 	if d.Service == nil {
-		svc, err := service.New(service.Deps{Store: d.Store, Now: d.Now, Deadline: d.Deadline, Wake: d.Wake})
+		svc, err := service.New(service.Deps{Store: d.Store, Now: d.Now, Deadline: d.Deadline, Wake: d.Wake, Invalidate: d.AuthCache.Invalidate,
+			Logger: d.Logger, SimOff: d.SimOff, Health: d.Health, ConsoleURL: d.ConsoleURL, BotUsername: d.BotUsername})
 		if err != nil {
 			return nil, err
 		}
@@ -127,9 +132,9 @@ func (a *admin) routes(mux router) {
 	mux.Handle("GET /admin/tiers", a.read(a.listTiers))
 	mux.Handle("PUT /admin/tiers/{name}", a.write(topupd.PermPrices, "tier.put", "name", a.putTier))
 	mux.Handle("GET /admin/accounts/{id}/ledger", a.read(a.ledger))
-	mux.Handle("GET /admin/accounts/{id}/statement", a.auth(topupd.PermReports, "", "", a.statement))
-	mux.Handle("GET /admin/reports/sales", a.auth(topupd.PermReports, "", "", a.salesReport))
-	mux.Handle("GET /admin/reports/durations", a.auth(topupd.PermReports, "", "", a.durationsReport))
+	mux.Handle("GET /admin/accounts/{id}/statement", a.call(service.OpReadReports, a.statement))
+	mux.Handle("GET /admin/reports/sales", a.call(service.OpReadReports, a.salesReport))
+	mux.Handle("GET /admin/reports/durations", a.call(service.OpReadReports, a.durationsReport))
 
 	mux.Handle("PUT /admin/services/{slug}", a.write(topupd.PermCatalog, "line.put", "slug", a.putService))
 	mux.Handle("PATCH /admin/services/{slug}", a.write(topupd.PermCatalog, "line.update", "slug", a.patchService))
@@ -146,24 +151,24 @@ func (a *admin) routes(mux router) {
 	mux.Handle("GET /admin/upstreams", a.read(a.listUpstreams))
 	mux.Handle("GET /admin/providers", a.read(a.listProviders))
 
-	mux.Handle("GET /admin/orders", a.read(a.listOrders))
-	mux.Handle("GET /admin/orders/stuck", a.read(a.stuckOrders))
-	mux.Handle("GET /admin/orders/{orderId}", a.read(a.getOrder))
-	mux.Handle("GET /admin/orders/{orderId}/codes", a.write(topupd.PermOrderCodes, "order.codes-viewed", "orderId", a.orderCodes))
+	mux.Handle("GET /admin/orders", a.call(service.OpRead, a.listOrders))
+	mux.Handle("GET /admin/orders/stuck", a.call(service.OpRead, a.stuckOrders))
+	mux.Handle("GET /admin/orders/{orderId}", a.call(service.OpRead, a.getOrder))
+	mux.Handle("GET /admin/orders/{orderId}/codes", a.call(service.OpOrderCodes, a.orderCodes))
 	mux.Handle("POST /admin/orders/{orderId}/complete", a.call(service.OpCompleteOrder, a.completeOrder))
 	mux.Handle("POST /admin/orders/{orderId}/cancel", a.call(service.OpCancelOrder, a.cancelOrder))
 	mux.Handle("POST /admin/orders/{orderId}/retry", a.call(service.OpRetryOrder, a.retryOrder))
 
-	mux.Handle("GET /admin/settings", a.read(a.getSettings))
-	mux.Handle("PATCH /admin/settings", a.write(topupd.PermSettings, "settings.update", "", a.patchSettings))
+	mux.Handle("GET /admin/settings", a.call(service.OpRead, a.getSettings))
+	mux.Handle("PATCH /admin/settings", a.call(service.OpUpdateSettings, a.patchSettings))
 
-	mux.Handle("POST /admin/operators", a.write(topupd.PermOperators, "operator.create", "", a.createOperator))
-	mux.Handle("GET /admin/operators", a.read(a.listOperators))
-	mux.Handle("PATCH /admin/operators/{name}", a.write(topupd.PermOperators, "operator.update", "name", a.patchOperator))
-	mux.Handle("POST /admin/operators/{name}/tokens", a.write(topupd.PermOperators, "operator.token", "name", a.createOperatorToken))
-	mux.Handle("POST /admin/operators/{name}/setup-link", a.write(topupd.PermOperators, "operator.setup-link", "name", a.createSetupLink))
-	mux.Handle("POST /admin/operators/{name}/chat-links", a.write(topupd.PermOperators, "operator.chat-link-code", "name", a.createOperatorChatLink))
-	mux.Handle("GET /admin/actions", a.read(a.listActions))
+	mux.Handle("POST /admin/operators", a.call(service.OpCreateOperator, a.createOperator))
+	mux.Handle("GET /admin/operators", a.call(service.OpRead, a.listOperators))
+	mux.Handle("PATCH /admin/operators/{name}", a.call(service.OpUpdateOperator, a.patchOperator))
+	mux.Handle("POST /admin/operators/{name}/tokens", a.call(service.OpCreateOperatorToken, a.createOperatorToken))
+	mux.Handle("POST /admin/operators/{name}/setup-link", a.call(service.OpCreateSetupLink, a.createSetupLink))
+	mux.Handle("POST /admin/operators/{name}/chat-links", a.call(service.OpCreateOperatorChatLink, a.createOperatorChatLink))
+	mux.Handle("GET /admin/actions", a.call(service.OpRead, a.listActions))
 }
 
 // read lets any operator run h.
@@ -336,6 +341,31 @@ func (a *admin) inProcessOperator(r *http.Request, c inProcessCaller) (topupd.Op
 	return op, nil
 }
 
+// healthAnswer is the readiness of the database and every other
+// dependency: "ok", or why it failed, under its name.
+type healthAnswer struct {
+	Success bool
+	Checks  map[string]string
+}
+
+// MarshalJSON spells the answer as one object: success beside each check,
+// by name.
+func (h healthAnswer) MarshalJSON() ([]byte, error) {
+	b := []byte(`{"success":` + strconv.FormatBool(h.Success))
+	for _, name := range slices.Sorted(maps.Keys(h.Checks)) {
+		k, err := json.Marshal(name)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(h.Checks[name])
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(append(append(b, ','), k...), ':'), v...)
+	}
+	return append(b, '}'), nil
+}
+
 // healthz reports readiness: the database and every other dependency
 // answer; 503 when one does not.
 func (a *admin) healthz(w http.ResponseWriter, r *http.Request) error {
@@ -345,17 +375,34 @@ func (a *admin) healthz(w http.ResponseWriter, r *http.Request) error {
 	for name, c := range a.Checks {
 		checks[name] = c
 	}
-	out := map[string]any{"success": true}
+	out := healthAnswer{Success: true, Checks: map[string]string{}}
 	status := http.StatusOK
 	for name, check := range checks {
 		if err := check(ctx); err != nil {
-			out[name], out["success"], status = err.Error(), false, http.StatusServiceUnavailable
+			out.Checks[name], out.Success, status = err.Error(), false, http.StatusServiceUnavailable
 		} else {
-			out[name] = "ok"
+			out.Checks[name] = "ok"
 		}
 	}
 	writeJSON(w, status, out)
 	return nil
+}
+
+// auditCheck is one invariant of the books and how many rows break it.
+type auditCheck struct {
+	Name       string   `json:"name"`
+	OK         bool     `json:"ok"`
+	Violations int      `json:"violations"`
+	Examples   []string `json:"examples"`
+}
+
+// auditAnswer is the audit of the whole database.
+type auditAnswer struct {
+	Success       bool         `json:"success"`
+	Accounts      int          `json:"accounts"`
+	Orders        int          `json:"orders"`
+	LedgerEntries int          `json:"ledgerEntries"`
+	Checks        []auditCheck `json:"checks"`
 }
 
 // audit checks every invariant of the books over the whole database; success
@@ -365,11 +412,11 @@ func (a *admin) audit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	checks := make([]map[string]any, len(au.Checks))
+	checks := make([]auditCheck, len(au.Checks))
 	for i, c := range au.Checks {
-		checks[i] = map[string]any{"name": c.Name, "ok": c.Violations == 0, "violations": c.Violations, "examples": c.Examples}
+		checks[i] = auditCheck{Name: c.Name, OK: c.Violations == 0, Violations: c.Violations, Examples: c.Examples}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": au.OK(), "accounts": au.Accounts, "orders": au.Orders,
-		"ledgerEntries": au.LedgerEntries, "checks": checks})
+	writeJSON(w, http.StatusOK, auditAnswer{Success: au.OK(), Accounts: au.Accounts, Orders: au.Orders,
+		LedgerEntries: au.LedgerEntries, Checks: checks})
 	return nil
 }

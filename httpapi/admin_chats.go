@@ -18,16 +18,6 @@ func (a *admin) createChatLink(w http.ResponseWriter, r *http.Request) error {
 	return a.chatLink(w, r, topupd.ChatLink{AccountID: r.PathValue("id")})
 }
 
-// createOperatorChatLink makes a one-time code that links a chat to the
-// operator. Root, who has no row of its own, has no chat.
-func (a *admin) createOperatorChatLink(w http.ResponseWriter, r *http.Request) error {
-	name := r.PathValue("name")
-	if name == topupd.RootOperator {
-		return topupd.Errorf(topupd.ENotFound, "operator %s: the built-in operator of TOPUPD_ADMIN_TOKEN has no chat; link a named operator's", name)
-	}
-	return a.chatLink(w, r, topupd.ChatLink{Operator: name})
-}
-
 // chatLink stores the hash of a fresh code for l's account or operator,
 // valid topupd.ChatLinkTTL, and answers the code, shown this once.
 func (a *admin) chatLink(w http.ResponseWriter, r *http.Request, l topupd.ChatLink) error {

@@ -2,10 +2,10 @@ package httpapi
 
 import (
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/service"
 )
 
 // operatorView is an operator as the admin API shows it.
@@ -17,13 +17,17 @@ type operatorView struct {
 	LastSeenAt *string `json:"lastSeenAt"`
 }
 
+// viewOperator shows an operator.
 func viewOperator(o *topupd.Operator) operatorView {
-	v := operatorView{Name: o.Name, Role: string(o.Role), Disabled: o.Disabled, CreatedAt: o.CreatedAt.UTC().Format(time.RFC3339Nano)}
-	if o.LastSeenAt != nil {
-		s := o.LastSeenAt.UTC().Format(time.RFC3339Nano)
-		v.LastSeenAt = &s
-	}
-	return v
+	return operatorView{Name: o.Name, Role: string(o.Role), Disabled: o.Disabled, CreatedAt: rfc3339(o.CreatedAt), LastSeenAt: rfc3339Ptr(o.LastSeenAt)}
+}
+
+// newOperatorAnswer is an operator just added, with their first token.
+type newOperatorAnswer struct {
+	Success bool   `json:"success"`
+	Name    string `json:"name"`
+	Role    string `json:"role"`
+	Token   string `json:"token"`
 }
 
 // createOperator adds an operator and answers their first token, shown this once.
@@ -32,30 +36,28 @@ func (a *admin) createOperator(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	o := topupd.Operator{CreatedAt: a.Now()}
-	var role string
-	obj.take("name", &o.Name)
+	var name, role string
+	obj.take("name", &name)
 	obj.take("role", &role)
 	if err := obj.done(); err != nil {
 		return err
 	}
-	o.Role = topupd.Role(role)
-	if err := o.Validate(); err != nil {
+	o, token, err := a.Service.CreateOperator(r.Context(), a.actor(r), name, topupd.Role(role))
+	if err != nil {
 		return err
 	}
-	if c := topupd.ChangeOf(r.Context()); c != nil {
-		c.Target = o.Name
-	}
-	token, hash := topupd.NewOperatorToken()
-	if o, err = a.Store.CreateOperator(r.Context(), o, hash); err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, map[string]any{"success": true, "name": o.Name, "role": string(o.Role), "token": token})
+	writeJSON(w, http.StatusCreated, newOperatorAnswer{Success: true, Name: o.Name, Role: string(o.Role), Token: token})
 	return nil
 }
 
+// operatorsAnswer lists the operators.
+type operatorsAnswer struct {
+	Success   bool           `json:"success"`
+	Operators []operatorView `json:"operators"`
+}
+
 func (a *admin) listOperators(w http.ResponseWriter, r *http.Request) error {
-	ops, err := a.Store.Operators(r.Context())
+	ops, err := a.Service.Operators(r.Context(), a.actor(r))
 	if err != nil {
 		return err
 	}
@@ -63,8 +65,16 @@ func (a *admin) listOperators(w http.ResponseWriter, r *http.Request) error {
 	for i := range ops {
 		out[i] = viewOperator(&ops[i])
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "operators": out})
+	writeJSON(w, http.StatusOK, operatorsAnswer{Success: true, Operators: out})
 	return nil
+}
+
+// operatorPatchAnswer is an operator as a change left them.
+type operatorPatchAnswer struct {
+	Success  bool   `json:"success"`
+	Name     string `json:"name"`
+	Role     string `json:"role"`
+	Disabled bool   `json:"disabled"`
 }
 
 func (a *admin) patchOperator(w http.ResponseWriter, r *http.Request) error {
@@ -85,12 +95,18 @@ func (a *admin) patchOperator(w http.ResponseWriter, r *http.Request) error {
 	if err := obj.done(); err != nil {
 		return err
 	}
-	o, err := a.Store.UpdateOperator(r.Context(), r.PathValue("name"), p)
+	o, err := a.Service.UpdateOperator(r.Context(), a.actor(r), r.PathValue("name"), p)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "name": o.Name, "role": string(o.Role), "disabled": o.Disabled})
+	writeJSON(w, http.StatusOK, operatorPatchAnswer{Success: true, Name: o.Name, Role: string(o.Role), Disabled: o.Disabled})
 	return nil
+}
+
+// tokenAnswer is an operator's new token, shown this once.
+type tokenAnswer struct {
+	Success bool   `json:"success"`
+	Token   string `json:"token"`
 }
 
 // createOperatorToken gives an operator one more token, shown this once.
@@ -98,41 +114,66 @@ func (a *admin) createOperatorToken(w http.ResponseWriter, r *http.Request) erro
 	if _, err := readAdminObject(r); err != nil {
 		return err
 	}
-	token, hash := topupd.NewOperatorToken()
-	if err := a.Store.AddOperatorToken(r.Context(), r.PathValue("name"), hash, a.Now()); err != nil {
+	token, err := a.Service.CreateOperatorToken(r.Context(), a.actor(r), r.PathValue("name"))
+	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{"success": true, "token": token})
+	writeJSON(w, http.StatusCreated, tokenAnswer{Success: true, Token: token})
 	return nil
+}
+
+// setupLinkAnswer is a setup link, shown this once.
+type setupLinkAnswer struct {
+	Success   bool   `json:"success"`
+	URL       string `json:"url"`
+	ExpiresAt string `json:"expiresAt"`
 }
 
 // createSetupLink gives an operator a one-time link, valid 24 h, where they
 // set a console password and enrol TOTP; earlier unused links stop working.
+// Without AdminDeps.ConsoleURL, the link starts with /console/ on the host
+// the call was made to.
 func (a *admin) createSetupLink(w http.ResponseWriter, r *http.Request) error {
 	if _, err := readAdminObject(r); err != nil {
 		return err
-	}
-	link, hash := topupd.NewSecret()
-	now := a.Now()
-	expires := now.Add(topupd.SetupLinkTTL)
-	if err := a.Store.CreateSetupLink(r.Context(), r.PathValue("name"), hash, now, expires); err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, map[string]any{"success": true, "url": a.consoleURL(r) + "setup/" + link, "expiresAt": rfc3339(expires)})
-	return nil
-}
-
-// consoleURL is where the console is, ending in a slash: ConsoleURL when
-// set, else /console/ on the host the call was made to.
-func (a *admin) consoleURL(r *http.Request) string {
-	if a.ConsoleURL != "" {
-		return strings.TrimSuffix(a.ConsoleURL, "/") + "/"
 	}
 	scheme := "http"
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	return scheme + "://" + r.Host + "/console/"
+	link, err := a.Service.CreateSetupLink(r.Context(), a.actor(r), r.PathValue("name"), scheme+"://"+r.Host+"/console/")
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, setupLinkAnswer{Success: true, URL: link.URL, ExpiresAt: rfc3339(link.ExpiresAt)})
+	return nil
+}
+
+// chatLinkAnswer is a chat link code, shown this once, and the link that
+// opens the bot with it ("" while the bot's username is not known).
+type chatLinkAnswer struct {
+	Success   bool   `json:"success"`
+	Code      string `json:"code"`
+	ExpiresAt string `json:"expiresAt"`
+	URL       string `json:"url"`
+}
+
+// createOperatorChatLink makes a one-time code that links a chat to the
+// operator.
+func (a *admin) createOperatorChatLink(w http.ResponseWriter, r *http.Request) error {
+	obj, err := readAdminObject(r)
+	if err != nil {
+		return err
+	}
+	if err := obj.done(); err != nil {
+		return err
+	}
+	l, err := a.Service.CreateOperatorChatLink(r.Context(), a.actor(r), r.PathValue("name"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, chatLinkAnswer{Success: true, Code: l.Code, ExpiresAt: rfc3339(l.ExpiresAt), URL: l.URL})
+	return nil
 }
 
 // actionView is an entry of the action log.
@@ -149,6 +190,14 @@ type actionView struct {
 	After     map[string]any `json:"after"`
 }
 
+// actionsAnswer is a page of the action log, with the cursor of the next
+// page (null on the last).
+type actionsAnswer struct {
+	Success    bool         `json:"success"`
+	Actions    []actionView `json:"actions"`
+	NextCursor *string      `json:"nextCursor"`
+}
+
 // actionsFilters are the filters of GET /admin/actions besides paging.
 var actionsFilters = map[string]bool{"operator": true, "accountId": true, "action": true, "from": true, "to": true}
 
@@ -159,25 +208,19 @@ func (a *admin) listActions(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	q := topupd.ActionsQuery{Operator: v.Get("operator"), AccountID: v.Get("accountId"), Action: v.Get("action"),
-		Before: p.Before, Limit: p.Limit + 1}
+		Before: p.Before, Limit: p.Limit}
 	if q.From, q.To, err = parseSpan(v); err != nil {
 		return err
 	}
-	acts, err := a.Store.Actions(r.Context(), q)
+	page, err := a.Service.Actions(r.Context(), a.actor(r), q)
 	if err != nil {
 		return err
 	}
-	var next *string
-	if len(acts) > p.Limit {
-		acts = acts[:p.Limit]
-		last := &acts[len(acts)-1]
-		next = keyCursor(actionsCursor, last.At, last.ID)
-	}
-	out := make([]actionView, len(acts))
-	for i, x := range acts {
+	out := make([]actionView, len(page.Actions))
+	for i, x := range page.Actions {
 		out[i] = actionView{ID: itoa(x.ID), At: x.At.UTC().Format(time.RFC3339Nano), Operator: x.Actor.Operator, IP: x.Actor.IP,
 			RequestID: x.Actor.RequestID, Action: x.Action, Target: x.Target, AccountID: x.AccountID, Before: x.Before, After: x.After}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "actions": out, "nextCursor": next})
+	writeJSON(w, http.StatusOK, actionsAnswer{Success: true, Actions: out, NextCursor: nextCursor(service.ActionsCursor, page.Next)})
 	return nil
 }

@@ -1,11 +1,11 @@
 package httpapi
 
 import (
-	"context"
 	"net/http"
 	"time"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/service"
 )
 
 // adminOrder is an order as the operator sees it: the reseller shape plus
@@ -76,60 +76,52 @@ type orderEvent struct {
 	Note string `json:"note"`
 }
 
-// viewOrder is the answer about one order, with its whole history (placed,
-// the events the store recorded, and its final state), its charge and any
-// refund, and its supplier attempts.
-func (a *admin) viewOrder(ctx context.Context, o *topupd.Order) (adminOrderView, error) {
-	events, err := a.Store.OrderEvents(ctx, o.Seq)
-	if err != nil {
-		return adminOrderView{}, err
-	}
-	story := topupd.OrderHistory(o, events)
-	history := make([]orderEvent, len(story))
-	for i, e := range story {
+// viewDetail is the answer about one order: the order, its whole history
+// (placed, the events the store recorded, and its final state), its charge
+// and any refund, and its supplier attempts.
+func (a *admin) viewDetail(d *service.OrderDetail) adminOrderView {
+	history := make([]orderEvent, len(d.History))
+	for i, e := range d.History {
 		history[i] = orderEvent{At: e.At.UTC().Format(time.RFC3339Nano), Kind: e.Kind, Note: e.Note}
 	}
-	entries, err := a.Store.OrderEntries(ctx, o.Seq)
-	if err != nil {
-		return adminOrderView{}, err
-	}
-	attempts, err := a.Store.SupplierAttempts(ctx, o.Seq)
-	if err != nil {
-		return adminOrderView{}, err
-	}
-	return adminOrderView{Success: true, adminOrder: a.orderItem(o), History: history, Ledger: viewEntries(entries),
-		SupplierAttempts: viewAttempts(attempts)}, nil
+	return adminOrderView{Success: true, adminOrder: a.orderItem(&d.Order), History: history, Ledger: viewEntries(d.Ledger),
+		SupplierAttempts: viewAttempts(d.SupplierAttempts)}
 }
 
-// writeOrder answers one order with its history.
+// writeOrder answers an order an operation answered, with its history.
 func (a *admin) writeOrder(w http.ResponseWriter, r *http.Request, o *topupd.Order) error {
-	v, err := a.viewOrder(r.Context(), o)
+	d, err := a.Service.Detail(r.Context(), a.actor(r), *o)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, v)
+	writeJSON(w, http.StatusOK, a.viewDetail(&d))
 	return nil
 }
 
-// orderItem is one order in the admin shape, as lists hold it. Every
-// admin view of an order is made here, so that none shows a delivered
-// code in full: each is masked (topupd.MaskCode). GET
-// /admin/orders/{orderId}/codes, the owner's and logged, is the one way to
-// read them.
+// orderItem is one order in the admin shape, as lists hold it. The
+// service masks every code of the orders it reads (topupd.MaskCode):
+// GET /admin/orders/{orderId}/codes, the owner's and logged, is the one
+// way to read them.
 func (a *admin) orderItem(o *topupd.Order) adminOrder {
-	v := viewOrder(o, a.Now())
-	v.Codes = topupd.MaskCodes(v.Codes)
 	return adminOrder{ID: itoa(o.Seq), AccountID: o.AccountID, Provider: o.Provider, Upstream: o.Upstream,
 		UpstreamPID: o.UpstreamPID, SupplierRef: o.SupplierRef, Attempts: o.Attempts, Alert: o.Alert, CostUsd: o.Cost,
-		DeadlineAt: o.DeadlineAt.UTC().Format(time.RFC3339Nano), orderView: v}
+		DeadlineAt: o.DeadlineAt.UTC().Format(time.RFC3339Nano), orderView: viewOrder(o, a.Now())}
+}
+
+// orderCodesAnswer is an order's delivered codes in full.
+type orderCodesAnswer struct {
+	Success   bool     `json:"success"`
+	OrderID   string   `json:"orderId"`
+	ID        string   `json:"id"`
+	AccountID string   `json:"accountId"`
+	Status    string   `json:"status"`
+	Codes     []string `json:"codes"`
 }
 
 // orderCodes answers an order's delivered codes in full: the owner's
-// alone (PermOrderCodes). The store reads them in the transaction that
-// records the read in the action log (order.codes-viewed), so that no code
-// is answered unless that record is committed.
+// alone, each read recorded in the action log (service.OrderCodes).
 func (a *admin) orderCodes(w http.ResponseWriter, r *http.Request) error {
-	o, err := a.Store.OrderCodes(r.Context(), r.PathValue("orderId"))
+	o, err := a.Service.OrderCodes(r.Context(), a.actor(r), r.PathValue("orderId"))
 	if err != nil {
 		return err
 	}
@@ -138,8 +130,8 @@ func (a *admin) orderCodes(w http.ResponseWriter, r *http.Request) error {
 		codes = []string{}
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "orderId": o.ID, "id": itoa(o.Seq), "accountId": o.AccountID,
-		"status": string(o.Status), "codes": codes})
+	writeJSON(w, http.StatusOK, orderCodesAnswer{Success: true, OrderID: o.ID, ID: itoa(o.Seq), AccountID: o.AccountID,
+		Status: string(o.Status), Codes: codes})
 	return nil
 }
 
@@ -148,38 +140,39 @@ func (a *admin) listOrders(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	q.Now = a.Now()
 	return a.writeOrders(w, r, q)
 }
 
-// writeOrders answers the page of orders a query selects, in the admin
-// shape, with the cursor of the next page (null on the last).
+// orderPageAnswer is a page of orders in the admin shape, with the cursor
+// of the next page (null on the last).
+type orderPageAnswer struct {
+	Success    bool         `json:"success"`
+	Count      int          `json:"count"`
+	Orders     []adminOrder `json:"orders"`
+	NextCursor *string      `json:"nextCursor"`
+}
+
+// writeOrders answers the page of orders a query selects (service.Orders).
 func (a *admin) writeOrders(w http.ResponseWriter, r *http.Request, q topupd.OrdersQuery) error {
-	q.Limit++ // one more than asked tells whether a next page exists
-	orders, err := a.Store.Orders(r.Context(), q)
+	page, err := a.Service.Orders(r.Context(), a.actor(r), q)
 	if err != nil {
 		return err
 	}
-	var next *string
-	if len(orders) == q.Limit {
-		orders = orders[:q.Limit-1]
-		last := &orders[len(orders)-1]
-		next = keyCursor(ordersCursor, last.CreatedAt, last.Seq)
+	out := make([]adminOrder, len(page.Orders))
+	for i := range page.Orders {
+		out[i] = a.orderItem(&page.Orders[i])
 	}
-	out := make([]adminOrder, len(orders))
-	for i := range orders {
-		out[i] = a.orderItem(&orders[i])
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "count": len(out), "orders": out, "nextCursor": next})
+	writeJSON(w, http.StatusOK, orderPageAnswer{Success: true, Count: len(out), Orders: out, NextCursor: nextCursor(service.OrdersCursor, page.Next)})
 	return nil
 }
 
 func (a *admin) getOrder(w http.ResponseWriter, r *http.Request) error {
-	o, err := a.Store.Order(r.Context(), "", r.PathValue("orderId"))
+	d, err := a.Service.OrderDetail(r.Context(), a.actor(r), r.PathValue("orderId"))
 	if err != nil {
 		return err
 	}
-	return a.writeOrder(w, r, &o)
+	writeJSON(w, http.StatusOK, a.viewDetail(&d))
+	return nil
 }
 
 func (a *admin) completeOrder(w http.ResponseWriter, r *http.Request) error {
@@ -221,12 +214,13 @@ type settingsView struct {
 	SimCallMs              int          `json:"simCallMs"`
 }
 
+// viewSettings shows the settings.
 func viewSettings(s topupd.Settings) settingsView {
 	return settingsView{s.Maintenance, s.OrdersDisabled, s.EligibilityMinTopup, s.SimDelayMs, s.SimCallMs}
 }
 
 func (a *admin) getSettings(w http.ResponseWriter, r *http.Request) error {
-	s, err := a.Store.Settings(r.Context())
+	s, err := a.Service.Settings(r.Context(), a.actor(r))
 	if err != nil {
 		return err
 	}
@@ -260,12 +254,9 @@ func (a *admin) patchSettings(w http.ResponseWriter, r *http.Request) error {
 	if err := obj.done(); err != nil {
 		return err
 	}
-	s, err := a.Store.UpdateSettings(r.Context(), p)
+	s, err := a.Service.UpdateSettings(r.Context(), a.actor(r), p)
 	if err != nil {
 		return err
-	}
-	if a.Wake != nil {
-		a.Wake()
 	}
 	writeJSON(w, http.StatusOK, viewSettings(s))
 	return nil

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/service"
 )
 
 // Paging of the admin lists: limit is 1 to maxPage, defaultPage when absent.
@@ -31,8 +32,8 @@ type page struct {
 // The kinds of cursors: each list's cursors start with its letter, so that
 // one list's cursor is refused by another.
 const (
-	ordersCursor   = "o"
-	actionsCursor  = "x"
+	ordersCursor   = service.OrdersCursor
+	actionsCursor  = service.ActionsCursor
 	accountsCursor = "a"
 )
 
@@ -42,10 +43,14 @@ func cursorOf(kind, row string) *string {
 	return &c
 }
 
-// keyCursor spells the cursor of a timed list's next page: the last row's
-// time in Unix milliseconds, a dot, and its number.
-func keyCursor(kind string, at time.Time, seq int64) *string {
-	return cursorOf(kind, strconv.FormatInt(at.UnixMilli(), 10)+"."+strconv.FormatInt(seq, 10))
+// nextCursor spells the cursor of a timed list's next page
+// (service.ListCursor), or nil on the last page.
+func nextCursor(kind string, next *topupd.ListKey) *string {
+	if next == nil {
+		return nil
+	}
+	c := service.ListCursor(kind, *next)
+	return &c
 }
 
 // parsePage reads the paging parameters, limit and cursor (one of kind's),
@@ -84,13 +89,11 @@ func parsePage(v url.Values, known map[string]bool, kind string) (page, error) {
 			q.After = row
 			return q, nil
 		}
-		at, seq, _ := strings.Cut(row, ".")
-		ms, err1 := strconv.ParseInt(at, 10, 64)
-		n, err2 := strconv.ParseInt(seq, 10, 64)
-		if err1 != nil || err2 != nil || n < 1 || ms < 0 {
-			return q, bad
+		before, err := service.ParseListCursor(kind, s)
+		if err != nil {
+			return q, err
 		}
-		q.Before = &topupd.ListKey{At: time.UnixMilli(ms).UTC(), Seq: n}
+		q.Before = before
 	}
 	return q, nil
 }

@@ -2,16 +2,10 @@ package httpapi
 
 import (
 	"net/http"
-	"net/url"
-	"strconv"
 	"time"
 
 	"github.com/topupd/topupd"
 )
-
-// maxReportSpan is the longest period one sales report covers: a year,
-// leap or not.
-const maxReportSpan = 366 * 24 * time.Hour
 
 // salesRow is one row of a sales report as the API shows it.
 type salesRow struct {
@@ -33,6 +27,16 @@ func newSalesRow(r topupd.SalesRow) salesRow {
 		RevenueUsd: r.Revenue, RefundsUsd: r.Refunds, NetUsd: r.Net(), CostUsd: r.Cost, MarginUsd: r.Margin()}
 }
 
+// salesAnswer is a sales report with its total.
+type salesAnswer struct {
+	Success bool              `json:"success"`
+	From    string            `json:"from"`
+	To      string            `json:"to"`
+	GroupBy topupd.SalesGroup `json:"groupBy"`
+	Rows    []salesRow        `json:"rows"`
+	Total   salesRow          `json:"total"`
+}
+
 // salesReport answers the sales of orders created in [from, to), grouped by
 // groupBy (day when absent), with their total, in JSON or, with
 // format=csv, as text/csv.
@@ -41,59 +45,28 @@ func (a *admin) salesReport(w http.ResponseWriter, r *http.Request) error {
 	if err := knownParams(v, "from", "to", "groupBy", "format"); err != nil {
 		return err
 	}
-	from, to, err := reportSpan(v)
+	from, to, err := parseSpan(v)
 	if err != nil {
 		return err
-	}
-	by := topupd.ByDay
-	if g := v.Get("groupBy"); g != "" {
-		if by, err = topupd.ParseSalesGroup(g); err != nil {
-			return err
-		}
 	}
 	csvOut, err := wantCSV(v)
 	if err != nil {
 		return err
 	}
-	report, err := a.Store.SalesReport(r.Context(), from, to, by)
+	report, err := a.Service.SalesReport(r.Context(), a.actor(r), from, to, topupd.SalesGroup(v.Get("groupBy")))
 	if err != nil {
 		return err
 	}
-	rows := make([]salesRow, len(report))
-	total := topupd.SalesRow{Key: "total"}
-	for i, row := range report {
-		rows[i] = newSalesRow(row)
-		total.Add(row)
-	}
 	if csvOut {
-		out := [][]string{{"key", "orders", "completed", "cancelled", "processing", "revenueUsd", "refundsUsd", "netUsd", "costUsd", "marginUsd"}}
-		for _, row := range rows {
-			out = append(out, []string{cell(row.Key), strconv.FormatInt(row.Orders, 10), strconv.FormatInt(row.Completed, 10),
-				strconv.FormatInt(row.Cancelled, 10), strconv.FormatInt(row.Processing, 10),
-				row.RevenueUsd.String(), row.RefundsUsd.String(), row.NetUsd.String(), row.CostUsd.String(), row.MarginUsd.String()})
-		}
-		return writeCSV(w, "sales-by-"+string(by)+".csv", out)
+		return writeCSV(w, "sales-by-"+string(report.By)+".csv", report.CSV())
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "from": rfc3339(from), "to": rfc3339(to), "groupBy": by,
-		"rows": rows, "total": newSalesRow(total)})
+	rows := make([]salesRow, len(report.Rows))
+	for i, row := range report.Rows {
+		rows[i] = newSalesRow(row)
+	}
+	writeJSON(w, http.StatusOK, salesAnswer{Success: true, From: rfc3339(report.From), To: rfc3339(report.To), GroupBy: report.By,
+		Rows: rows, Total: newSalesRow(report.Total)})
 	return nil
-}
-
-// reportSpan reads a report's period: from and to, both required, from
-// before to, at most maxReportSpan apart.
-func reportSpan(v url.Values) (from, to time.Time, err error) {
-	if from, to, err = parseSpan(v); err != nil {
-		return from, to, err
-	}
-	switch {
-	case from.IsZero() || to.IsZero():
-		return from, to, topupd.Errorf(topupd.EInvalidRequest, "from and to: both are required")
-	case !from.Before(to):
-		return from, to, topupd.Errorf(topupd.EInvalidRequest, "from: must be before to")
-	case to.Sub(from) > maxReportSpan:
-		return from, to, topupd.Errorf(topupd.EInvalidRequest, "to: at most 366 days after from")
-	}
-	return from, to, nil
 }
 
 // durationLine is how long one line's orders took to a final state, as the
@@ -103,6 +76,15 @@ type durationLine struct {
 	Orders int64  `json:"orders"`
 	P50Ms  *int64 `json:"p50Ms"`
 	P95Ms  *int64 `json:"p95Ms"`
+}
+
+// durationsAnswer is the durations report: from and to are the whole days
+// read.
+type durationsAnswer struct {
+	Success bool           `json:"success"`
+	From    string         `json:"from"`
+	To      string         `json:"to"`
+	Lines   []durationLine `json:"lines"`
 }
 
 // durationMs spells an upper bound of a percentile in milliseconds, null
@@ -118,25 +100,23 @@ func durationMs(d time.Duration) *int64 {
 // durationsReport answers, per line, how many orders created on the whole
 // UTC days that [from, to) touches reached a final state, and upper bounds
 // of the median and 95th percentile of their time from placed to final.
-// from and to in the answer are the whole days read.
 func (a *admin) durationsReport(w http.ResponseWriter, r *http.Request) error {
 	v := r.URL.Query()
 	if err := knownParams(v, "from", "to"); err != nil {
 		return err
 	}
-	from, to, err := reportSpan(v)
+	from, to, err := parseSpan(v)
 	if err != nil {
 		return err
 	}
-	rows, err := a.Store.Durations(r.Context(), from, to)
+	rep, err := a.Service.Durations(r.Context(), a.actor(r), from, to)
 	if err != nil {
 		return err
 	}
-	lines := make([]durationLine, len(rows))
-	for i, row := range rows {
+	lines := make([]durationLine, len(rep.Lines))
+	for i, row := range rep.Lines {
 		lines[i] = durationLine{Slug: row.Slug, Orders: row.Orders, P50Ms: durationMs(row.P50), P95Ms: durationMs(row.P95)}
 	}
-	first, end := topupd.WholeDays(from, to)
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "from": rfc3339(first), "to": rfc3339(end), "lines": lines})
+	writeJSON(w, http.StatusOK, durationsAnswer{Success: true, From: rfc3339(rep.From), To: rfc3339(rep.To), Lines: lines})
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/service"
 )
 
 // statementEntry is one entry of a statement as the API shows it.
@@ -20,6 +21,17 @@ type statementEntry struct {
 	PID             string       `json:"pid,omitempty"`
 }
 
+// statementAnswer is an account's statement.
+type statementAnswer struct {
+	Success           bool             `json:"success"`
+	AccountID         string           `json:"accountId"`
+	From              string           `json:"from"`
+	To                string           `json:"to"`
+	OpeningBalanceUsd topupd.Money     `json:"openingBalanceUsd"`
+	ClosingBalanceUsd topupd.Money     `json:"closingBalanceUsd"`
+	Entries           []statementEntry `json:"entries"`
+}
+
 // statement answers an account's statement for [from, to), in JSON or, with
 // format=csv, as text/csv.
 func (a *admin) statement(w http.ResponseWriter, r *http.Request) error {
@@ -31,40 +43,25 @@ func (a *admin) statement(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	switch {
-	case from.IsZero() || to.IsZero():
-		return topupd.Errorf(topupd.EInvalidRequest, "from and to: both are required")
-	case !from.Before(to):
-		return topupd.Errorf(topupd.EInvalidRequest, "from: must be before to")
-	}
 	csvOut, err := wantCSV(v)
 	if err != nil {
 		return err
 	}
 	id := r.PathValue("id")
-	if _, err := a.Store.Account(r.Context(), id); err != nil {
-		return err
-	}
-	st, err := a.Store.Statement(r.Context(), id, from, to)
+	st, err := a.Service.Statement(r.Context(), a.actor(r), id, from, to)
 	if err != nil {
 		return err
+	}
+	if csvOut {
+		return writeCSV(w, "statement-"+id+".csv", service.StatementCSV(st))
 	}
 	entries := make([]statementEntry, len(st.Entries))
 	for i, e := range st.Entries {
 		entries[i] = statementEntry{At: rfc3339(e.CreatedAt), Kind: string(e.Kind), AmountUsd: e.Amount, BalanceAfterUsd: e.BalanceAfter,
 			Reference: e.Reference, OrderID: e.OrderID, TrxID: e.TrxID, PID: e.PID}
 	}
-	if csvOut {
-		rows := [][]string{{"at", "kind", "amountUsd", "balanceAfterUsd", "reference", "orderId", "trxid", "pid"},
-			{rfc3339(from), "opening", "", st.Opening.String(), "", "", "", ""}}
-		for _, e := range entries {
-			rows = append(rows, []string{e.At, e.Kind, e.AmountUsd.String(), e.BalanceAfterUsd.String(), cell(e.Reference), e.OrderID, cell(e.TrxID), e.PID})
-		}
-		rows = append(rows, []string{rfc3339(to), "closing", "", st.Closing.String(), "", "", "", ""})
-		return writeCSV(w, "statement-"+id+".csv", rows)
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "accountId": id, "from": rfc3339(from), "to": rfc3339(to),
-		"openingBalanceUsd": st.Opening, "closingBalanceUsd": st.Closing, "entries": entries})
+	writeJSON(w, http.StatusOK, statementAnswer{Success: true, AccountID: id, From: rfc3339(from), To: rfc3339(to),
+		OpeningBalanceUsd: st.Opening, ClosingBalanceUsd: st.Closing, Entries: entries})
 	return nil
 }
 
@@ -94,15 +91,6 @@ func wantCSV(v map[string][]string) (bool, error) {
 		return true, nil
 	}
 	return false, topupd.Errorf(topupd.EInvalidRequest, "format: json or csv")
-}
-
-// cell makes a text cell safe to open in a spreadsheet: one that starts as
-// a formula would is quoted with a leading apostrophe.
-func cell(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		return "'" + s
-	}
-	return s
 }
 
 // writeCSV answers rows as a CSV download.
