@@ -10,6 +10,7 @@ import (
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/client"
+	"github.com/topupd/topupd/service"
 )
 
 // LargeCredit is the amount ($1,000) from which a credit asks to be confirmed.
@@ -265,12 +266,12 @@ func (c *Console) statementCSV(w http.ResponseWriter, r *http.Request, s *sessio
 	if err != nil {
 		return err
 	}
-	v := url.Values{"from": {from.Format(time.RFC3339)}, "to": {to.AddDate(0, 0, 1).Format(time.RFC3339)}, "format": {"csv"}}
-	var body []byte
-	if err := c.Admin.Do(s.ctx, http.MethodGet, "/admin/accounts/"+url.PathEscape(id)+"/statement?"+v.Encode(), nil, &body); err != nil {
+	// To the second, as the admin API's from and to were spelt.
+	st, err := c.Service.Statement(r.Context(), s.actor, id, from.Truncate(time.Second), to.AddDate(0, 0, 1).Truncate(time.Second))
+	if err != nil {
 		return err
 	}
-	return sendCSV(w, "statement-"+id+"-"+from.Format(time.DateOnly)+".csv", body)
+	return sendCSVRows(w, "statement-"+id+"-"+from.Format(time.DateOnly)+".csv", service.StatementCSV(st))
 }
 
 // sendCSV answers a CSV download.

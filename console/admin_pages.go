@@ -1,6 +1,8 @@
 package console
 
 import (
+	"bytes"
+	"encoding/csv"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -11,13 +13,14 @@ import (
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/client"
+	"github.com/topupd/topupd/service"
 )
 
 // suppliersData is the suppliers page.
 type suppliersData struct {
 	Providers []client.Health
 	Upstreams []client.UpstreamServer
-	Stuck     []client.AdminOrder
+	Stuck     []topupd.Order
 }
 
 // suppliers shows each provider and upstream with its health and alerts,
@@ -31,7 +34,7 @@ func (c *Console) suppliers(w http.ResponseWriter, r *http.Request, s *session) 
 	if d.Upstreams, err = c.Admin.Upstreams(s.ctx); err != nil {
 		return err
 	}
-	stuck, err := c.Admin.StuckOrders(s.ctx)
+	stuck, err := c.Service.StuckOrders(r.Context(), s.actor, 0, nil)
 	if err != nil {
 		return err
 	}
@@ -53,7 +56,7 @@ func (c *Console) putUpstream(w http.ResponseWriter, r *http.Request, s *session
 type reportData struct {
 	From, To, GroupBy string
 	Groups            []topupd.SalesGroup
-	Report            client.SalesReport
+	Report            service.SalesReport
 	CSV               template.URL
 }
 
@@ -79,7 +82,7 @@ func (c *Console) reports(w http.ResponseWriter, r *http.Request, s *session) er
 	if d.GroupBy == "" {
 		d.GroupBy = "day"
 	}
-	if d.Report, err = c.Admin.SalesReport(s.ctx, from, to, d.GroupBy); err != nil {
+	if d.Report, err = c.Service.SalesReport(r.Context(), s.actor, from, to, topupd.SalesGroup(d.GroupBy)); err != nil {
 		return err
 	}
 	d.CSV = template.URL(url.Values{"from": {d.From}, "to": {d.To}, "groupBy": {d.GroupBy}}.Encode())
@@ -94,22 +97,33 @@ func (c *Console) reportCSV(w http.ResponseWriter, r *http.Request, s *session) 
 	if err != nil {
 		return err
 	}
-	v := url.Values{"from": {from.Format(time.RFC3339)}, "to": {to.Format(time.RFC3339)}, "groupBy": {q.Get("groupBy")}, "format": {"csv"}}
-	if v.Get("groupBy") == "" {
-		v.Set("groupBy", "day")
+	by := q.Get("groupBy")
+	if by == "" {
+		by = "day"
 	}
-	var body []byte
-	if err := c.Admin.Do(s.ctx, http.MethodGet, "/admin/reports/sales?"+v.Encode(), nil, &body); err != nil {
+	rep, err := c.Service.SalesReport(r.Context(), s.actor, from, to, topupd.SalesGroup(by))
+	if err != nil {
 		return err
 	}
-	return sendCSV(w, fmt.Sprintf("sales-by-%s-%s.csv", v.Get("groupBy"), from.Format(time.DateOnly)), body)
+	return sendCSVRows(w, fmt.Sprintf("sales-by-%s-%s.csv", by, from.Format(time.DateOnly)), rep.CSV())
+}
+
+// sendCSVRows answers rows as a CSV download, spelt as the admin API
+// spells them.
+func sendCSVRows(w http.ResponseWriter, name string, rows [][]string) error {
+	var b bytes.Buffer
+	cw := csv.NewWriter(&b)
+	if err := cw.WriteAll(rows); err != nil {
+		return err
+	}
+	return sendCSV(w, name, b.Bytes())
 }
 
 // operatorsData is the operators page.
 type operatorsData struct {
-	Operators []client.Operator
+	Operators []topupd.Operator
 	Roles     []string
-	Link      *client.SetupLink
+	Link      *service.SetupLink
 	LinkFor   string
 }
 
@@ -121,7 +135,7 @@ func (c *Console) operators(w http.ResponseWriter, r *http.Request, s *session) 
 
 // operatorsPage renders the operators page with d's link, if any.
 func (c *Console) operatorsPage(w http.ResponseWriter, r *http.Request, s *session, status int, d operatorsData) error {
-	ops, err := c.Admin.Operators(s.ctx)
+	ops, err := c.Service.Operators(r.Context(), s.actor)
 	if err != nil {
 		return err
 	}
@@ -133,7 +147,7 @@ func (c *Console) operatorsPage(w http.ResponseWriter, r *http.Request, s *sessi
 // addOperator creates an operator and shows their setup link once.
 func (c *Console) addOperator(w http.ResponseWriter, r *http.Request, s *session) error {
 	name := strings.TrimSpace(r.PostFormValue("name"))
-	if _, err := c.Admin.CreateOperator(s.ctx, name, r.PostFormValue("role")); err != nil {
+	if _, _, err := c.Service.CreateOperator(r.Context(), s.actor, name, topupd.Role(r.PostFormValue("role"))); err != nil {
 		return err
 	}
 	return c.setupLinkFor(w, r, s, name)
@@ -144,9 +158,11 @@ func (c *Console) setupLink(w http.ResponseWriter, r *http.Request, s *session) 
 	return c.setupLinkFor(w, r, s, r.PathValue("name"))
 }
 
-// setupLinkFor makes and shows a setup link.
+// setupLinkFor makes and shows a setup link: it starts with the console's
+// address as the browser asked for it, unless the console's public
+// address is set.
 func (c *Console) setupLinkFor(w http.ResponseWriter, r *http.Request, s *session, name string) error {
-	link, err := c.Admin.SetupLink(s.ctx, name)
+	link, err := c.Service.CreateSetupLink(r.Context(), s.actor, name, "http://"+r.Host+"/console/")
 	if err != nil {
 		return err
 	}
@@ -157,17 +173,18 @@ func (c *Console) setupLinkFor(w http.ResponseWriter, r *http.Request, s *sessio
 // disabling asks to be confirmed.
 func (c *Console) patchOperator(w http.ResponseWriter, r *http.Request, s *session) error {
 	name := r.PathValue("name")
-	f := map[string]any{}
-	if role := r.PostFormValue("role"); role != "" {
-		f["role"] = role
+	var p topupd.OperatorPatch
+	if role := topupd.Role(r.PostFormValue("role")); role != "" {
+		p.Role = &role
 	}
 	if d := r.PostFormValue("disabled"); d != "" {
-		f["disabled"] = d == "yes"
-		if d == "yes" && !c.confirmed(w, r, s, "Disable operator "+name+"? Their tokens and console sessions stop working.", "/console/operators") {
+		disabled := d == "yes"
+		p.Disabled = &disabled
+		if disabled && !c.confirmed(w, r, s, "Disable operator "+name+"? Their tokens and console sessions stop working.", "/console/operators") {
 			return nil
 		}
 	}
-	if err := c.Admin.PatchOperator(s.ctx, name, f); err != nil {
+	if _, err := c.Service.UpdateOperator(r.Context(), s.actor, name, p); err != nil {
 		return err
 	}
 	return c.done(w, r, "/console/operators", "Operator "+name+" is saved.")
@@ -182,43 +199,41 @@ type actionsData struct {
 
 // actionRow is one action with its changes in words.
 type actionRow struct {
-	client.Action
-	Changes string
+	At                                      time.Time
+	Operator, IP, Action, Target, AccountID string
+	Changes                                 string
 }
 
 // actions shows the action log, newest first, filtered by operator,
 // account, action and day.
 func (c *Console) actions(w http.ResponseWriter, r *http.Request, s *session) error {
 	q := r.URL.Query()
-	v := url.Values{}
-	for _, k := range []string{"operator", "accountId", "action", "cursor"} {
-		if x := strings.TrimSpace(q.Get(k)); x != "" {
-			v.Set(k, x)
-		}
+	aq := topupd.ActionsQuery{Operator: strings.TrimSpace(q.Get("operator")), AccountID: strings.TrimSpace(q.Get("accountId")),
+		Action: strings.TrimSpace(q.Get("action")), Limit: 50}
+	var err error
+	if aq.From, err = dayParam(q, "from", time.Time{}); err != nil {
+		return err
 	}
-	for _, k := range []string{"from", "to"} {
-		t, err := dayParam(q, k, time.Time{})
-		if err != nil {
-			return err
-		}
-		if !t.IsZero() {
-			if k == "to" {
-				t = t.AddDate(0, 0, 1)
-			}
-			v.Set(k, t.Format(time.RFC3339))
-		}
+	if aq.To, err = dayParam(q, "to", time.Time{}); err != nil {
+		return err
 	}
-	v.Set("limit", "50")
-	page, err := c.Admin.Actions(s.ctx, v)
+	if !aq.To.IsZero() {
+		aq.To = aq.To.AddDate(0, 0, 1) // the whole day named
+	}
+	if aq.Before, err = service.ParseListCursor(service.ActionsCursor, strings.TrimSpace(q.Get("cursor"))); err != nil {
+		return err
+	}
+	page, err := c.Service.Actions(r.Context(), s.actor, aq)
 	if err != nil {
 		return err
 	}
 	d := actionsData{Q: q}
 	for _, a := range page.Actions {
-		d.Actions = append(d.Actions, actionRow{Action: a, Changes: changes(a.Before, a.After)})
+		d.Actions = append(d.Actions, actionRow{At: a.At, Operator: a.Actor.Operator, IP: a.Actor.IP, Action: a.Action, Target: a.Target,
+			AccountID: a.AccountID, Changes: changes(a.Before, a.After)})
 	}
-	if page.NextCursor != "" {
-		d.Next = pageQuery(q, "cursor", page.NextCursor)
+	if page.Next != nil {
+		d.Next = pageQuery(q, "cursor", service.ListCursor(service.ActionsCursor, *page.Next))
 	}
 	c.render(w, r, s, http.StatusOK, "actions", "Action log", d)
 	return nil
@@ -259,7 +274,7 @@ func changes(before, after map[string]any) string {
 
 // settings shows maintenance and orders-off with their switches.
 func (c *Console) settings(w http.ResponseWriter, r *http.Request, s *session) error {
-	st, err := c.Admin.Settings(s.ctx)
+	st, err := c.Service.Settings(r.Context(), s.actor)
 	if err != nil {
 		return err
 	}
@@ -281,7 +296,13 @@ func (c *Console) setSetting(w http.ResponseWriter, r *http.Request, s *session)
 	if !c.confirmed(w, r, s, verb+what+"?", "/console/settings") {
 		return nil
 	}
-	if _, err := c.Admin.PatchSettings(s.ctx, map[string]any{name: on}); err != nil {
+	var p topupd.SettingsPatch
+	if name == "maintenance" {
+		p.Maintenance = &on
+	} else {
+		p.OrdersDisabled = &on
+	}
+	if _, err := c.Service.UpdateSettings(r.Context(), s.actor, p); err != nil {
 		return err
 	}
 	return c.done(w, r, "/console/settings", "Saved: "+strings.ToLower(verb)+what+".")

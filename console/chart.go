@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/topupd/topupd/client"
+	"github.com/topupd/topupd"
 )
 
 // chart is a bar chart drawn as SVG by the template: no script, no style
@@ -12,23 +12,23 @@ import (
 type chart struct {
 	Width, Height int
 	Bars          []bar
-	Max           client.Money
+	Max           topupd.Money
 }
 
 // bar is one day's bar, placed already.
 type bar struct {
 	X, Y, W, H int
 	Label      string
-	Value      client.Money
+	Value      topupd.Money
 	Tick       bool
 }
 
 // revenueChart draws revenue per day.
-func revenueChart(days []client.SalesRow) chart {
+func revenueChart(days []topupd.SalesRow) chart {
 	const width, height, top, bottom = 900, 220, 10, 20
 	c := chart{Width: width, Height: height}
 	for _, d := range days {
-		c.Max = max(c.Max, d.RevenueUSD)
+		c.Max = max(c.Max, d.Revenue)
 	}
 	if len(days) == 0 {
 		return c
@@ -37,9 +37,9 @@ func revenueChart(days []client.SalesRow) chart {
 	for i, d := range days {
 		h := 0
 		if c.Max > 0 {
-			h = int(int64(d.RevenueUSD) * int64(height-top-bottom) / int64(c.Max))
+			h = int(int64(d.Revenue) * int64(height-top-bottom) / int64(c.Max))
 		}
-		c.Bars = append(c.Bars, bar{X: i * step, Y: height - bottom - h, W: step - 2, H: h, Label: d.Key[5:], Value: d.RevenueUSD,
+		c.Bars = append(c.Bars, bar{X: i * step, Y: height - bottom - h, W: step - 2, H: h, Label: d.Key[5:], Value: d.Revenue,
 			Tick: i%5 == 0 || i == len(days)-1})
 	}
 	return c
@@ -48,7 +48,7 @@ func revenueChart(days []client.SalesRow) chart {
 // durText is an upper bound of a time to a final state, in words.
 func durText(d time.Duration) string {
 	switch {
-	case d >= client.DurationOverflow:
+	case d >= topupd.DurationOverflow:
 		return "> 48 h"
 	case d < time.Second:
 		return "≤ " + strconv.FormatInt(d.Milliseconds(), 10) + " ms"

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"strings"
@@ -17,7 +18,7 @@ type dashData struct {
 	// Chart is revenue per day over the last 30 days.
 	Chart     chart
 	Gauges    topupd.Gauges
-	Stuck     []client.AdminOrder
+	Stuck     []topupd.Order
 	Alerts    []client.Health
 	LowStock  []client.Pack
 	Providers int
@@ -28,13 +29,13 @@ type dashData struct {
 // lineDurations is one line's times to a final state in each period.
 type lineDurations struct {
 	Slug  string
-	Cells []client.DurationLine
+	Cells []topupd.DurationRow
 }
 
 // period sums a report's days.
 type period struct {
 	Label string
-	client.SalesRow
+	topupd.SalesRow
 	Success string
 }
 
@@ -47,7 +48,7 @@ func (c *Console) dashboard(w http.ResponseWriter, r *http.Request, s *session) 
 	if d.Gauges, err = c.Store.Gauges(r.Context()); err != nil {
 		return err
 	}
-	stuck, err := c.Admin.StuckOrders(s.ctx)
+	stuck, err := c.Service.StuckOrders(r.Context(), s.actor, 0, nil)
 	if err != nil {
 		return err
 	}
@@ -66,7 +67,7 @@ func (c *Console) dashboard(w http.ResponseWriter, r *http.Request, s *session) 
 		return err
 	}
 	if s.may(topupd.PermReports) {
-		if err := c.takings(s, &d); err != nil {
+		if err := c.takings(r.Context(), s, &d); err != nil {
 			return err
 		}
 	}
@@ -75,19 +76,19 @@ func (c *Console) dashboard(w http.ResponseWriter, r *http.Request, s *session) 
 }
 
 // takings fills the periods and the chart from one sales report by day.
-func (c *Console) takings(s *session, d *dashData) error {
+func (c *Console) takings(ctx context.Context, s *session, d *dashData) error {
 	today := c.Now().UTC().Truncate(24 * time.Hour)
 	from, to := today.AddDate(0, 0, -29), today.AddDate(0, 0, 1)
-	rep, err := c.Admin.SalesReport(s.ctx, from, to, "day")
+	rep, err := c.Service.SalesReport(ctx, s.actor, from, to, topupd.ByDay)
 	if err != nil {
 		return err
 	}
-	byDay := map[string]client.SalesRow{}
+	byDay := map[string]topupd.SalesRow{}
 	for _, row := range rep.Rows {
 		byDay[row.Key] = row
 	}
 	d.Periods = []period{{Label: "Today"}, {Label: "7 days"}, {Label: "30 days"}}
-	var days []client.SalesRow
+	var days []topupd.SalesRow
 	for i := 29; i >= 0; i-- {
 		day := today.AddDate(0, 0, -i).Format(time.DateOnly)
 		row := byDay[day]
@@ -104,14 +105,14 @@ func (c *Console) takings(s *session, d *dashData) error {
 		p.Success = pctText(p.Completed, p.Completed+p.Cancelled)
 	}
 	d.Chart = revenueChart(days)
-	return c.durations(s, d, today)
+	return c.durations(ctx, s, d, today)
 }
 
 // durations fills each line's p50 and p95 times for the three periods.
-func (c *Console) durations(s *session, d *dashData, today time.Time) error {
+func (c *Console) durations(ctx context.Context, s *session, d *dashData, today time.Time) error {
 	at := map[string]int{}
 	for i, span := range []int{1, 7, 30} {
-		rep, err := c.Admin.Durations(s.ctx, today.AddDate(0, 0, 1-span), today.AddDate(0, 0, 1))
+		rep, err := c.Service.Durations(ctx, s.actor, today.AddDate(0, 0, 1-span), today.AddDate(0, 0, 1))
 		if err != nil {
 			return err
 		}
@@ -120,7 +121,7 @@ func (c *Console) durations(s *session, d *dashData, today time.Time) error {
 			if !ok {
 				j = len(d.Durations)
 				at[l.Slug] = j
-				d.Durations = append(d.Durations, lineDurations{Slug: l.Slug, Cells: make([]client.DurationLine, 3)})
+				d.Durations = append(d.Durations, lineDurations{Slug: l.Slug, Cells: make([]topupd.DurationRow, 3)})
 			}
 			d.Durations[j].Cells[i] = l
 		}

@@ -7,13 +7,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/topupd/topupd/client"
+	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/service"
 )
 
 // ordersData is the orders page: the search and one page of its orders.
 type ordersData struct {
 	Q        url.Values
-	Orders   []client.AdminOrder
+	Orders   []topupd.Order
 	Next     template.URL
 	Statuses []string
 }
@@ -24,30 +25,33 @@ func (c *Console) orders(w http.ResponseWriter, r *http.Request, s *session) err
 	q := r.URL.Query()
 	find := strings.TrimSpace(q.Get("q"))
 	if strings.HasPrefix(find, "ord_") {
-		if _, err := c.Admin.Order(s.ctx, find); err == nil {
+		if _, err := c.Service.Order(r.Context(), s.actor, find); err == nil {
 			http.Redirect(w, r, "/console/orders/"+url.PathEscape(find), http.StatusSeeOther)
 			return nil
 		}
 	}
-	aq := client.AdminOrdersQuery{TrxID: find, AccountID: strings.TrimSpace(q.Get("account")), Status: q.Get("status"),
-		PID: strings.TrimSpace(q.Get("pid")), Cursor: q.Get("cursor"), Limit: 50}
+	oq := topupd.OrdersQuery{TrxID: find, AccountID: strings.TrimSpace(q.Get("account")), Status: topupd.OrderStatus(q.Get("status")),
+		PID: strings.TrimSpace(q.Get("pid")), Limit: 50}
 	var err error
-	if aq.From, err = dayParam(q, "from", time.Time{}); err != nil {
+	if oq.From, err = dayParam(q, "from", time.Time{}); err != nil {
 		return err
 	}
-	if aq.To, err = dayParam(q, "to", time.Time{}); err != nil {
+	if oq.To, err = dayParam(q, "to", time.Time{}); err != nil {
 		return err
 	}
-	if !aq.To.IsZero() {
-		aq.To = aq.To.AddDate(0, 0, 1) // the whole day named
+	if !oq.To.IsZero() {
+		oq.To = oq.To.AddDate(0, 0, 1) // the whole day named
 	}
-	page, err := c.Admin.Orders(s.ctx, aq)
+	if oq.Before, err = service.ParseListCursor(service.OrdersCursor, q.Get("cursor")); err != nil {
+		return err
+	}
+	page, err := c.Service.Orders(r.Context(), s.actor, oq)
 	if err != nil {
 		return err
 	}
 	d := ordersData{Q: q, Orders: page.Orders, Statuses: []string{"processing", "completed", "cancelled"}}
-	if page.NextCursor != "" {
-		d.Next = pageQuery(q, "cursor", page.NextCursor)
+	if page.Next != nil {
+		d.Next = pageQuery(q, "cursor", service.ListCursor(service.OrdersCursor, *page.Next))
 	}
 	c.render(w, r, s, http.StatusOK, "orders", "Orders", d)
 	return nil
@@ -55,19 +59,17 @@ func (c *Console) orders(w http.ResponseWriter, r *http.Request, s *session) err
 
 // orderData is an order's page.
 type orderData struct {
-	O      client.AdminOrder
-	Ledger []client.LedgerEntry
+	O service.OrderDetail
 }
 
 // order shows an order: what was bought for whom, its history, its ledger
 // entries, and (to a role that may) complete, cancel and retry.
 func (c *Console) order(w http.ResponseWriter, r *http.Request, s *session) error {
-	o, err := c.Admin.Order(s.ctx, r.PathValue("id"))
+	o, err := c.Service.OrderDetail(r.Context(), s.actor, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	d := orderData{O: o, Ledger: o.Ledger}
-	c.render(w, r, s, http.StatusOK, "order", "Order "+o.OrderID, d)
+	c.render(w, r, s, http.StatusOK, "order", "Order "+o.ID, orderData{O: o})
 	return nil
 }
 
@@ -75,7 +77,7 @@ func (c *Console) order(w http.ResponseWriter, r *http.Request, s *session) erro
 func (c *Console) orderAction(w http.ResponseWriter, r *http.Request, s *session) error {
 	id, act := r.PathValue("id"), r.PathValue("action")
 	back := "/console/orders/" + url.PathEscape(id)
-	o, err := c.Admin.Order(s.ctx, id)
+	o, err := c.Service.Order(r.Context(), s.actor, id)
 	if err != nil {
 		return err
 	}
@@ -88,11 +90,11 @@ func (c *Console) orderAction(w http.ResponseWriter, r *http.Request, s *session
 		if len(codes) > 0 {
 			question += " delivering the " + plural(len(codes), "code") + " given"
 		}
-		question += "? The reseller keeps the charge of " + o.AmountUSD.Dollars() + "."
+		question += "? The reseller keeps the charge of " + o.Amount.Dollars() + "."
 	case "cancel":
-		question = "Cancel order " + id + " without a refund? The reseller keeps paying " + o.AmountUSD.Dollars() + "."
+		question = "Cancel order " + id + " without a refund? The reseller keeps paying " + o.Amount.Dollars() + "."
 		if refund {
-			question = "Cancel order " + id + " and refund " + o.AmountUSD.Dollars() + " to " + o.AccountID + "?"
+			question = "Cancel order " + id + " and refund " + o.Amount.Dollars() + " to " + o.AccountID + "?"
 		}
 	case "retry":
 		question = "Ask the supplier about order " + id + " again now, with a fresh deadline?"
@@ -115,7 +117,7 @@ func (c *Console) orderAction(w http.ResponseWriter, r *http.Request, s *session
 	}
 	msg := map[string]string{"complete": "The order is completed.", "cancel": "The order is cancelled.", "retry": "The order will be retried now."}[act]
 	if act == "cancel" && refund {
-		msg = "The order is cancelled and " + o.AmountUSD.Dollars() + " refunded."
+		msg = "The order is cancelled and " + o.Amount.Dollars() + " refunded."
 	}
 	return c.done(w, r, back, msg)
 }
