@@ -8,6 +8,7 @@ import (
 	tgbot "github.com/go-telegram/bot"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/service"
 )
 
 // operatorAlerts tells every operator's chat when an alert starts and
@@ -98,7 +99,7 @@ func (w *watcher) currentAlerts(ctx context.Context) (map[string]string, error) 
 			out["supplier:"+h.Provider+"/"+h.Upstream] = "supplier " + h.Provider + upstreamOf(h.Upstream) + " is failing or needs you (see /stuck)."
 		}
 	}
-	stuck, err := w.b.Admin.StuckOrders(ctx)
+	stuck, err := w.b.Service.StuckOrders(ctx, service.RootActor("telegram-alerts"), 0, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -3,10 +3,12 @@ package telegram
 import (
 	"crypto/rand"
 	"encoding/base32"
+	"errors"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/client"
 )
 
@@ -108,8 +110,24 @@ func (l *chatLimits) warn(chatID int64) bool {
 	return true
 }
 
-// refusal says in words why the admin API refused a call, when it did.
+// refusal says in words why the admin API or the service layer refused a
+// call, when it did: a failure of ours (a status of 500 or more) is not a
+// refusal.
 func refusal(err error) (string, bool) {
+	var de *topupd.Error
+	if errors.As(err, &de) {
+		if ourFault[de.Code] {
+			return "", false
+		}
+		if de.Code == topupd.EConflict && strings.Contains(de.Detail, "acted on before") {
+			return "This was done already.", true
+		}
+		msg := de.Detail
+		if msg == "" {
+			msg = de.Code.Message()
+		}
+		return "Refused: " + msg, true
+	}
 	e, ok := client.AsError(err)
 	if !ok || e.StatusCode <= 0 || e.StatusCode >= 500 {
 		return "", false
@@ -123,3 +141,8 @@ func refusal(err error) (string, bool) {
 	}
 	return "Refused: " + msg, true
 }
+
+// ourFault are the codes the admin API answers with a status of 500 or
+// more: no refusal, but a failure on our side.
+var ourFault = map[topupd.ErrorCode]bool{topupd.EInternal: true, topupd.ENotImplemented: true, topupd.EMaintenance: true,
+	topupd.EOrdersDisabled: true, topupd.ERateLimitDown: true}

@@ -14,7 +14,11 @@ import (
 
 // stuck lists the stuck orders and the suppliers alerting.
 func (b *Bot) stuck(ctx context.Context, r *request, actx context.Context, _ topupd.Chat) {
-	page, err := b.Admin.StuckOrders(actx)
+	if r.actorErr != nil {
+		b.fail(ctx, r, r.actorErr)
+		return
+	}
+	page, err := b.Service.StuckOrders(ctx, r.actor, 0, nil)
 	if err != nil {
 		b.fail(ctx, r, err)
 		return
@@ -31,7 +35,7 @@ func (b *Bot) stuck(ctx context.Context, r *request, actx context.Context, _ top
 		}
 	}
 	for _, o := range page.Orders {
-		lines = append(lines, fmt.Sprintf("%s %s %s: %s since %s%s", o.OrderID, o.AccountID, o.PackName, o.Status,
+		lines = append(lines, fmt.Sprintf("%s %s %s: %s since %s%s", o.ID, o.AccountID, o.PackName, o.Status,
 			o.CreatedAt.UTC().Format("2006-01-02 15:04"), alertOf(o.Alert)))
 	}
 	if len(lines) == 0 {
@@ -61,14 +65,18 @@ func (b *Bot) find(ctx context.Context, r *request, actx context.Context, _ topu
 		b.reply(ctx, r, "Send /find <trxid or orderId>.")
 		return
 	}
-	var o client.AdminOrder
-	err := error(&client.Error{StatusCode: 404})
+	if r.actorErr != nil {
+		b.fail(ctx, r, r.actorErr)
+		return
+	}
+	var o topupd.Order
+	err := error(topupd.Fail(topupd.EOrderNotFound))
 	others := 0
 	if isOrderID(r.args[0]) { // a trxid of digits would read as an internal order number
-		o, err = b.Admin.Order(actx, r.args[0])
+		o, err = b.Service.Order(ctx, r.actor, r.args[0])
 	}
-	if e, ok := client.AsError(err); ok && e.StatusCode == 404 {
-		page, ferr := b.Admin.Orders(actx, client.AdminOrdersQuery{TrxID: r.args[0], Limit: 10})
+	if c := topupd.CodeOf(err); c == topupd.EOrderNotFound || c == topupd.ENotFound {
+		page, ferr := b.Service.Orders(ctx, r.actor, topupd.OrdersQuery{TrxID: r.args[0], Limit: 10})
 		if ferr != nil {
 			b.fail(ctx, r, ferr)
 			return
@@ -83,8 +91,8 @@ func (b *Bot) find(ctx context.Context, r *request, actx context.Context, _ topu
 		b.fail(ctx, r, err)
 		return
 	}
-	text := fmt.Sprintf("Order %s (trxid %s) of %s: %s, %s × %d, %s USD, %s%s", o.OrderID, o.TrxID, o.AccountID, o.Status,
-		o.PackName, o.Quantity, o.AmountUSD.Dollars(), o.Provider, upstreamOf(o.Upstream))
+	text := fmt.Sprintf("Order %s (trxid %s) of %s: %s, %s × %d, %s USD, %s%s", o.ID, o.TrxID, o.AccountID, o.Status,
+		o.PackName, o.Quantity, o.Amount.Dollars(), o.Provider, upstreamOf(o.Upstream))
 	if o.Error != "" {
 		text += "\nError: " + o.Error
 	}

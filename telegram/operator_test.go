@@ -13,8 +13,9 @@ import (
 
 // TestOperatorChat: an operator links their own chat with a code from the
 // owner; finance credits an account after a confirmation (a reference used
-// before credits nothing again), support may not; /find and /stuck answer;
-// the credit is in the action log under the operator's name.
+// before credits nothing again), support may not; /find and /stuck answer,
+// and refuse a disabled operator; the credit is in the action log under
+// the operator's name.
 func TestOperatorChat(t *testing.T) {
 	eachStore(t, func(t *testing.T, e *env) {
 		e.h.LoadCatalog()
@@ -58,6 +59,11 @@ func TestOperatorChat(t *testing.T) {
 		e.expect(sup, "/find nothing-here", "No order")
 		e.expect(sup, "/stuck", "Nothing is stuck")
 		e.expect(sup, "/balance", "/help")
+		if err := e.h.AdminClient.PatchOperator(t.Context(), "sup", map[string]any{"disabled": true}); err != nil {
+			t.Fatal(err)
+		}
+		e.expect(sup, "/stuck", "Refused: operator sup is disabled")
+		e.expect(sup, "/find "+trx, "Refused: operator sup is disabled")
 
 		acts, err := e.h.AdminClient.Actions(t.Context(), url.Values{"operator": {"fin"}, "action": {"account.credit"}})
 		if err != nil || len(acts.Actions) != 2 || acts.Actions[1].After["reference"] != "bank-77" {

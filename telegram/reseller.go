@@ -238,17 +238,17 @@ func (b *Bot) order(ctx context.Context, r *request, _ context.Context, c topupd
 	// as an internal order number.
 	o, err := topupd.Order{}, error(topupd.Fail(topupd.EOrderNotFound))
 	if isOrderID(r.args[0]) {
-		o, err = b.Store.Order(ctx, c.AccountID, r.args[0])
+		o, err = b.Service.Order(ctx, r.actor, r.args[0])
 	}
 	if topupd.CodeOf(err) == topupd.EOrderNotFound {
-		var found []topupd.Order
-		found, err = b.Store.Orders(ctx, topupd.OrdersQuery{AccountID: c.AccountID, TrxID: r.args[0], Limit: 1})
-		if err == nil && len(found) == 0 {
+		found, ferr := b.Service.Orders(ctx, r.actor, topupd.OrdersQuery{AccountID: c.AccountID, TrxID: r.args[0], Limit: 1})
+		err = ferr
+		if err == nil && len(found.Orders) == 0 {
 			b.reply(ctx, r, "No order "+r.args[0]+" on your account.")
 			return
 		}
 		if err == nil {
-			o = found[0]
+			o = found.Orders[0]
 		}
 	}
 	if err != nil {
