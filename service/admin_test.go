@@ -46,13 +46,16 @@ func TestAdminRoles(t *testing.T) {
 			_, err := f.svc.UpdateOperator(ctx, a, "kim", topupd.OperatorPatch{Disabled: &on})
 			return err
 		},
-		"token":      func(a service.Actor) error { _, err := f.svc.CreateOperatorToken(ctx, a, "kim"); return err },
-		"setup link": func(a service.Actor) error { _, err := f.svc.CreateSetupLink(ctx, a, "kim", "http://x/console/"); return err },
-		"chat link":  func(a service.Actor) error { _, err := f.svc.CreateOperatorChatLink(ctx, a, "kim"); return err },
-		"codes":      func(a service.Actor) error { _, err := f.svc.OrderCodes(ctx, a, o.ID); return err },
-		"sales":      func(a service.Actor) error { _, err := f.svc.SalesReport(ctx, a, from, to, ""); return err },
-		"durations":  func(a service.Actor) error { _, err := f.svc.Durations(ctx, a, from, to); return err },
-		"statement":  func(a service.Actor) error { _, err := f.svc.Statement(ctx, a, f.acct, from, to); return err },
+		"token": func(a service.Actor) error { _, err := f.svc.CreateOperatorToken(ctx, a, "kim"); return err },
+		"setup link": func(a service.Actor) error {
+			_, err := f.svc.CreateSetupLink(ctx, a, "kim", "http://x/console/")
+			return err
+		},
+		"chat link": func(a service.Actor) error { _, err := f.svc.CreateOperatorChatLink(ctx, a, "kim"); return err },
+		"codes":     func(a service.Actor) error { _, err := f.svc.OrderCodes(ctx, a, o.ID); return err },
+		"sales":     func(a service.Actor) error { _, err := f.svc.SalesReport(ctx, a, from, to, ""); return err },
+		"durations": func(a service.Actor) error { _, err := f.svc.Durations(ctx, a, from, to); return err },
+		"statement": func(a service.Actor) error { _, err := f.svc.Statement(ctx, a, f.acct, from, to); return err },
 	}
 	reports := map[string]bool{"sales": true, "durations": true, "statement": true}
 	for _, role := range []topupd.Role{topupd.RoleViewer, topupd.RoleSupport, topupd.RoleFinance, topupd.RoleResellerChat} {
