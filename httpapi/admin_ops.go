@@ -6,6 +6,11 @@ import (
 	"time"
 )
 
+// readiness is the answer of /livez and /readyz.
+type readiness struct {
+	Success bool `json:"success"`
+}
+
 // opsRoutes are the operations paths: metrics for a scraper, liveness and
 // readiness for a load balancer or an orchestrator.
 func (a *admin) opsRoutes(mux router) {
@@ -13,15 +18,15 @@ func (a *admin) opsRoutes(mux router) {
 		mux.Handle("GET /metrics", a.metricsAuth(a.Metrics.Handler()))
 	}
 	mux.HandleFunc("GET /livez", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]any{"success": true})
+		writeJSON(w, http.StatusOK, readiness{Success: true})
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		if err := a.ready(r.Context()); err != nil {
 			a.Logger.WarnContext(r.Context(), "not ready", "err", err)
-			writeJSON(w, http.StatusServiceUnavailable, map[string]any{"success": false})
+			writeJSON(w, http.StatusServiceUnavailable, readiness{Success: false})
 			return
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"success": true})
+		writeJSON(w, http.StatusOK, readiness{Success: true})
 	})
 }
 
