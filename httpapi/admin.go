@@ -52,7 +52,8 @@ type AdminDeps struct {
 	// without a valid token (see keyless); the reseller API's may be shared.
 	KeylessLimiter topupd.RateLimiter
 	// Service runs the operations that have moved to the service layer
-	// (by default one over Store, Now, Deadline and Wake).
+	// (by default one over Store, Now, Deadline, Wake, AuthCache, SimOff
+	// and Health).
 	Service *service.Service
 	// TrustedProxies are the peers whose X-Forwarded-For is believed, as on
 	// the reseller API: a reverse proxy in front of the console and the
@@ -136,18 +137,18 @@ func (a *admin) routes(mux router) {
 	mux.Handle("GET /admin/reports/sales", a.call(service.OpReadReports, a.salesReport))
 	mux.Handle("GET /admin/reports/durations", a.call(service.OpReadReports, a.durationsReport))
 
-	mux.Handle("PUT /admin/services/{slug}", a.write(topupd.PermCatalog, "line.put", "slug", a.putService))
-	mux.Handle("PATCH /admin/services/{slug}", a.write(topupd.PermCatalog, "line.update", "slug", a.patchService))
+	mux.Handle("PUT /admin/services/{slug}", a.call(service.OpPutLine, a.putService))
+	mux.Handle("PATCH /admin/services/{slug}", a.call(service.OpUpdateLine, a.patchService))
 	mux.Handle("GET /admin/services", a.read(a.listServices))
-	mux.Handle("PUT /admin/products/{pid}", a.write(topupd.PermCatalog, "pack.put", "pid", a.putProduct))
-	mux.Handle("PATCH /admin/products/{pid}", a.write(topupd.PermCatalog, "pack.update", "pid", a.patchProduct))
+	mux.Handle("PUT /admin/products/{pid}", a.call(service.OpPutPack, a.putProduct))
+	mux.Handle("PATCH /admin/products/{pid}", a.call(service.OpUpdatePack, a.patchProduct))
 	mux.Handle("GET /admin/products", a.read(a.listProducts))
-	mux.Handle("POST /admin/products/{pid}/stock", a.write(topupd.PermCatalog, "stock.add", "pid", a.addStock))
+	mux.Handle("POST /admin/products/{pid}/stock", a.call(service.OpAddStock, a.addStock))
 	mux.Handle("GET /admin/products/{pid}/batches", a.read(a.listBatches))
-	mux.Handle("POST /admin/batches/{id}/void", a.write(topupd.PermCatalog, "batch.void", "id", a.voidBatch))
-	mux.Handle("GET /admin/batches/{id}/codes", a.write(topupd.PermExportCodes, "batch.export", "id", a.exportBatch))
+	mux.Handle("POST /admin/batches/{id}/void", a.call(service.OpVoidBatch, a.voidBatch))
+	mux.Handle("GET /admin/batches/{id}/codes", a.call(service.OpExportBatch, a.exportBatch))
 
-	mux.Handle("PUT /admin/upstreams/{name}", a.write(topupd.PermCatalog, "upstream.put", "name", a.putUpstream))
+	mux.Handle("PUT /admin/upstreams/{name}", a.call(service.OpPutUpstream, a.putUpstream))
 	mux.Handle("GET /admin/upstreams", a.read(a.listUpstreams))
 	mux.Handle("GET /admin/providers", a.read(a.listProviders))
 

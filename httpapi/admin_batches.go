@@ -7,7 +7,6 @@ import (
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/internal/metrics"
-	"github.com/topupd/topupd/service"
 )
 
 // Stock batches: every upload is a batch (POST /admin/products/{pid}/stock
@@ -43,6 +42,15 @@ func viewBatch(b *topupd.Batch) batchView {
 	return v
 }
 
+// stockAnswer is what an upload of codes did.
+type stockAnswer struct {
+	Added      int   `json:"added"`
+	Available  int   `json:"available"`
+	BatchID    int64 `json:"batchId"`
+	Duplicates int   `json:"duplicates"`
+	Success    bool  `json:"success"`
+}
+
 // addStock adds an upload's codes to a pack's stock, in a new batch or in
 // the one batchId names.
 func (a *admin) addStock(w http.ResponseWriter, r *http.Request) error {
@@ -61,24 +69,23 @@ func (a *admin) addStock(w http.ResponseWriter, r *http.Request) error {
 	if err := obj.done(); err != nil {
 		return err
 	}
-	if err := service.CheckCodes(codes, 1, maxStockBatch); err != nil {
-		return err
-	}
-	if err := u.Validate(); err != nil {
-		return err
-	}
-	res, err := a.Store.AddStockBatch(r.Context(), r.PathValue("pid"), codes, u, a.Now())
+	res, err := a.Service.AddStock(r.Context(), a.actor(r), r.PathValue("pid"), codes, u)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "added": res.Added, "duplicates": res.Duplicates,
-		"available": res.Available, "batchId": res.BatchID})
+	writeJSON(w, http.StatusOK, stockAnswer{Added: res.Added, Available: res.Available, BatchID: res.BatchID, Duplicates: res.Duplicates, Success: true})
 	return nil
+}
+
+// batchesAnswer is a pack's batches.
+type batchesAnswer struct {
+	Batches []batchView `json:"batches"`
+	Success bool        `json:"success"`
 }
 
 // listBatches lists a pack's batches, newest first.
 func (a *admin) listBatches(w http.ResponseWriter, r *http.Request) error {
-	list, err := a.Store.Batches(r.Context(), r.PathValue("pid"))
+	list, err := a.Service.Batches(r.Context(), a.actor(r), r.PathValue("pid"))
 	if err != nil {
 		return err
 	}
@@ -86,7 +93,7 @@ func (a *admin) listBatches(w http.ResponseWriter, r *http.Request) error {
 	for i := range list {
 		out[i] = viewBatch(&list[i])
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "batches": out})
+	writeJSON(w, http.StatusOK, batchesAnswer{Batches: out, Success: true})
 	return nil
 }
 
@@ -100,6 +107,13 @@ func batchID(r *http.Request) (int64, error) {
 	return id, nil
 }
 
+// batchAnswer is one batch, and its unsold codes when exported.
+type batchAnswer struct {
+	Batch   batchView `json:"batch"`
+	Codes   *[]string `json:"codes,omitempty"`
+	Success bool      `json:"success"`
+}
+
 // voidBatch withdraws a batch's unsold codes.
 func (a *admin) voidBatch(w http.ResponseWriter, r *http.Request) error {
 	id, err := batchID(r)
@@ -111,11 +125,11 @@ func (a *admin) voidBatch(w http.ResponseWriter, r *http.Request) error {
 	} else if err := obj.done(); err != nil {
 		return err
 	}
-	b, err := a.Store.VoidBatch(r.Context(), id, a.Now())
+	b, err := a.Service.VoidBatch(r.Context(), a.actor(r), id)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "batch": viewBatch(&b)})
+	writeJSON(w, http.StatusOK, batchAnswer{Batch: viewBatch(&b), Success: true})
 	return nil
 }
 
@@ -125,12 +139,12 @@ func (a *admin) exportBatch(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	b, codes, err := a.Store.BatchCodes(r.Context(), id)
+	b, codes, err := a.Service.ExportBatch(r.Context(), a.actor(r), id)
 	if err != nil {
 		return err
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "batch": viewBatch(&b), "codes": codes})
+	writeJSON(w, http.StatusOK, batchAnswer{Batch: viewBatch(&b), Codes: &codes, Success: true})
 	return nil
 }
 

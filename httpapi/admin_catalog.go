@@ -36,13 +36,12 @@ func (a *admin) putService(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	l := topupd.Line{Slug: r.PathValue("slug"), Status: topupd.StatusActive}
-	if err := takeLine(obj, &l); err != nil {
+	p, err := linePatchOf(obj, l.Slug)
+	if err != nil {
 		return err
 	}
-	if err := l.Validate(); err != nil {
-		return err
-	}
-	if err := a.Store.PutLine(r.Context(), l); err != nil {
+	p.Apply(&l)
+	if l, err = a.Service.PutLine(r.Context(), a.actor(r), l); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, viewAdminLine(&l))
@@ -50,18 +49,21 @@ func (a *admin) putService(w http.ResponseWriter, r *http.Request) error {
 }
 
 // patchService changes the fields a body sends of a stored line; the others
-// keep their values.
+// keep their values. An unknown line is 404 whatever the body holds.
 func (a *admin) patchService(w http.ResponseWriter, r *http.Request) error {
 	obj, err := readAdminObject(r)
 	if err != nil {
 		return err
 	}
-	l, err := a.Store.UpdateLine(r.Context(), r.PathValue("slug"), func(l *topupd.Line) error {
-		if err := takeLine(obj.clone(), l); err != nil {
-			return err
+	slug := r.PathValue("slug")
+	p, err := linePatchOf(obj, slug)
+	if err != nil {
+		if _, lerr := a.Service.Line(r.Context(), a.actor(r), slug); lerr != nil {
+			return lerr
 		}
-		return l.Validate()
-	})
+		return err
+	}
+	l, err := a.Service.UpdateLine(r.Context(), a.actor(r), slug, p)
 	if err != nil {
 		return err
 	}
@@ -69,34 +71,55 @@ func (a *admin) patchService(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// takeLine sets the fields of a line that the body sends.
-func takeLine(obj *object, l *topupd.Line) error {
-	var slug, kind string
-	if obj.take("slug", &slug) && slug != l.Slug {
-		return topupd.Errorf(topupd.EInvalidBody, "slug in the body differs from the path")
+// linePatchOf reads the fields of a line that the body sends, about the
+// line slug names.
+func linePatchOf(obj *object, slug string) (service.LinePatch, error) {
+	var p service.LinePatch
+	var bodySlug string
+	if obj.take("slug", &bodySlug) && bodySlug != slug {
+		return p, topupd.Errorf(topupd.EInvalidBody, "slug in the body differs from the path")
 	}
-	obj.take("productName", &l.ProductName)
-	obj.take("gameName", &l.GameName)
-	obj.take("game", &l.Game)
+	p.ProductName, p.GameName, p.Game = takeString(obj, "productName"), takeString(obj, "gameName"), takeString(obj, "game")
+	var kind string
 	if obj.take("kind", &kind) {
-		l.Kind = topupd.LineKind(kind)
+		k := topupd.LineKind(kind)
+		p.Kind = &k
 	}
-	obj.take("status", &l.Status)
+	p.Status = takeString(obj, "status")
 	if obj.has("required") {
-		l.Required = nil
-		obj.take("required", &l.Required)
+		var req []topupd.RequiredField
+		obj.take("required", &req)
+		p.Required = &req
 	}
 	if obj.has("serverIdOptions") {
-		l.ServerIDOptions = obj.options("serverIdOptions")
+		opts := obj.options("serverIdOptions")
+		p.ServerIDOptions = &opts
 	}
 	if obj.has("regionOptions") {
-		l.RegionOptions = obj.options("regionOptions")
+		opts := obj.options("regionOptions")
+		p.RegionOptions = &opts
 	}
-	return obj.done()
+	return p, obj.done()
+}
+
+// takeString takes a string field: nil when the body does not send it (or
+// sends null).
+func takeString(obj *object, name string) *string {
+	var s string
+	if !obj.take(name, &s) {
+		return nil
+	}
+	return &s
+}
+
+// servicesAnswer is the list of lines.
+type servicesAnswer struct {
+	Services []adminLineView `json:"services"`
+	Success  bool            `json:"success"`
 }
 
 func (a *admin) listServices(w http.ResponseWriter, r *http.Request) error {
-	lines, err := a.Store.Lines(r.Context())
+	lines, err := a.Service.Lines(r.Context(), a.actor(r))
 	if err != nil {
 		return err
 	}
@@ -104,7 +127,7 @@ func (a *admin) listServices(w http.ResponseWriter, r *http.Request) error {
 	for i := range lines {
 		out[i] = viewAdminLine(&lines[i])
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "services": out})
+	writeJSON(w, http.StatusOK, servicesAnswer{Services: out, Success: true})
 	return nil
 }
 
@@ -142,159 +165,113 @@ func (a *admin) putProduct(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p := topupd.Pack{PID: r.PathValue("pid"), Status: topupd.StatusActive} // no provider: checkPack settles it
+	p := topupd.Pack{PID: r.PathValue("pid"), Status: topupd.StatusActive} // no provider: the service settles it
 	if !obj.has("priceUsd") {
 		return topupd.Errorf(topupd.EInvalidBody, "priceUsd is required")
 	}
-	allow, err := takePack(obj, &p)
+	patch, err := packPatchOf(obj, p.PID)
 	if err != nil {
 		return err
 	}
-	if err := a.checkPack(r, &p, allow); err != nil {
+	patch.Apply(&p)
+	v, err := a.Service.PutPack(r.Context(), a.actor(r), p, patch.AllowBelowCost)
+	if err != nil {
 		return err
 	}
-	if err := a.Store.PutPack(r.Context(), p); err != nil {
-		return err
-	}
-	return a.writePack(w, r, &p)
+	writeJSON(w, http.StatusOK, viewAdminPack(&v.Pack, v.Available))
+	return nil
 }
 
 // patchProduct changes the fields a body sends of a stored pack; the others
 // keep their values, so a price edit never changes who fulfils the pack.
+// An unknown pack is 404 whatever the body holds.
 func (a *admin) patchProduct(w http.ResponseWriter, r *http.Request) error {
 	obj, err := readAdminObject(r)
 	if err != nil {
 		return err
 	}
-	p, err := a.Store.UpdatePack(r.Context(), r.PathValue("pid"), func(p *topupd.Pack) error {
-		allow, err := takePack(obj.clone(), p)
-		if err != nil {
-			return err
+	pid := r.PathValue("pid")
+	patch, err := packPatchOf(obj, pid)
+	if err != nil {
+		if _, perr := a.Service.Pack(r.Context(), a.actor(r), pid); perr != nil {
+			return perr
 		}
-		return a.checkPack(r, p, allow)
-	})
+		return err
+	}
+	v, err := a.Service.UpdatePack(r.Context(), a.actor(r), pid, patch)
 	if err != nil {
 		return err
 	}
-	return a.writePack(w, r, &p)
+	writeJSON(w, http.StatusOK, viewAdminPack(&v.Pack, v.Available))
+	return nil
 }
 
-// takePack sets the fields of a pack that the body sends, and reports
-// whether it allows a price below cost.
-func takePack(obj *object, p *topupd.Pack) (allowBelowCost bool, err error) {
-	var pid string
-	if obj.take("pid", &pid) && pid != p.PID {
-		return false, topupd.Errorf(topupd.EInvalidBody, "pid in the body differs from the path")
+// packPatchOf reads the fields of a pack that the body sends, about the
+// pack pid names, and whether it allows a price below cost. A supplier
+// list sent without provider, upstream or upstreamPid makes its first
+// supplier the pack's provider.
+func packPatchOf(obj *object, pid string) (service.PackPatch, error) {
+	var p service.PackPatch
+	var bodyPID string
+	if obj.take("pid", &bodyPID) && bodyPID != pid {
+		return p, topupd.Errorf(topupd.EInvalidBody, "pid in the body differs from the path")
 	}
-	obj.take("allowBelowCost", &allowBelowCost)
-	obj.take("slug", &p.Slug)
-	obj.take("name", &p.Name)
-	obj.take("category", &p.Category)
+	obj.take("allowBelowCost", &p.AllowBelowCost)
+	p.Slug, p.Name, p.Category = takeString(obj, "slug"), takeString(obj, "name"), takeString(obj, "category")
 	if price, ok := obj.money("priceUsd"); ok {
-		p.Price = price
+		p.Price = &price
 	}
-	obj.take("status", &p.Status)
-	obj.take("stockBased", &p.StockBased)
+	p.Status = takeString(obj, "status")
+	var stockBased bool
+	if obj.take("stockBased", &stockBased) {
+		p.StockBased = &stockBased
+	}
 	sentProvider := obj.has("provider") || obj.has("upstream") || obj.has("upstreamPid")
-	obj.take("provider", &p.Provider)
-	obj.take("upstream", &p.Upstream)
-	obj.take("upstreamPid", &p.UpstreamPID)
+	p.Provider, p.Upstream, p.UpstreamPID = takeString(obj, "provider"), takeString(obj, "upstream"), takeString(obj, "upstreamPid")
 	if obj.has("costUsd") {
-		p.Cost, _ = obj.money("costUsd") // null clears it
+		cost, _ := obj.money("costUsd") // null clears it
+		p.Cost = &cost
 	}
 	if obj.has("lowStockAt") {
-		p.LowStockAt = nil
+		var level *int
 		var n int
 		if obj.take("lowStockAt", &n) {
-			p.LowStockAt = &n
+			level = &n
 		}
+		p.LowStockAt = &level
 	}
 	if obj.has("suppliers") {
-		p.Suppliers = obj.suppliers("suppliers")
-		if len(p.Suppliers) > 0 && !sentProvider {
-			first := p.Suppliers[0]
-			p.Provider, p.Upstream, p.UpstreamPID = first.Provider, first.Upstream, first.UpstreamPID
+		list := obj.suppliers("suppliers")
+		p.Suppliers = &list
+		if len(list) > 0 && !sentProvider {
+			first := list[0]
+			p.Provider, p.Upstream, p.UpstreamPID = &first.Provider, &first.Upstream, &first.UpstreamPID
 		}
 	}
-	return allowBelowCost, obj.done()
+	return p, obj.done()
 }
 
-// checkPack checks a pack about to be stored: valid, priced at or above
-// its cost unless allowed, its suppliers allowed and configured, its line
-// existing.
-func (a *admin) checkPack(r *http.Request, p *topupd.Pack, allowBelowCost bool) error {
-	line, err := a.lineOf(r, p.Slug)
-	if err != nil {
-		return err
-	}
-	if err := p.ResolveProvider(&line, !a.SimOff); err != nil {
-		return err
-	}
-	if err := p.Validate(); err != nil {
-		return err
-	}
-	if err := topupd.CheckCost(p.Price, p.HighestCost(), allowBelowCost); err != nil {
-		return err
-	}
-	for _, s := range p.SupplierList() {
-		if s.Provider == topupd.ProviderSim && a.SimOff {
-			return topupd.Errorf(topupd.ESimDisabled, "the sim supplier is off (--sim off): name the pack's provider")
-		}
-		if s.Provider == topupd.ProviderUpstream {
-			if _, err := a.Store.Upstream(r.Context(), s.Upstream); err != nil {
-				if topupd.CodeOf(err) == topupd.ENotFound {
-					return topupd.Errorf(topupd.EInvalidBody, "upstream %q is not configured (PUT /admin/upstreams/%s first)", s.Upstream, s.Upstream)
-				}
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// lineOf finds the service line a pack names.
-func (a *admin) lineOf(r *http.Request, slug string) (topupd.Line, error) {
-	lines, err := a.Store.Lines(r.Context())
-	if err != nil {
-		return topupd.Line{}, err
-	}
-	for _, l := range lines {
-		if l.Slug == slug {
-			return l, nil
-		}
-	}
-	return topupd.Line{}, topupd.Errorf(topupd.EInvalidBody, "slug %q names no service line", slug)
-}
-
-// writePack answers a pack with its stock.
-func (a *admin) writePack(w http.ResponseWriter, r *http.Request, p *topupd.Pack) error {
-	stock, err := a.Store.StockLevels(r.Context())
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, viewAdminPack(p, stock[p.PID]))
-	return nil
+// productsAnswer is the list of packs.
+type productsAnswer struct {
+	Products []adminPackView `json:"products"`
+	Success  bool            `json:"success"`
 }
 
 func (a *admin) listProducts(w http.ResponseWriter, r *http.Request) error {
-	packs, err := a.Store.Packs(r.Context())
-	if err != nil {
-		return err
-	}
-	stock, err := a.Store.StockLevels(r.Context())
+	packs, err := a.Service.Packs(r.Context(), a.actor(r))
 	if err != nil {
 		return err
 	}
 	out := make([]adminPackView, len(packs))
 	for i := range packs {
-		out[i] = viewAdminPack(&packs[i], stock[packs[i].PID])
+		out[i] = viewAdminPack(&packs[i].Pack, packs[i].Available)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "products": out})
+	writeJSON(w, http.StatusOK, productsAnswer{Products: out, Success: true})
 	return nil
 }
 
 // maxStockBatch bounds the codes added in one call.
-const maxStockBatch = 10_000
+const maxStockBatch = service.MaxStockCodes
 
 // readCodes reads a body of only { "codes": [...] } with at least least
 // and at most maxStockBatch codes.

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"sort"
 	"time"
 
 	"github.com/topupd/topupd"
@@ -37,85 +36,87 @@ func viewHealth(h topupd.Health) healthView {
 		LastErrorMessage: h.LastErrorMessage, ErrorRate: h.ErrorRate(), Calls: h.Calls, Errors: h.Errors, Alert: h.Alert}
 }
 
+// upstreamAnswer is an upstream as stored; its API key is never shown.
+type upstreamAnswer struct {
+	BaseURL string `json:"baseUrl"`
+	Name    string `json:"name"`
+	Success bool   `json:"success"`
+}
+
 func (a *admin) putUpstream(w http.ResponseWriter, r *http.Request) error {
 	obj, err := readAdminObject(r)
 	if err != nil {
 		return err
 	}
-	u := topupd.Upstream{Name: r.PathValue("name"), UpdatedAt: a.Now()}
+	u := topupd.Upstream{Name: r.PathValue("name")}
 	obj.take("baseUrl", &u.BaseURL)
 	obj.take("apiKey", &u.APIKey)
 	if err := obj.done(); err != nil {
 		return err
 	}
-	if err := u.Validate(); err != nil {
+	if u, err = a.Service.PutUpstream(r.Context(), a.actor(r), u); err != nil {
 		return err
 	}
-	if err := a.Store.PutUpstream(r.Context(), u); err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "name": u.Name, "baseUrl": u.BaseURL})
+	writeJSON(w, http.StatusOK, upstreamAnswer{BaseURL: u.BaseURL, Name: u.Name, Success: true})
 	return nil
+}
+
+// upstreamView is an upstream with its health, which its own members
+// repeat.
+type upstreamView struct {
+	Alert            bool       `json:"alert"`
+	BaseURL          string     `json:"baseUrl"`
+	ErrorRate        float64    `json:"errorRate"`
+	Health           healthView `json:"health"`
+	LastError        *string    `json:"lastError"`
+	LastErrorMessage string     `json:"lastErrorMessage"`
+	LastSuccess      *string    `json:"lastSuccess"`
+	Name             string     `json:"name"`
+	UpdatedAt        string     `json:"updatedAt"`
+}
+
+// upstreamsAnswer is the list of upstreams.
+type upstreamsAnswer struct {
+	Success   bool           `json:"success"`
+	Upstreams []upstreamView `json:"upstreams"`
 }
 
 // listUpstreams answers every upstream with its health; API keys are never shown.
 func (a *admin) listUpstreams(w http.ResponseWriter, r *http.Request) error {
-	ups, err := a.Store.Upstreams(r.Context())
+	ups, err := a.Service.Upstreams(r.Context(), a.actor(r))
 	if err != nil {
 		return err
 	}
-	health := map[string]topupd.Health{}
-	for _, h := range a.Health() {
-		if h.Provider == topupd.ProviderUpstream {
-			health[h.Upstream] = h
-		}
-	}
-	out := make([]map[string]any, len(ups))
+	out := make([]upstreamView, len(ups))
 	for i, u := range ups {
-		h, ok := health[u.Name]
-		if !ok {
-			h = topupd.Health{Provider: topupd.ProviderUpstream, Upstream: u.Name}
-		}
-		v := viewHealth(h)
-		out[i] = map[string]any{"name": u.Name, "baseUrl": u.BaseURL, "updatedAt": u.UpdatedAt.UTC().Format(time.RFC3339Nano),
-			"health": v, "lastSuccess": v.LastSuccess, "lastError": v.LastError, "lastErrorMessage": v.LastErrorMessage,
-			"errorRate": v.ErrorRate, "alert": v.Alert}
+		v := viewHealth(u.Health)
+		out[i] = upstreamView{Name: u.Name, BaseURL: u.BaseURL, UpdatedAt: u.UpdatedAt.UTC().Format(time.RFC3339Nano), Health: v,
+			LastSuccess: v.LastSuccess, LastError: v.LastError, LastErrorMessage: v.LastErrorMessage, ErrorRate: v.ErrorRate, Alert: v.Alert}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "upstreams": out})
+	writeJSON(w, http.StatusOK, upstreamsAnswer{Success: true, Upstreams: out})
 	return nil
+}
+
+// providersAnswer is every supplier's health.
+type providersAnswer struct {
+	Providers []healthView `json:"providers"`
+	Success   bool         `json:"success"`
 }
 
 // listProviders answers every supplier's health as this node has seen it,
 // and how many of its orders are stuck, as the database holds them; a
 // supplier with stuck orders is alerting.
 func (a *admin) listProviders(w http.ResponseWriter, r *http.Request) error {
-	stuck, err := a.Store.StuckCounts(r.Context(), a.Now())
+	list, err := a.Service.Providers(r.Context(), a.actor(r))
 	if err != nil {
 		return err
 	}
-	type key struct{ provider, upstream string }
-	counts := map[key]int{}
-	for _, c := range stuck {
-		counts[key{c.Provider, c.Upstream}] = c.Orders
+	out := make([]healthView, len(list))
+	for i, h := range list {
+		out[i] = viewHealth(h.Health)
+		out[i].StuckOrders = h.StuckOrders
 	}
-	out := []healthView{}
-	for _, h := range a.Health() {
-		v := viewHealth(h)
-		k := key{h.Provider, h.Upstream}
-		v.StuckOrders, v.Alert = counts[k], v.Alert || counts[k] > 0
-		delete(counts, k)
-		out = append(out, v)
-	}
-	for k, n := range counts {
-		out = append(out, healthView{Provider: k.provider, Upstream: k.upstream, StuckOrders: n, Alert: true})
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Provider != out[j].Provider {
-			return out[i].Provider < out[j].Provider
-		}
-		return out[i].Upstream < out[j].Upstream
-	})
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "providers": out})
+	writeJSON(w, http.StatusOK, providersAnswer{Providers: out, Success: true})
 	return nil
 }
 

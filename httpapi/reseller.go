@@ -20,7 +20,7 @@ func (a *reseller) services(w http.ResponseWriter, r *http.Request) error {
 			out = append(out, viewService(&lines[i]))
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "services": out})
+	writeJSON(w, http.StatusOK, servicesList{Services: out, Success: true})
 	return nil
 }
 
@@ -59,7 +59,7 @@ func (a *reseller) products(w http.ResponseWriter, r *http.Request) error {
 		v.Price = book.PriceOf(p) // the caller's own price
 		out = append(out, v)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "products": out})
+	writeJSON(w, http.StatusOK, productsList{Products: out, Success: true})
 	return nil
 }
 
@@ -70,7 +70,7 @@ func (a *reseller) myIP(w http.ResponseWriter, r *http.Request) error {
 	if ip.IsValid() {
 		s = ip.String()
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "ip": s})
+	writeJSON(w, http.StatusOK, ipAnswer{IP: s, Success: true})
 	return nil
 }
 
@@ -80,7 +80,7 @@ func (a *reseller) balance(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "balanceUsd": bal, "currency": "USD"})
+	writeJSON(w, http.StatusOK, balanceAnswer{BalanceUsd: bal, Currency: "USD", Success: true})
 	return nil
 }
 
@@ -116,7 +116,7 @@ func (a *reseller) history(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		views := a.viewOrders(orders)
-		writeJSON(w, http.StatusOK, map[string]any{"success": true, "count": len(views), "orders": views})
+		writeJSON(w, http.StatusOK, historyAnswer{Count: len(views), Orders: views, Success: true})
 		return nil
 	}
 	page, err := intParam(q.Get("page"), "page", 1, 1, 1_000_000_000)
@@ -132,10 +132,8 @@ func (a *reseller) history(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	views := a.viewOrders(orders)
-	writeJSON(w, http.StatusOK, map[string]any{
-		"success": true, "count": len(views), "orders": views,
-		"page": page, "pageSize": size, "total": total, "hasMore": page*size < total,
-	})
+	writeJSON(w, http.StatusOK, historyPage{Count: len(views), HasMore: page*size < total, Orders: views, Page: page, PageSize: size,
+		Success: true, Total: total})
 	return nil
 }
 
