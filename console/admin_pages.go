@@ -12,14 +12,13 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/client"
 	"github.com/topupd/topupd/service"
 )
 
 // suppliersData is the suppliers page.
 type suppliersData struct {
-	Providers []client.Health
-	Upstreams []client.UpstreamServer
+	Providers []service.ProviderHealth
+	Upstreams []service.UpstreamView
 	Stuck     []topupd.Order
 }
 
@@ -28,10 +27,10 @@ type suppliersData struct {
 func (c *Console) suppliers(w http.ResponseWriter, r *http.Request, s *session) error {
 	var d suppliersData
 	var err error
-	if d.Providers, err = c.Admin.Providers(s.ctx); err != nil {
+	if d.Providers, err = c.Service.Providers(r.Context(), s.actor); err != nil {
 		return err
 	}
-	if d.Upstreams, err = c.Admin.Upstreams(s.ctx); err != nil {
+	if d.Upstreams, err = c.Service.Upstreams(r.Context(), s.actor); err != nil {
 		return err
 	}
 	stuck, err := c.Service.StuckOrders(r.Context(), s.actor, 0, nil)
@@ -46,7 +45,8 @@ func (c *Console) suppliers(w http.ResponseWriter, r *http.Request, s *session) 
 // putUpstream adds or changes an upstream's address and key.
 func (c *Console) putUpstream(w http.ResponseWriter, r *http.Request, s *session) error {
 	name := strings.TrimSpace(r.PostFormValue("name"))
-	if err := c.Admin.PutUpstream(s.ctx, name, strings.TrimSpace(r.PostFormValue("baseUrl")), strings.TrimSpace(r.PostFormValue("apiKey"))); err != nil {
+	u := topupd.Upstream{Name: name, BaseURL: strings.TrimSpace(r.PostFormValue("baseUrl")), APIKey: strings.TrimSpace(r.PostFormValue("apiKey"))}
+	if _, err := c.Service.PutUpstream(r.Context(), s.actor, u); err != nil {
 		return err
 	}
 	return c.done(w, r, "/console/suppliers", "Upstream "+name+" is saved.")

@@ -7,14 +7,15 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/topupd/topupd/client"
+	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/service"
 )
 
 // batchesData is a pack's stock page: its count, whether it is low, its
 // low-stock level and its batches, newest first.
 type batchesData struct {
 	P       stockPack
-	Batches []client.Batch
+	Batches []topupd.Batch
 }
 
 // stockPackPage shows a pack's stock batches, with the forms to set its
@@ -22,7 +23,7 @@ type batchesData struct {
 // operator's role allows.
 func (c *Console) stockPackPage(w http.ResponseWriter, r *http.Request, s *session) error {
 	pid := r.PathValue("pid")
-	packs, err := c.stockPacks(s)
+	packs, err := c.stockPacks(r, s)
 	if err != nil {
 		return err
 	}
@@ -36,7 +37,7 @@ func (c *Console) stockPackPage(w http.ResponseWriter, r *http.Request, s *sessi
 	if !found {
 		return pageError{http.StatusNotFound, "No pack " + pid + " draws from stock."}
 	}
-	if d.Batches, err = c.Admin.Batches(s.ctx, pid); err != nil {
+	if d.Batches, err = c.Service.Batches(r.Context(), s.actor, pid); err != nil {
 		return err
 	}
 	c.render(w, r, s, http.StatusOK, "batches", "Stock of "+pid, d)
@@ -46,20 +47,20 @@ func (c *Console) stockPackPage(w http.ResponseWriter, r *http.Request, s *sessi
 // setLowStockAt sets or (empty) clears a pack's low-stock level.
 func (c *Console) setLowStockAt(w http.ResponseWriter, r *http.Request, s *session) error {
 	pid := r.PathValue("pid")
-	var level any // null clears it
+	var level *int // nil clears it
 	if v := strings.TrimSpace(r.FormValue("lowStockAt")); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
 			return pageError{http.StatusBadRequest, fmt.Sprintf("Low-stock level: %q is not a count of codes, such as 20.", v)}
 		}
-		level = n
+		level = &n
 	}
-	if _, err := c.Admin.PatchProduct(s.ctx, pid, map[string]any{"lowStockAt": level}); err != nil {
+	if _, err := c.Service.UpdatePack(r.Context(), s.actor, pid, service.PackPatch{LowStockAt: &level}); err != nil {
 		return err
 	}
 	msg := fmt.Sprintf("Pack %s is low on stock under %d codes, as packs without a level are.", pid, LowStock)
 	if level != nil {
-		msg = fmt.Sprintf("Pack %s is low on stock at %d codes or fewer.", pid, level)
+		msg = fmt.Sprintf("Pack %s is low on stock at %d codes or fewer.", pid, *level)
 	}
 	return c.done(w, r, "/console/stock/"+url.PathEscape(pid), msg)
 }
@@ -74,7 +75,7 @@ func (c *Console) voidBatch(w http.ResponseWriter, r *http.Request, s *session) 
 	if !c.confirmed(w, r, s, fmt.Sprintf("Void batch %d of %s? Its unsold codes leave the stock and are never sold.", id, pid), "/console/stock/"+pid) {
 		return nil
 	}
-	b, err := c.Admin.VoidBatch(s.ctx, id)
+	b, err := c.Service.VoidBatch(r.Context(), s.actor, id)
 	if err != nil {
 		return err
 	}
@@ -82,13 +83,13 @@ func (c *Console) voidBatch(w http.ResponseWriter, r *http.Request, s *session) 
 }
 
 // exportBatch downloads a batch's unsold codes as a text file, one a line
-// (the owner's alone; the admin API records it in the action log).
+// (the owner's alone; the service records it in the action log).
 func (c *Console) exportBatch(w http.ResponseWriter, r *http.Request, s *session) error {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if err != nil {
 		return pageError{http.StatusNotFound, "There is no such batch."}
 	}
-	b, codes, err := c.Admin.ExportBatch(s.ctx, id)
+	b, codes, err := c.Service.ExportBatch(r.Context(), s.actor, id)
 	if err != nil {
 		return err
 	}

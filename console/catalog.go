@@ -4,13 +4,14 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/topupd/topupd/client"
+	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/service"
 )
 
 // catalogData is the catalog page: every line and pack, the disabled too.
 type catalogData struct {
-	Lines []client.Line
-	Packs []client.Pack
+	Lines []topupd.Line
+	Packs []service.PackView
 }
 
 // catalog lists the lines and packs, with forms to add and edit them for a
@@ -18,10 +19,10 @@ type catalogData struct {
 func (c *Console) catalog(w http.ResponseWriter, r *http.Request, s *session) error {
 	var d catalogData
 	var err error
-	if d.Lines, err = c.Admin.Services(s.ctx); err != nil {
+	if d.Lines, err = c.Service.Lines(r.Context(), s.actor); err != nil {
 		return err
 	}
-	if d.Packs, err = c.Admin.Products(s.ctx); err != nil {
+	if d.Packs, err = c.Service.Packs(r.Context(), s.actor); err != nil {
 		return err
 	}
 	c.render(w, r, s, http.StatusOK, "catalog", "Catalog", d)
@@ -31,7 +32,7 @@ func (c *Console) catalog(w http.ResponseWriter, r *http.Request, s *session) er
 // lineData is a line's edit page; Required is one field a line, as
 // "field | label | pattern", and the choices one a line as "value | label".
 type lineData struct {
-	L                  client.Line
+	L                  topupd.Line
 	Required           string
 	ServerIDs, Regions string
 	New                bool
@@ -40,20 +41,14 @@ type lineData struct {
 // line shows a line's form: a new one at /console/catalog/lines/new.
 func (c *Console) line(w http.ResponseWriter, r *http.Request, s *session) error {
 	slug := r.PathValue("slug")
-	d := lineData{New: slug == "new", L: client.Line{Kind: "topup", Status: "active"}}
+	d := lineData{New: slug == "new", L: topupd.Line{Kind: topupd.KindTopup, Status: topupd.StatusActive}}
 	if !d.New {
-		lines, err := c.Admin.Services(s.ctx)
-		if err != nil {
-			return err
-		}
-		found := false
-		for _, l := range lines {
-			if l.Slug == slug {
-				d.L, found = l, true
-			}
-		}
-		if !found {
+		var err error
+		d.L, err = c.Service.Line(r.Context(), s.actor, slug)
+		if topupd.CodeOf(err) == topupd.ENotFound {
 			return pageError{http.StatusNotFound, "There is no line " + slug + "."}
+		} else if err != nil {
+			return err
 		}
 		var req []string
 		for _, f := range d.L.Required {
@@ -66,18 +61,17 @@ func (c *Console) line(w http.ResponseWriter, r *http.Request, s *session) error
 	return nil
 }
 
-// saveLine creates a line (PUT) or changes the fields the form holds
-// (PATCH: its serverId and region choices stay as they are).
+// saveLine creates a line or changes the fields the form holds.
 func (c *Console) saveLine(w http.ResponseWriter, r *http.Request, s *session) error {
 	slug := r.PathValue("slug")
 	f := func(n string) string { return strings.TrimSpace(r.PostFormValue(n)) }
-	var req []client.RequiredField
+	var req []topupd.RequiredField
 	for _, l := range strings.Split(r.PostFormValue("required"), "\n") {
 		if strings.TrimSpace(l) == "" {
 			continue
 		}
 		parts := strings.SplitN(l, "|", 3)
-		rf := client.RequiredField{Field: strings.TrimSpace(parts[0])}
+		rf := topupd.RequiredField{Field: strings.TrimSpace(parts[0])}
 		if len(parts) > 1 {
 			rf.Label = strings.TrimSpace(parts[1])
 		}
@@ -87,18 +81,18 @@ func (c *Console) saveLine(w http.ResponseWriter, r *http.Request, s *session) e
 		req = append(req, rf)
 	}
 	if req == nil {
-		req = []client.RequiredField{}
+		req = []topupd.RequiredField{}
 	}
 	servers, regions := parseChoices(r.PostFormValue("serverIdOptions")), parseChoices(r.PostFormValue("regionOptions"))
 	var err error
 	if slug == "new" {
 		slug = f("slug")
-		_, err = c.Admin.PutService(s.ctx, client.Line{Slug: slug, ProductName: f("productName"), GameName: f("gameName"), Game: f("game"),
-			Kind: f("kind"), Status: f("status"), Required: req, ServerIDOptions: servers, RegionOptions: regions})
+		_, err = c.Service.PutLine(r.Context(), s.actor, topupd.Line{Slug: slug, ProductName: f("productName"), GameName: f("gameName"),
+			Game: f("game"), Kind: topupd.LineKind(f("kind")), Status: f("status"), Required: req, ServerIDOptions: servers, RegionOptions: regions})
 	} else {
-		_, err = c.Admin.PatchService(s.ctx, slug, map[string]any{"productName": f("productName"), "gameName": f("gameName"),
-			"game": f("game"), "kind": f("kind"), "status": f("status"), "required": req,
-			"serverIdOptions": servers, "regionOptions": regions})
+		productName, gameName, game, kind, status := f("productName"), f("gameName"), f("game"), topupd.LineKind(f("kind")), f("status")
+		_, err = c.Service.UpdateLine(r.Context(), s.actor, slug, service.LinePatch{ProductName: &productName, GameName: &gameName,
+			Game: &game, Kind: &kind, Status: &status, Required: &req, ServerIDOptions: &servers, RegionOptions: &regions})
 	}
 	if err != nil {
 		return err
@@ -108,8 +102,8 @@ func (c *Console) saveLine(w http.ResponseWriter, r *http.Request, s *session) e
 
 // parseChoices reads choices, one a line as "value | label" (the label
 // defaults to the value).
-func parseChoices(text string) []client.Choice {
-	out := []client.Choice{}
+func parseChoices(text string) []topupd.Option {
+	out := []topupd.Option{}
 	for _, l := range strings.Split(text, "\n") {
 		v, label, _ := strings.Cut(l, "|")
 		v, label = strings.TrimSpace(v), strings.TrimSpace(label)
@@ -119,13 +113,13 @@ func parseChoices(text string) []client.Choice {
 		if label == "" {
 			label = v
 		}
-		out = append(out, client.Choice{Value: v, Label: label})
+		out = append(out, topupd.Option{Value: v, Label: label})
 	}
 	return out
 }
 
 // choicesText writes choices as parseChoices reads them.
-func choicesText(cs []client.Choice) string {
+func choicesText(cs []topupd.Option) string {
 	var ls []string
 	for _, c := range cs {
 		ls = append(ls, c.Value+" | "+c.Label)
@@ -133,10 +127,10 @@ func choicesText(cs []client.Choice) string {
 	return strings.Join(ls, "\n")
 }
 
-// lineStatus enables or disables a line (a PATCH of its status alone).
+// lineStatus enables or disables a line (a patch of its status alone).
 func (c *Console) lineStatus(w http.ResponseWriter, r *http.Request, s *session) error {
 	slug, st := r.PathValue("slug"), r.PostFormValue("status")
-	if _, err := c.Admin.PatchService(s.ctx, slug, map[string]any{"status": st}); err != nil {
+	if _, err := c.Service.UpdateLine(r.Context(), s.actor, slug, service.LinePatch{Status: &st}); err != nil {
 		return err
 	}
 	return c.done(w, r, "/console/catalog", "Line "+slug+" is "+st+".")
@@ -144,46 +138,39 @@ func (c *Console) lineStatus(w http.ResponseWriter, r *http.Request, s *session)
 
 // packData is a pack's edit page.
 type packData struct {
-	P     client.Pack
+	P     service.PackView
 	New   bool
-	Lines []client.Line
+	Lines []topupd.Line
 }
 
 // pack shows a pack's form: a new one at /console/catalog/packs/new.
 func (c *Console) pack(w http.ResponseWriter, r *http.Request, s *session) error {
 	pid := r.PathValue("pid")
-	d := packData{New: pid == "new", P: client.Pack{Status: "active", Provider: "sim"}}
+	d := packData{New: pid == "new", P: service.PackView{Pack: topupd.Pack{Status: topupd.StatusActive, Provider: topupd.ProviderSim}}}
 	var err error
-	if d.Lines, err = c.Admin.Services(s.ctx); err != nil {
+	if d.Lines, err = c.Service.Lines(r.Context(), s.actor); err != nil {
 		return err
 	}
 	if !d.New {
-		p, ok, err := c.findPack(s, pid)
-		if err != nil {
+		if d.P, err = c.findPack(r, s, pid); err != nil {
 			return err
 		}
-		if !ok {
-			return pageError{http.StatusNotFound, "There is no pack " + pid + "."}
-		}
-		d.P = p
 	}
 	c.render(w, r, s, http.StatusOK, "pack", "Pack "+pid, d)
 	return nil
 }
 
-// findPack reads one pack.
-func (c *Console) findPack(s *session, pid string) (client.Pack, bool, error) {
-	packs, err := c.Admin.Products(s.ctx)
-	for _, p := range packs {
-		if p.PID == pid {
-			return p, true, nil
-		}
+// findPack reads one pack; an unknown one is a 404 page.
+func (c *Console) findPack(r *http.Request, s *session, pid string) (service.PackView, error) {
+	p, err := c.Service.Pack(r.Context(), s.actor, pid)
+	if topupd.CodeOf(err) == topupd.ENotFound {
+		return p, pageError{http.StatusNotFound, "There is no pack " + pid + "."}
 	}
-	return client.Pack{}, false, err
+	return p, err
 }
 
-// savePack creates a pack (PUT) or sends, as a PATCH, only the fields the
-// form changed: a price edit changes nothing else.
+// savePack creates a pack, or changes only the fields the form changed:
+// a price edit changes nothing else.
 func (c *Console) savePack(w http.ResponseWriter, r *http.Request, s *session) error {
 	pid := r.PathValue("pid")
 	f := func(n string) string { return strings.TrimSpace(r.PostFormValue(n)) }
@@ -191,7 +178,7 @@ func (c *Console) savePack(w http.ResponseWriter, r *http.Request, s *session) e
 	if err != nil {
 		return err
 	}
-	var cost *client.Money // empty: no cost
+	var cost *topupd.Money // empty: no cost
 	if f("cost") != "" {
 		m, err := money(r, "cost", "Cost")
 		if err != nil {
@@ -202,36 +189,44 @@ func (c *Console) savePack(w http.ResponseWriter, r *http.Request, s *session) e
 	allow := f("allowBelowCost") == "yes"
 	if pid == "new" {
 		pid = f("pid")
-		_, err = c.Admin.PutProduct(s.ctx, client.Pack{PID: pid, Slug: f("slug"), Name: f("name"), Category: f("category"), PriceUSD: price,
-			Status: f("status"), StockBased: f("stockBased") == "yes", Provider: f("provider"), Upstream: f("upstream"), UpstreamPID: f("upstreamPid"),
-			CostUSD: cost, AllowBelowCost: allow})
+		p := topupd.Pack{PID: pid, Slug: f("slug"), Name: f("name"), Category: f("category"), Price: price, Status: f("status"),
+			StockBased: f("stockBased") == "yes", Provider: f("provider"), Upstream: f("upstream"), UpstreamPID: f("upstreamPid")}
+		if cost != nil {
+			p.Cost = *cost
+		}
+		_, err = c.Service.PutPack(r.Context(), s.actor, p, allow)
 	} else {
-		p, ok, ferr := c.findPack(s, pid)
+		p, ferr := c.findPack(r, s, pid)
 		if ferr != nil {
 			return ferr
 		}
-		if !ok {
-			return pageError{http.StatusNotFound, "There is no pack " + pid + "."}
-		}
-		changed := map[string]any{}
-		for name, v := range map[string][2]string{"name": {p.Name, f("name")}, "category": {p.Category, f("category")}, "status": {p.Status, f("status")}} {
-			if v[0] != v[1] {
-				changed[name] = v[1]
+		patch, changed := service.PackPatch{AllowBelowCost: allow}, false
+		for _, v := range []struct {
+			dst       **string
+			was, form string
+		}{{&patch.Name, p.Name, f("name")}, {&patch.Category, p.Category, f("category")}, {&patch.Status, p.Status, f("status")}} {
+			if v.was != v.form {
+				*v.dst, changed = &v.form, true
 			}
 		}
-		if price != p.PriceUSD {
-			changed["priceUsd"] = price
+		if price != p.Price {
+			patch.Price, changed = &price, true
 		}
-		if (cost == nil) != (p.CostUSD == nil) || cost != nil && *cost != *p.CostUSD {
-			changed["costUsd"] = cost
+		var was *topupd.Money // the pack's cost, nil when not set
+		if p.Cost > 0 {
+			was = &p.Cost
 		}
-		if len(changed) == 0 {
+		if (cost == nil) != (was == nil) || cost != nil && *cost != *was {
+			var to topupd.Money // none clears it
+			if cost != nil {
+				to = *cost
+			}
+			patch.Cost, changed = &to, true
+		}
+		if !changed {
 			return c.done(w, r, "/console/catalog", "Pack "+pid+": nothing changed.")
 		}
-		if allow {
-			changed["allowBelowCost"] = true
-		}
-		_, err = c.Admin.PatchProduct(s.ctx, pid, changed)
+		_, err = c.Service.UpdatePack(r.Context(), s.actor, pid, patch)
 	}
 	if err != nil {
 		return err
@@ -239,10 +234,10 @@ func (c *Console) savePack(w http.ResponseWriter, r *http.Request, s *session) e
 	return c.done(w, r, "/console/catalog", "Pack "+pid+" is saved.")
 }
 
-// packStatus enables or disables a pack (a PATCH of its status alone).
+// packStatus enables or disables a pack (a patch of its status alone).
 func (c *Console) packStatus(w http.ResponseWriter, r *http.Request, s *session) error {
 	pid, st := r.PathValue("pid"), r.PostFormValue("status")
-	if _, err := c.Admin.PatchProduct(s.ctx, pid, map[string]any{"status": st}); err != nil {
+	if _, err := c.Service.UpdatePack(r.Context(), s.actor, pid, service.PackPatch{Status: &st}); err != nil {
 		return err
 	}
 	return c.done(w, r, "/console/catalog", "Pack "+pid+" is "+st+".")

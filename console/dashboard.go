@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/client"
+	"github.com/topupd/topupd/service"
 )
 
 // dashData is the dashboard.
@@ -19,8 +19,8 @@ type dashData struct {
 	Chart     chart
 	Gauges    topupd.Gauges
 	Stuck     []topupd.Order
-	Alerts    []client.Health
-	LowStock  []client.Pack
+	Alerts    []service.ProviderHealth
+	LowStock  []service.PackView
 	Providers int
 	// Durations are each line's times to a final state, one cell a period.
 	Durations []lineDurations
@@ -53,7 +53,7 @@ func (c *Console) dashboard(w http.ResponseWriter, r *http.Request, s *session) 
 		return err
 	}
 	d.Stuck = stuck.Orders
-	health, err := c.Admin.Providers(s.ctx)
+	health, err := c.Service.Providers(r.Context(), s.actor)
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func (c *Console) dashboard(w http.ResponseWriter, r *http.Request, s *session) 
 			d.Alerts = append(d.Alerts, h)
 		}
 	}
-	if d.LowStock, err = c.lowStock(s); err != nil { // stock.go
+	if d.LowStock, err = c.lowStock(r, s); err != nil { // stock.go
 		return err
 	}
 	if s.may(topupd.PermReports) {

@@ -11,10 +11,10 @@ import (
 	"strings"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/client"
+	"github.com/topupd/topupd/service"
 )
 
-// Stock uploads: a file of up to MaxUploadBytes is sent to the admin API
+// Stock uploads: a file of up to MaxUploadBytes is added to the stock
 // in chunks of uploadChunk codes, each its own stock.add in the action log,
 // all in one batch: the first chunk starts it (with the form's cost and
 // note), the others name it.
@@ -36,7 +36,7 @@ type stockData struct {
 
 // stockPack is a pack that draws stock, and whether it is low on it.
 type stockPack struct {
-	client.Pack
+	service.PackView
 	Low bool
 }
 
@@ -49,7 +49,7 @@ type uploadResult struct {
 
 // stock shows the count of codes per stock pack and the upload form.
 func (c *Console) stock(w http.ResponseWriter, r *http.Request, s *session) error {
-	d, err := c.stockPage(s)
+	d, err := c.stockPage(r, s)
 	if err != nil {
 		return err
 	}
@@ -58,16 +58,16 @@ func (c *Console) stock(w http.ResponseWriter, r *http.Request, s *session) erro
 }
 
 // stockPage reads the packs that draw from stock.
-func (c *Console) stockPage(s *session) (stockData, error) {
-	packs, err := c.stockPacks(s)
+func (c *Console) stockPage(r *http.Request, s *session) (stockData, error) {
+	packs, err := c.stockPacks(r, s)
 	return stockData{Packs: packs}, err
 }
 
 // stockPacks reads the packs that draw from stock, each marked low or not
 // (topupd.LowOnStock: by its lowStockAt's alert, as the database keeps it,
 // when it has one).
-func (c *Console) stockPacks(s *session) ([]stockPack, error) {
-	packs, err := c.Admin.StockPacks(s.ctx)
+func (c *Console) stockPacks(r *http.Request, s *session) ([]stockPack, error) {
+	packs, err := c.Service.StockPacks(r.Context(), s.actor)
 	if err != nil {
 		return nil, err
 	}
@@ -77,32 +77,32 @@ func (c *Console) stockPacks(s *session) ([]stockPack, error) {
 	}
 	out := make([]stockPack, len(packs))
 	for i, p := range packs {
-		out[i] = stockPack{Pack: p, Low: topupd.LowOnStock(p.PID, p.Status, p.Available, levels)}
+		out[i] = stockPack{PackView: p, Low: topupd.LowOnStock(p.PID, p.Status, p.Available, levels)}
 	}
 	return out, nil
 }
 
 // lowStock reads the packs low on stock, for the dashboard.
-func (c *Console) lowStock(s *session) ([]client.Pack, error) {
-	packs, err := c.stockPacks(s)
-	var low []client.Pack
+func (c *Console) lowStock(r *http.Request, s *session) ([]service.PackView, error) {
+	packs, err := c.stockPacks(r, s)
+	var low []service.PackView
 	for _, p := range packs {
 		if p.Low {
-			low = append(low, p.Pack)
+			low = append(low, p.PackView)
 		}
 	}
 	return low, err
 }
 
 // uploadOf reads an upload form's batch fields: a cost (optional) and a note.
-func uploadOf(r *http.Request) (client.StockUpload, error) {
-	u := client.StockUpload{Note: strings.TrimSpace(r.FormValue("note"))}
+func uploadOf(r *http.Request) (topupd.StockUpload, error) {
+	u := topupd.StockUpload{Note: strings.TrimSpace(r.FormValue("note"))}
 	if strings.TrimSpace(r.FormValue("costUsd")) != "" {
 		cost, err := money(r, "costUsd", "Cost of one code")
 		if err != nil {
 			return u, err
 		}
-		u.CostUSD = &cost
+		u.Cost = &cost
 	}
 	return u, nil
 }
@@ -142,19 +142,19 @@ func (c *Console) uploadStock(w http.ResponseWriter, r *http.Request, s *session
 	}
 	res := uploadResult{PID: r.FormValue("pid"), Codes: len(codes)}
 	for i := 0; i < len(codes); i += uploadChunk {
-		part, err := c.Admin.AddStockBatch(s.ctx, res.PID, codes[i:min(i+uploadChunk, len(codes))], u)
+		part, err := c.Service.AddStock(r.Context(), s.actor, res.PID, codes[i:min(i+uploadChunk, len(codes))], u)
 		if err != nil {
 			// A chunk commits in parts: some of the file may be in stock.
 			const partly = " Codes sent before this may have been added: send the file again, and they count as duplicates."
-			if e, ok := client.AsError(err); ok && e.StatusCode > 0 && e.StatusCode < 500 {
-				return pageError{e.StatusCode, refusal(e) + partly}
+			if status, msg, ok := c.refusalOf(err); ok && status < 500 {
+				return pageError{status, msg + partly}
 			}
 			return fmt.Errorf("%w;%s", err, partly)
 		}
 		res.Added, res.Duplicates, res.Available = res.Added+part.Added, res.Duplicates+part.Duplicates, part.Available
-		res.BatchID, u = part.BatchID, client.StockUpload{BatchID: part.BatchID} // the next chunks join the batch
+		res.BatchID, u = part.BatchID, topupd.StockUpload{BatchID: part.BatchID} // the next chunks join the batch
 	}
-	d, err := c.stockPage(s)
+	d, err := c.stockPage(r, s)
 	if err != nil {
 		return err
 	}
@@ -217,13 +217,13 @@ func (c *Console) stockChunk(w http.ResponseWriter, r *http.Request, s *session)
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 8<<20)).Decode(&in); err != nil {
 		return answer(http.StatusBadRequest, map[string]string{"error": "the chunk is not JSON: " + err.Error()})
 	}
-	u := client.StockUpload{BatchID: in.BatchID, Note: strings.TrimSpace(in.Note)}
+	u := topupd.StockUpload{BatchID: in.BatchID, Note: strings.TrimSpace(in.Note)}
 	if v := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(in.CostUSD), "$")); v != "" {
-		cost, err := client.ParseMoney(v)
+		cost, err := topupd.ParseMoney(v)
 		if err != nil {
 			return answer(http.StatusBadRequest, map[string]string{"error": "Cost of one code: " + strconv.Quote(v) + " is not an amount in dollars and cents, such as 0.50."})
 		}
-		u.CostUSD = &cost
+		u.Cost = &cost
 	}
 	codes := in.Codes[:0] // the script sends lines: read them as the plain form does
 	for _, line := range in.Codes {
@@ -231,14 +231,58 @@ func (c *Console) stockChunk(w http.ResponseWriter, r *http.Request, s *session)
 			codes = append(codes, code)
 		}
 	}
-	res, err := c.Admin.AddStockBatch(s.ctx, in.PID, codes, u)
-	if err != nil {
-		status := http.StatusInternalServerError
-		if e, ok := client.AsError(err); ok && e.StatusCode > 0 {
-			status = e.StatusCode
-			err = errors.New(refusal(e))
-		}
-		return answer(status, map[string]string{"error": err.Error()})
+	err := chunkText(in.PID, u.Note, codes)
+	var res topupd.StockResult
+	if err == nil {
+		res, err = c.Service.AddStock(r.Context(), s.actor, in.PID, codes, u)
 	}
-	return answer(http.StatusOK, res)
+	if err != nil {
+		status, msg, ok := c.refusalOf(err)
+		if !ok {
+			c.Logger.ErrorContext(r.Context(), "console", "path", r.URL.Path, "err", err)
+			status, msg = http.StatusInternalServerError, string(topupd.EInternal)+": "+topupd.EInternal.Message()
+		}
+		return answer(status, map[string]string{"error": msg})
+	}
+	return answer(http.StatusOK, chunkResult{Added: res.Added, Duplicates: res.Duplicates, Available: res.Available, BatchID: res.BatchID})
+}
+
+// chunkResult is what a chunk did, as the script reads it.
+type chunkResult struct {
+	Added      int   `json:"added"`
+	Duplicates int   `json:"duplicates"`
+	Available  int   `json:"available"`
+	BatchID    int64 `json:"batchId"`
+}
+
+// chunkText refuses a chunk whose pack, note or codes hold a NUL byte,
+// as the admin API refused them when chunks went through it (the JSON
+// decoder has turned invalid UTF-8 into U+FFFD already).
+func chunkText(pid, note string, codes []string) error {
+	if !topupd.CleanText(pid) {
+		return topupd.Errorf(topupd.EInvalidRequest, "a NUL byte or invalid UTF-8 in the path or the query")
+	}
+	clean := topupd.CleanText(note)
+	for _, code := range codes {
+		clean = clean && topupd.CleanText(code)
+	}
+	if !clean {
+		return topupd.Errorf(topupd.EInvalidBody, "a \\u0000 escape (a NUL byte) is not text")
+	}
+	return nil
+}
+
+// refusalOf is the status and words of a refusal the service answered:
+// a domain error's code and detail (or its code's message); ok is false
+// for any other error.
+func (c *Console) refusalOf(err error) (status int, msg string, ok bool) {
+	var de *topupd.Error
+	if !errors.As(err, &de) || de.Code == topupd.EInternal {
+		return 0, "", false
+	}
+	msg = de.Detail
+	if msg == "" {
+		msg = de.Code.Message()
+	}
+	return c.StatusOf(err), string(de.Code) + ": " + msg, true
 }
