@@ -48,16 +48,15 @@ func guard(api string, log *slog.Logger, m *metrics.Metrics, maxBody int64, mux 
 	return observe(api, log, m, mux, trusted, func(w *statusWriter) {
 		writeJSON(w, http.StatusInternalServerError, failure{Code: string(topupd.EInternal), Error: topupd.EInternal.Message()})
 	}, func(w http.ResponseWriter, r *http.Request, pattern string) {
-		r, logLowStock := withLowStockLog(log, m, r) // admin_batches.go
-		defer logLowStock()
 		answer(log, maxBody, mux, w, r, pattern)
 	})
 }
 
 // observe serves each request with serve, giving it what every answer of
-// topupd gets: an X-Request-Id, one log line under the route mux matches
-// and its count in the metrics under api; a panic is logged and answered
-// by panicked.
+// topupd gets: an X-Request-Id, one log line under the route mux matches,
+// its count in the metrics under api, and the log lines and metrics of the
+// low-stock alerts its changes raise or clear; a panic is logged and
+// answered by panicked.
 func observe(api string, log *slog.Logger, m *metrics.Metrics, mux *http.ServeMux, trusted []netip.Prefix,
 	panicked func(w *statusWriter), serve func(w http.ResponseWriter, r *http.Request, pattern string)) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
@@ -66,6 +65,7 @@ func observe(api string, log *slog.Logger, m *metrics.Metrics, mux *http.ServeMu
 		rw.Header().Set(RequestIDHeader, id)
 		caller := &who{}
 		r = r.WithContext(context.WithValue(logctx.WithRequestID(r.Context(), id), whoKey{}, caller))
+		r, logLowStock := withLowStockLog(log, m, r) // admin_batches.go
 		w := &statusWriter{ResponseWriter: rw}
 		_, pattern := mux.Handler(r)
 		defer func() {
@@ -79,6 +79,7 @@ func observe(api string, log *slog.Logger, m *metrics.Metrics, mux *http.ServeMu
 			status := cmp.Or(w.status, http.StatusOK)
 			logRequest(log, r, routeOf(pattern), status, start, caller, clientIPText(r, trusted))
 			m.Request(api, routeOf(pattern), status, time.Since(start))
+			logLowStock()
 		}()
 		serve(w, r, pattern)
 	})

@@ -115,8 +115,9 @@ func routeOf(pattern string) string {
 // Observe gives a handler that is neither API (the console) what every
 // answer of topupd gets: an X-Request-Id, one log line a request under the
 // route mux matches (with the operator NoteOperator names, and the client
-// IP as ClientIP finds it behind trusted proxies), and the request metrics
-// under api. A panic is logged and answered 500.
+// IP as ClientIP finds it behind trusted proxies), the request metrics
+// under api, and the low-stock alerts its changes raise or clear, as the
+// admin API logs them. A panic is logged and answered 500.
 func Observe(api string, log *slog.Logger, m *metrics.Metrics, mux *http.ServeMux, h http.Handler, trusted []netip.Prefix) http.Handler {
 	return observe(api, logctx.Logger(log), m, mux, trusted, func(w *statusWriter) {
 		if w.status == 0 {
