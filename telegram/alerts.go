@@ -90,7 +90,8 @@ const (
 // clears.
 func (w *watcher) currentAlerts(ctx context.Context) (map[string]string, error) {
 	out := map[string]string{}
-	health, err := w.b.Admin.Providers(ctx)
+	system := service.RootActor("telegram-alerts")
+	health, err := w.b.Service.Providers(ctx, system)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +107,7 @@ func (w *watcher) currentAlerts(ctx context.Context) (map[string]string, error) 
 	if len(stuck.Orders) > 0 {
 		out["stuck"] = "orders are stuck past their deadline or with an alert (see /stuck)."
 	}
-	packs, err := w.b.Admin.StockPacks(ctx)
+	packs, err := w.b.Service.StockPacks(ctx, system)
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,11 @@ func (b *Bot) stuck(ctx context.Context, r *request, actx context.Context, _ top
 		b.fail(ctx, r, err)
 		return
 	}
-	health, err := b.Admin.Providers(actx)
+	if r.actorErr != nil {
+		b.fail(ctx, r, r.actorErr)
+		return
+	}
+	health, err := b.Service.Providers(ctx, r.actor)
 	if err != nil {
 		b.fail(ctx, r, err)
 		return
