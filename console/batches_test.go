@@ -77,7 +77,7 @@ func TestConsoleBatches(t *testing.T) {
 	}
 
 	// The script's chunks: the first starts the batch, the next name it.
-	chunk := func(body map[string]any) client.StockResult {
+	send := func(body map[string]any) *http.Response {
 		t.Helper()
 		b, _ := json.Marshal(body)
 		req, _ := http.NewRequest("POST", h.Admin.URL+"/console/stock/chunk", strings.NewReader(string(b)))
@@ -88,12 +88,34 @@ func TestConsoleBatches(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		return resp
+	}
+	chunk := func(body map[string]any) client.StockResult {
+		t.Helper()
+		resp := send(body)
 		defer resp.Body.Close()
 		var res client.StockResult
 		if err := json.NewDecoder(resp.Body).Decode(&res); err != nil || resp.StatusCode != 200 {
 			t.Fatalf("a chunk: %d, %v", resp.StatusCode, err)
 		}
 		return res
+	}
+	for _, bad := range []struct {
+		body map[string]any
+		want string
+	}{
+		{map[string]any{"pid": pid, "codes": []string{"A\x00B"}}, "INVALID_BODY: a \\u0000 escape (a NUL byte) is not text"},
+		{map[string]any{"pid": pid, "codes": []string{"A"}, "note": "\x00"}, "INVALID_BODY: a \\u0000 escape (a NUL byte) is not text"},
+		{map[string]any{"pid": pid, "codes": []string{"code"}}, "INVALID_BODY: codes: 1 to 10000 codes"},
+		{map[string]any{"pid": "nosuch", "codes": []string{"A"}}, "NOT_FOUND: pack nosuch"},
+	} {
+		resp := send(bad.body)
+		var got struct{ Error string }
+		err := json.NewDecoder(resp.Body).Decode(&got)
+		resp.Body.Close()
+		if want := map[bool]int{true: 404, false: 400}[bad.body["pid"] == "nosuch"]; err != nil || resp.StatusCode != want || got.Error != bad.want {
+			t.Errorf("a chunk %v: %d %q, %v; want %d %q", bad.body, resp.StatusCode, got.Error, err, want, bad.want)
+		}
 	}
 	codes := make([]string, 6)
 	for i := range codes {
