@@ -2,10 +2,10 @@ package httpapi
 
 import (
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/service"
 )
 
 // accountView is an account as the operator sees it.
@@ -26,22 +26,15 @@ type accountView struct {
 	DailyLimitUsd *topupd.Money `json:"dailyLimitUsd"`
 }
 
-func (a *admin) writeAccount(w http.ResponseWriter, r *http.Request, status int, acct topupd.Account) error {
-	v, err := a.viewAccount(r, acct)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, status, v)
+// writeAccount answers an account with its balance.
+func writeAccount(w http.ResponseWriter, status int, acct service.Account) error {
+	writeJSON(w, status, viewAccount(acct))
 	return nil
 }
 
-// viewAccount is an account with its balance.
-func (a *admin) viewAccount(r *http.Request, acct topupd.Account) (accountView, error) {
-	bal, err := a.Store.Balance(r.Context(), acct.ID)
-	if err != nil {
-		return accountView{}, err
-	}
-	v := accountView{ID: acct.ID, Name: acct.Name, BalanceUsd: bal, APIEnabled: acct.APIEnabled, AdminDisabled: acct.AdminDisabled,
+// viewAccount is an account with its balance, as the operator sees it.
+func viewAccount(acct service.Account) accountView {
+	v := accountView{ID: acct.ID, Name: acct.Name, BalanceUsd: acct.Balance, APIEnabled: acct.APIEnabled, AdminDisabled: acct.AdminDisabled,
 		Banned: acct.Banned, IPAllowlist: acct.IPAllowlist, IPAllowlistRequired: acct.IPAllowlistRequired,
 		CreatedAt: acct.CreatedAt.Format(time.RFC3339Nano), MaxOrderUsd: acct.Limits.MaxOrder, DailyLimitUsd: acct.Limits.Daily}
 	if acct.Tier != "" {
@@ -54,30 +47,18 @@ func (a *admin) viewAccount(r *http.Request, acct topupd.Account) (accountView, 
 		s := acct.RestrictedUntil.Format(time.RFC3339Nano)
 		v.RestrictedUntil = &s
 	}
-	return v, nil
+	return v
 }
 
-// readAccountPatch reads a body of account fields.
+// readAccountPatch reads a body of account fields (the service decides
+// which of them the caller's role may change).
 func readAccountPatch(r *http.Request) (topupd.AccountPatch, error) {
 	obj, err := readAdminObject(r)
 	if err != nil {
 		return topupd.AccountPatch{}, err
 	}
 	p := obj.accountPatch()
-	if err := obj.done(); err != nil {
-		return p, err
-	}
-	// A tier and spending limits decide what the account pays: finance's
-	// (and the owner's); the rest of the account is support's.
-	if p.Priced() {
-		if err := may(r, topupd.PermPrices); err != nil {
-			return p, err
-		}
-	}
-	if p.Flagged() {
-		return p, may(r, topupd.PermAccounts)
-	}
-	return p, nil
+	return p, obj.done()
 }
 
 func (a *admin) createAccount(w http.ResponseWriter, r *http.Request) error {
@@ -85,26 +66,19 @@ func (a *admin) createAccount(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if p.Name == nil {
-		return topupd.Errorf(topupd.EInvalidBody, "name is required")
-	}
-	acct, err := p.Apply(topupd.Account{ID: topupd.NewID("acc_"), APIEnabled: true, IPAllowlist: []string{}, CreatedAt: a.Now()})
+	acct, err := a.Service.CreateAccount(r.Context(), a.actor(r), p)
 	if err != nil {
 		return err
 	}
-	acct, err = a.Store.CreateAccount(r.Context(), acct)
-	if err != nil {
-		return err
-	}
-	return a.writeAccount(w, r, http.StatusCreated, acct)
+	return writeAccount(w, http.StatusCreated, acct)
 }
 
 func (a *admin) getAccount(w http.ResponseWriter, r *http.Request) error {
-	acct, err := a.Store.Account(r.Context(), r.PathValue("id"))
+	acct, err := a.Service.Account(r.Context(), a.actor(r), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	return a.writeAccount(w, r, http.StatusOK, acct)
+	return writeAccount(w, http.StatusOK, acct)
 }
 
 func (a *admin) patchAccount(w http.ResponseWriter, r *http.Request) error {
@@ -112,32 +86,57 @@ func (a *admin) patchAccount(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	acct, err := a.Store.UpdateAccount(r.Context(), r.PathValue("id"), p)
+	acct, err := a.Service.UpdateAccount(r.Context(), a.actor(r), r.PathValue("id"), p)
 	if err != nil {
 		return err
 	}
-	return a.writeAccount(w, r, http.StatusOK, acct)
+	return writeAccount(w, http.StatusOK, acct)
+}
+
+// newKeyAnswer is the answer of a key just made: the key, shown this once.
+type newKeyAnswer struct {
+	Success bool   `json:"success"`
+	KeyID   string `json:"keyId"`
+	APIKey  string `json:"apiKey"`
+}
+
+// rotatedKeyAnswer is the answer of a key made in place of another.
+type rotatedKeyAnswer struct {
+	newKeyAnswer
+	OldKeyID        string `json:"oldKeyId"`
+	OldKeyRevokedAt string `json:"oldKeyRevokedAt"`
+}
+
+// readLabel reads a key's body: an optional label (nil when absent).
+func readLabel(r *http.Request) (*string, error) {
+	obj, err := readAdminObject(r)
+	if err != nil {
+		return nil, err
+	}
+	var label string
+	labelled := obj.take("label", &label)
+	if err := obj.done(); err != nil {
+		return nil, err
+	}
+	if !labelled {
+		return nil, nil
+	}
+	return &label, nil
 }
 
 func (a *admin) createKey(w http.ResponseWriter, r *http.Request) error {
-	obj, err := readAdminObject(r)
+	label, err := readLabel(r)
 	if err != nil {
 		return err
 	}
-	var label string
-	obj.take("label", &label)
-	if err := obj.done(); err != nil {
+	if label == nil {
+		label = new(string)
+	}
+	k, err := a.Service.CreateKey(r.Context(), a.actor(r), r.PathValue("id"), *label)
+	if err != nil {
 		return err
 	}
-	if len(label) > 100 {
-		return topupd.Errorf(topupd.EInvalidBody, "label: at most 100 characters")
-	}
-	key, hash := topupd.NewAPIKey()
-	k := topupd.APIKey{ID: topupd.NewID("key_"), AccountID: r.PathValue("id"), Label: label, Prefix: key[:topupd.KeyPrefixLen], CreatedAt: a.Now()}
-	if err := a.Store.AddKey(r.Context(), k, hash); err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, map[string]any{"success": true, "keyId": k.ID, "apiKey": key})
+	writeJSON(w, http.StatusCreated, newKeyAnswer{Success: true, KeyID: k.ID, APIKey: k.Secret})
 	return nil
 }
 
@@ -145,39 +144,16 @@ func (a *admin) createKey(w http.ResponseWriter, r *http.Request) error {
 // unless the body names one, and revokes the old key a day later
 // (topupd.KeyRotationOverlap): clients move over in that time.
 func (a *admin) rotateKey(w http.ResponseWriter, r *http.Request) error {
-	obj, err := readAdminObject(r)
+	label, err := readLabel(r)
 	if err != nil {
 		return err
 	}
-	var label string
-	labelled := obj.take("label", &label)
-	if err := obj.done(); err != nil {
+	k, err := a.Service.RotateKey(r.Context(), a.actor(r), r.PathValue("id"), r.PathValue("keyId"), label)
+	if err != nil {
 		return err
 	}
-	if len(label) > 100 {
-		return topupd.Errorf(topupd.EInvalidBody, "label: at most 100 characters")
-	}
-	accountID, oldID := r.PathValue("id"), r.PathValue("keyId")
-	if !labelled {
-		keys, err := a.Store.Keys(r.Context(), accountID)
-		if err != nil {
-			return err
-		}
-		for _, k := range keys {
-			if k.ID == oldID {
-				label = k.Label
-			}
-		}
-	}
-	now := a.Now()
-	key, hash := topupd.NewAPIKey()
-	k := topupd.APIKey{ID: topupd.NewID("key_"), AccountID: accountID, Label: label, Prefix: key[:topupd.KeyPrefixLen], CreatedAt: now}
-	revokeAt := now.Add(topupd.KeyRotationOverlap)
-	if err := a.Store.RotateKey(r.Context(), oldID, k, hash, revokeAt); err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, map[string]any{"success": true, "keyId": k.ID, "apiKey": key, "oldKeyId": oldID,
-		"oldKeyRevokedAt": revokeAt.UTC().Format(time.RFC3339Nano)})
+	writeJSON(w, http.StatusCreated, rotatedKeyAnswer{newKeyAnswer: newKeyAnswer{Success: true, KeyID: k.ID, APIKey: k.Secret},
+		OldKeyID: k.OldKeyID, OldKeyRevokedAt: k.OldRevokedAt.UTC().Format(time.RFC3339Nano)})
 	return nil
 }
 
@@ -191,13 +167,15 @@ type keyView struct {
 	RevokedAt  *string `json:"revokedAt"`
 }
 
+// keysAnswer is an account's keys.
+type keysAnswer struct {
+	Success bool      `json:"success"`
+	Keys    []keyView `json:"keys"`
+}
+
 // listKeys answers an account's keys, newest first.
 func (a *admin) listKeys(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	if _, err := a.Store.Account(r.Context(), id); err != nil {
-		return err
-	}
-	keys, err := a.Store.Keys(r.Context(), id)
+	keys, err := a.Service.Keys(r.Context(), a.actor(r), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -206,7 +184,7 @@ func (a *admin) listKeys(w http.ResponseWriter, r *http.Request) error {
 		out[i] = keyView{KeyID: k.ID, Label: k.Label, Prefix: k.Prefix, CreatedAt: rfc3339(k.CreatedAt),
 			LastUsedAt: rfc3339Ptr(k.LastUsedAt), RevokedAt: rfc3339Ptr(k.RevokedAt)}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "keys": out})
+	writeJSON(w, http.StatusOK, keysAnswer{Success: true, Keys: out})
 	return nil
 }
 
@@ -225,6 +203,13 @@ func rfc3339Ptr(t *time.Time) *string {
 // accountsFilters are the filters of GET /admin/accounts besides paging.
 var accountsFilters = map[string]bool{"q": true}
 
+// accountsAnswer is a page of accounts.
+type accountsAnswer struct {
+	Success    bool          `json:"success"`
+	Accounts   []accountView `json:"accounts"`
+	NextCursor *string       `json:"nextCursor"`
+}
+
 // listAccounts answers accounts newest first: q matches the id or a part
 // of the name; the cursor names the last account of the page before.
 func (a *admin) listAccounts(w http.ResponseWriter, r *http.Request) error {
@@ -233,40 +218,43 @@ func (a *admin) listAccounts(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	q := topupd.AccountsQuery{Search: strings.TrimSpace(v.Get("q")), Limit: p.Limit + 1}
-	if p.After != "" {
-		after, err := a.Store.Account(r.Context(), p.After)
-		if err != nil {
-			return topupd.Errorf(topupd.EInvalidRequest, "cursor: not one this list gave")
-		}
-		q.After = &after
-	}
-	accts, err := a.Store.Accounts(r.Context(), q)
+	page, err := a.Service.Accounts(r.Context(), a.actor(r), service.AccountsQuery{Search: v.Get("q"), Cursor: v.Get("cursor"), Limit: p.Limit})
 	if err != nil {
 		return err
 	}
-	var next *string
-	if len(accts) > p.Limit {
-		accts = accts[:p.Limit]
-		next = cursorOf(accountsCursor, accts[len(accts)-1].ID)
+	out := accountsAnswer{Success: true, Accounts: make([]accountView, len(page.Accounts))}
+	for i := range page.Accounts {
+		out.Accounts[i] = viewAccount(page.Accounts[i])
 	}
-	out := make([]accountView, len(accts))
-	for i := range accts {
-		if out[i], err = a.viewAccount(r, accts[i]); err != nil {
-			return err
-		}
+	if page.NextCursor != "" {
+		out.NextCursor = &page.NextCursor
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "accounts": out, "nextCursor": next})
+	writeJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// keyRevoked is the answer of a key revoked.
+type keyRevoked struct {
+	Success bool   `json:"success"`
+	KeyID   string `json:"keyId"`
+	Revoked bool   `json:"revoked"`
 }
 
 func (a *admin) revokeKey(w http.ResponseWriter, r *http.Request) error {
 	keyID := r.PathValue("keyId")
-	if err := a.Store.RevokeKey(r.Context(), keyID, a.Now()); err != nil {
+	if err := a.Service.RevokeKey(r.Context(), a.actor(r), keyID); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "keyId": keyID, "revoked": true})
+	writeJSON(w, http.StatusOK, keyRevoked{Success: true, KeyID: keyID, Revoked: true})
 	return nil
+}
+
+// creditAnswer is what a credit did.
+type creditAnswer struct {
+	Success    bool         `json:"success"`
+	BalanceUsd topupd.Money `json:"balanceUsd"`
+	EntryID    string       `json:"entryId"`
+	Repeated   bool         `json:"repeated"`
 }
 
 func (a *admin) credit(w http.ResponseWriter, r *http.Request) error {
@@ -280,24 +268,14 @@ func (a *admin) credit(w http.ResponseWriter, r *http.Request) error {
 	if err := obj.done(); err != nil {
 		return err
 	}
-	switch {
-	case !ok:
+	if !ok {
 		return topupd.Errorf(topupd.EInvalidBody, "amountUsd is required")
-	case amount == 0:
-		return topupd.Errorf(topupd.EInvalidBody, "amountUsd must not be 0")
-	case strings.TrimSpace(ref) == "" || len(ref) > 200:
-		return topupd.Errorf(topupd.EInvalidBody, "reference is required (at most 200 characters)")
 	}
-	id := r.PathValue("id")
-	e, repeated, err := a.Store.Credit(r.Context(), id, amount, ref, a.Now())
+	c, err := a.Service.Credit(r.Context(), a.actor(r), r.PathValue("id"), amount, ref)
 	if err != nil {
 		return err
 	}
-	bal, err := a.Store.Balance(r.Context(), id)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "balanceUsd": bal, "entryId": entryID(e.ID), "repeated": repeated})
+	writeJSON(w, http.StatusOK, creditAnswer{Success: true, BalanceUsd: c.Balance, EntryID: entryID(c.Entry.ID), Repeated: c.Repeated})
 	return nil
 }
 
@@ -315,20 +293,22 @@ type entryView struct {
 	CreatedAt       string       `json:"createdAt"`
 }
 
+// ledgerAnswer is an account's newest ledger entries.
+type ledgerAnswer struct {
+	Success bool        `json:"success"`
+	Entries []entryView `json:"entries"`
+}
+
 func (a *admin) ledger(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	if _, err := a.Store.Account(r.Context(), id); err != nil {
-		return err
+	limit, lerr := clampParam(r.URL.Query().Get("limit"), "limit", service.DefaultLedger, 1, service.MaxLedger)
+	entries, err := a.Service.Ledger(r.Context(), a.actor(r), r.PathValue("id"), limit)
+	if lerr != nil && err == nil { // an unknown account is answered before a bad limit
+		return lerr
 	}
-	limit, err := clampParam(r.URL.Query().Get("limit"), "limit", 1000, 1, 100_000)
 	if err != nil {
 		return err
 	}
-	entries, err := a.Store.Ledger(r.Context(), id, limit)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "entries": viewEntries(entries)})
+	writeJSON(w, http.StatusOK, ledgerAnswer{Success: true, Entries: viewEntries(entries)})
 	return nil
 }
 

@@ -15,7 +15,24 @@ import (
 
 // createChatLink makes a one-time code that links a chat to the account.
 func (a *admin) createChatLink(w http.ResponseWriter, r *http.Request) error {
-	return a.chatLink(w, r, topupd.ChatLink{AccountID: r.PathValue("id")})
+	if err := readEmpty(r); err != nil {
+		return err
+	}
+	l, err := a.Service.ChatLink(r.Context(), a.actor(r), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, chatLinkAnswer{Success: true, Code: l.Code, ExpiresAt: rfc3339(l.ExpiresAt), URL: l.URL})
+	return nil
+}
+
+// readEmpty reads a body that must hold no fields (an empty one will do).
+func readEmpty(r *http.Request) error {
+	obj, err := readAdminObject(r)
+	if err != nil {
+		return err
+	}
+	return obj.done()
 }
 
 // chatLink stores the hash of a fresh code for l's account or operator,
@@ -34,8 +51,7 @@ func (a *admin) chatLink(w http.ResponseWriter, r *http.Request, l topupd.ChatLi
 	if err := a.Store.CreateChatLink(r.Context(), l); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{"success": true, "code": code, "expiresAt": rfc3339(l.ExpiresAt),
-		"url": chatLinkURL(a.botUsername(), code)})
+	writeJSON(w, http.StatusCreated, chatLinkAnswer{Success: true, Code: code, ExpiresAt: rfc3339(l.ExpiresAt), URL: chatLinkURL(a.botUsername(), code)})
 	return nil
 }
 
@@ -64,13 +80,15 @@ type chatView struct {
 	LinkedAt string `json:"linkedAt"`
 }
 
+// chatsAnswer is an account's linked chats.
+type chatsAnswer struct {
+	Success bool       `json:"success"`
+	Chats   []chatView `json:"chats"`
+}
+
 // listChats answers an account's linked chats, oldest link first.
 func (a *admin) listChats(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	if _, err := a.Store.Account(r.Context(), id); err != nil {
-		return err
-	}
-	chats, err := a.Store.Chats(r.Context(), id, "")
+	chats, err := a.Service.Chats(r.Context(), a.actor(r), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -78,7 +96,7 @@ func (a *admin) listChats(w http.ResponseWriter, r *http.Request) error {
 	for i, c := range chats {
 		out[i] = chatView{ChatID: c.ChatID, Username: c.Username, LinkedAt: rfc3339(c.LinkedAt)}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "chats": out})
+	writeJSON(w, http.StatusOK, chatsAnswer{Success: true, Chats: out})
 	return nil
 }
 
@@ -88,12 +106,9 @@ func (a *admin) unlinkChat(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return topupd.Errorf(topupd.EInvalidRequest, "chatId: a chat's id is an integer")
 	}
-	if c := topupd.ChangeOf(r.Context()); c != nil {
-		c.Target = strconv.FormatInt(chatID, 10)
-	}
-	if err := a.Store.UnlinkChat(r.Context(), r.PathValue("id"), chatID); err != nil {
+	if err := a.Service.UnlinkChat(r.Context(), a.actor(r), r.PathValue("id"), chatID); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true})
+	writeJSON(w, http.StatusOK, plainSuccess{Success: true})
 	return nil
 }

@@ -34,7 +34,7 @@ func (a *admin) putTier(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	t := topupd.Tier{Name: r.PathValue("name"), UpdatedAt: a.Now()}
+	t := topupd.Tier{Name: r.PathValue("name")}
 	var markup topupd.Percent
 	if obj.take("markupPercent", &markup) {
 		t.Markup = &markup
@@ -46,17 +46,7 @@ func (a *admin) putTier(w http.ResponseWriter, r *http.Request) error {
 	if err := obj.done(); err != nil {
 		return err
 	}
-	if err := t.Validate(); err != nil {
-		return err
-	}
-	packs, err := a.Store.Packs(r.Context())
-	if err != nil {
-		return err
-	}
-	if err := topupd.CheckTierCosts(&t, packs, allow); err != nil {
-		return err
-	}
-	stored, err := a.Store.PutTier(r.Context(), t)
+	stored, err := a.Service.PutTier(r.Context(), a.actor(r), t, allow)
 	if err != nil {
 		return err
 	}
@@ -64,8 +54,14 @@ func (a *admin) putTier(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// tiersAnswer is every tier.
+type tiersAnswer struct {
+	Success bool       `json:"success"`
+	Tiers   []tierView `json:"tiers"`
+}
+
 func (a *admin) listTiers(w http.ResponseWriter, r *http.Request) error {
-	tiers, err := a.Store.Tiers(r.Context())
+	tiers, err := a.Service.Tiers(r.Context(), a.actor(r))
 	if err != nil {
 		return err
 	}
@@ -73,7 +69,7 @@ func (a *admin) listTiers(w http.ResponseWriter, r *http.Request) error {
 	for i := range tiers {
 		out[i] = viewTier(&tiers[i])
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "tiers": out})
+	writeJSON(w, http.StatusOK, tiersAnswer{Success: true, Tiers: out})
 	return nil
 }
 
@@ -86,37 +82,39 @@ type accountPriceView struct {
 	CostUsd  *topupd.Money `json:"costUsd,omitempty"`
 }
 
+// accountPricesAnswer is what one account pays for every pack.
+type accountPricesAnswer struct {
+	Success   bool               `json:"success"`
+	AccountID string             `json:"accountId"`
+	Tier      *string            `json:"tier"`
+	Prices    []accountPriceView `json:"prices"`
+}
+
 // accountPrices lists what the account pays for every pack, and where each
 // price comes from: its own price, its tier's, the tier's markup on cost,
 // or the pack's price.
 func (a *admin) accountPrices(w http.ResponseWriter, r *http.Request) error {
-	acct, err := a.Store.Account(r.Context(), r.PathValue("id"))
+	ap, err := a.Service.AccountPrices(r.Context(), a.actor(r), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	book, err := a.Store.PriceBook(r.Context(), acct.ID)
-	if err != nil {
-		return err
+	out := accountPricesAnswer{Success: true, AccountID: ap.AccountID, Prices: make([]accountPriceView, len(ap.Prices))}
+	for i, p := range ap.Prices {
+		out.Prices[i] = accountPriceView{PID: p.PID, PriceUsd: p.Price, Source: p.Source, PackUsd: p.PackPrice, CostUsd: p.Cost}
 	}
-	packs, err := a.Store.Packs(r.Context())
-	if err != nil {
-		return err
+	if ap.Tier != "" {
+		out.Tier = &ap.Tier
 	}
-	out := make([]accountPriceView, len(packs))
-	for i := range packs {
-		p := &packs[i]
-		price, source := book.Quote(p)
-		out[i] = accountPriceView{PID: p.PID, PriceUsd: price, Source: source, PackUsd: p.Price}
-		if p.Cost > 0 {
-			out[i].CostUsd = &p.Cost
-		}
-	}
-	var tier *string
-	if acct.Tier != "" {
-		tier = &acct.Tier
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "accountId": acct.ID, "tier": tier, "prices": out})
+	writeJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// accountPriceSet is the answer of an account's own price set.
+type accountPriceSet struct {
+	Success   bool         `json:"success"`
+	AccountID string       `json:"accountId"`
+	PID       string       `json:"pid"`
+	PriceUsd  topupd.Money `json:"priceUsd"`
 }
 
 // setAccountPrice sets the account's own price for one pack.
@@ -125,50 +123,31 @@ func (a *admin) setAccountPrice(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	price, ok := obj.money("priceUsd")
+	price, _ := obj.money("priceUsd") // absent: 0, which the service refuses
 	var allow bool
 	obj.take("allowBelowCost", &allow)
 	if err := obj.done(); err != nil {
 		return err
 	}
-	if !ok || price <= 0 {
-		return topupd.Errorf(topupd.EInvalidBody, "priceUsd is required and must be above 0")
-	}
 	accountID, pid := r.PathValue("id"), r.PathValue("pid")
-	pack, err := a.pack(r, pid)
-	if err != nil {
+	if err := a.Service.SetAccountPrice(r.Context(), a.actor(r), accountID, pid, price, allow); err != nil {
 		return err
 	}
-	if err := topupd.CheckCost(price, pack.HighestCost(), allow); err != nil {
-		return err
-	}
-	if err := a.Store.SetAccountPrice(r.Context(), accountID, pid, price); err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "accountId": accountID, "pid": pid, "priceUsd": price})
+	writeJSON(w, http.StatusOK, accountPriceSet{Success: true, AccountID: accountID, PID: pid, PriceUsd: price})
 	return nil
+}
+
+// plainSuccess is the answer of a change that says nothing more.
+type plainSuccess struct {
+	Success bool `json:"success"`
 }
 
 // deleteAccountPrice removes the account's own price for one pack: its tier
 // or the pack's price applies again.
 func (a *admin) deleteAccountPrice(w http.ResponseWriter, r *http.Request) error {
-	if err := a.Store.DeleteAccountPrice(r.Context(), r.PathValue("id"), r.PathValue("pid")); err != nil {
+	if err := a.Service.DeleteAccountPrice(r.Context(), a.actor(r), r.PathValue("id"), r.PathValue("pid")); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true})
+	writeJSON(w, http.StatusOK, plainSuccess{Success: true})
 	return nil
-}
-
-// pack finds one pack by PID, or ENotFound.
-func (a *admin) pack(r *http.Request, pid string) (topupd.Pack, error) {
-	packs, err := a.Store.Packs(r.Context())
-	if err != nil {
-		return topupd.Pack{}, err
-	}
-	for _, p := range packs {
-		if p.PID == pid {
-			return p, nil
-		}
-	}
-	return topupd.Pack{}, topupd.Errorf(topupd.ENotFound, "pack %s", pid)
 }
