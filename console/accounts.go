@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/client"
 	"github.com/topupd/topupd/service"
 )
 
@@ -19,14 +18,14 @@ var LargeCredit = topupd.USD(1000)
 // accountsData is the accounts page: a search and one page of accounts.
 type accountsData struct {
 	Q        string
-	Accounts []client.AdminAccount
+	Accounts []service.Account
 	Next     template.URL
 }
 
 // accounts lists and searches accounts, newest first.
 func (c *Console) accounts(w http.ResponseWriter, r *http.Request, s *session) error {
 	q := r.URL.Query()
-	page, err := c.Admin.Accounts(s.ctx, strings.TrimSpace(q.Get("q")), q.Get("cursor"), 50)
+	page, err := c.Service.Accounts(r.Context(), s.actor, service.AccountsQuery{Search: q.Get("q"), Cursor: q.Get("cursor"), Limit: 50})
 	if err != nil {
 		return err
 	}
@@ -40,7 +39,8 @@ func (c *Console) accounts(w http.ResponseWriter, r *http.Request, s *session) e
 
 // createAccount makes an account and opens its page.
 func (c *Console) createAccount(w http.ResponseWriter, r *http.Request, s *session) error {
-	a, err := c.Admin.CreateAccount(s.ctx, strings.TrimSpace(r.PostFormValue("name")), nil)
+	name := strings.TrimSpace(r.PostFormValue("name"))
+	a, err := c.Service.CreateAccount(r.Context(), s.actor, topupd.AccountPatch{Name: &name})
 	if err != nil {
 		return err
 	}
@@ -49,25 +49,25 @@ func (c *Console) createAccount(w http.ResponseWriter, r *http.Request, s *sessi
 
 // accountData is an account's page.
 type accountData struct {
-	A          client.AdminAccount
-	Keys       []client.Key
-	Ledger     []client.LedgerEntry
+	A          service.Account
+	Keys       []topupd.APIKey
+	Ledger     []topupd.LedgerEntry
 	Allowlist  string
 	Restricted string
 	From, To   string
-	NewKey     *client.NewKey
-	Chats      []client.LinkedChat
-	ChatLink   *client.ChatLinkCode
+	NewKey     *service.NewKey
+	Chats      []topupd.Chat
+	ChatLink   *service.ChatLinkCode
 	// Prices are what the account pays for each pack; Tiers the tiers to
 	// choose from.
-	Prices client.AccountPrices
-	Tiers  []client.Tier
+	Prices service.AccountPrices
+	Tiers  []topupd.Tier
 }
 
 // account shows an account: balance, ledger, statement, keys, flags,
 // allow-list, and the forms the operator's role may use.
 func (c *Console) account(w http.ResponseWriter, r *http.Request, s *session) error {
-	d, err := c.accountPage(s, r.PathValue("id"))
+	d, err := c.accountPage(r, s, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -76,8 +76,9 @@ func (c *Console) account(w http.ResponseWriter, r *http.Request, s *session) er
 }
 
 // accountPage gathers an account's page.
-func (c *Console) accountPage(s *session, id string) (accountData, error) {
-	a, err := c.Admin.Account(s.ctx, id)
+func (c *Console) accountPage(r *http.Request, s *session, id string) (accountData, error) {
+	ctx := r.Context()
+	a, err := c.Service.Account(ctx, s.actor, id)
 	if err != nil {
 		return accountData{}, err
 	}
@@ -87,19 +88,19 @@ func (c *Console) accountPage(s *session, id string) (accountData, error) {
 	}
 	now := c.Now().UTC()
 	d.From, d.To = now.AddDate(0, -1, 0).Format(time.DateOnly), now.Format(time.DateOnly)
-	if d.Keys, err = c.Admin.Keys(s.ctx, id); err != nil {
+	if d.Keys, err = c.Service.Keys(ctx, s.actor, id); err != nil {
 		return d, err
 	}
-	if d.Chats, err = c.Admin.Chats(s.ctx, id); err != nil {
+	if d.Chats, err = c.Service.Chats(ctx, s.actor, id); err != nil {
 		return d, err
 	}
-	if d.Prices, err = c.Admin.AccountPrices(s.ctx, id); err != nil {
+	if d.Prices, err = c.Service.AccountPrices(ctx, s.actor, id); err != nil {
 		return d, err
 	}
-	if d.Tiers, err = c.Admin.Tiers(s.ctx); err != nil {
+	if d.Tiers, err = c.Service.Tiers(ctx, s.actor); err != nil {
 		return d, err
 	}
-	d.Ledger, err = c.Admin.Ledger(s.ctx, id, 50)
+	d.Ledger, err = c.Service.Ledger(ctx, s.actor, id, 50)
 	return d, err
 }
 
@@ -107,7 +108,7 @@ func (c *Console) accountPage(s *session, id string) (accountData, error) {
 // account, shown once on the account's page.
 func (c *Console) chatLink(w http.ResponseWriter, r *http.Request, s *session) error {
 	id := r.PathValue("id")
-	code, err := c.Admin.ChatLink(s.ctx, id)
+	code, err := c.Service.ChatLink(r.Context(), s.actor, id)
 	if err != nil {
 		return err
 	}
@@ -117,7 +118,7 @@ func (c *Console) chatLink(w http.ResponseWriter, r *http.Request, s *session) e
 // showOnce answers the account's page with something shown this once (a
 // key, a link code), set by show: never in a redirect or a cookie.
 func (c *Console) showOnce(w http.ResponseWriter, r *http.Request, s *session, id string, show func(*accountData)) error {
-	d, err := c.accountPage(s, id)
+	d, err := c.accountPage(r, s, id)
 	if err != nil {
 		return err
 	}
@@ -137,7 +138,7 @@ func (c *Console) unlinkChat(w http.ResponseWriter, r *http.Request, s *session)
 	if !c.confirmed(w, r, s, "Unlink chat "+chat+" from "+id+"? It stops getting notices and can no longer act on the account.", back) {
 		return nil
 	}
-	if err := c.Admin.Unlink(s.ctx, id, n); err != nil {
+	if err := c.Service.UnlinkChat(r.Context(), s.actor, id, n); err != nil {
 		return err
 	}
 	return c.done(w, r, back, "Chat "+chat+" is unlinked.")
@@ -160,58 +161,66 @@ func (c *Console) credit(w http.ResponseWriter, r *http.Request, s *session) err
 		!c.confirmed(w, r, s, "Credit "+amount.Dollars()+" to "+id+" (reference "+ref+")? That is a large amount.", back) {
 		return nil
 	}
-	res, err := c.Admin.Credit(s.ctx, id, amount, ref)
+	res, err := c.Service.Credit(r.Context(), s.actor, id, amount, ref)
 	if err != nil {
 		return err
 	}
-	msg := "Credited " + amount.Dollars() + "; the balance is " + res.BalanceUSD.Dollars() + "."
+	msg := "Credited " + amount.Dollars() + "; the balance is " + res.Balance.Dollars() + "."
 	if res.Repeated {
-		msg = "Reference " + ref + " was used before: nothing was credited again. The balance is " + res.BalanceUSD.Dollars() + "."
+		msg = "Reference " + ref + " was used before: nothing was credited again. The balance is " + res.Balance.Dollars() + "."
 	}
 	return c.done(w, r, back, msg)
 }
 
-// flags changes an account's flags (a PATCH of only them).
+// flags changes an account's flags (a patch of only them).
 func (c *Console) flags(w http.ResponseWriter, r *http.Request, s *session) error {
 	id := r.PathValue("id")
-	f := map[string]any{}
-	for _, name := range []string{"apiEnabled", "adminDisabled", "banned", "ipAllowlistRequired"} {
-		f[name] = r.PostFormValue(name) == "yes"
+	yes := func(name string) *bool {
+		on := r.PostFormValue(name) == "yes"
+		return &on
 	}
-	f["restrictedUntil"] = nil
+	p := topupd.AccountPatch{APIEnabled: yes("apiEnabled"), AdminDisabled: yes("adminDisabled"), Banned: yes("banned"),
+		IPAllowlistRequired: yes("ipAllowlistRequired")}
+	var until *time.Time
 	if v := strings.TrimSpace(r.PostFormValue("restrictedUntil")); v != "" {
 		t, err := time.Parse("2006-01-02T15:04", v)
 		if err != nil {
 			return pageError{http.StatusBadRequest, "Restricted until: a date and time such as 2026-12-01T09:00 (UTC)."}
 		}
-		f["restrictedUntil"] = t.UTC().Format(time.RFC3339)
+		t = t.UTC()
+		until = &t
 	}
-	if _, err := c.Admin.PatchAccount(s.ctx, id, f); err != nil {
+	p.RestrictedUntil = &until
+	if _, err := c.Service.UpdateAccount(r.Context(), s.actor, id, p); err != nil {
 		return err
 	}
 	return c.done(w, r, "/console/accounts/"+url.PathEscape(id), "The flags are saved.")
 }
 
-// terms sets an account's price tier and spending limits (a PATCH of only
+// terms sets an account's price tier and spending limits (a patch of only
 // them); an empty limit lifts it.
 func (c *Console) terms(w http.ResponseWriter, r *http.Request, s *session) error {
 	id := r.PathValue("id")
-	f := map[string]any{"tier": nil}
+	var tier *string
 	if t := r.PostFormValue("tier"); t != "" {
-		f["tier"] = t
+		tier = &t
 	}
-	for _, l := range []struct{ form, field, label string }{
-		{"maxOrder", "maxOrderUsd", "Most an order"}, {"dailyLimit", "dailyLimitUsd", "Most a day"}} {
-		f[l.field] = nil
+	p := topupd.AccountPatch{Tier: &tier}
+	for _, l := range []struct {
+		form, label string
+		dst         ***topupd.Money
+	}{{"maxOrder", "Most an order", &p.MaxOrder}, {"dailyLimit", "Most a day", &p.DailyLimit}} {
+		var limit *topupd.Money
 		if v := strings.TrimSpace(r.PostFormValue(l.form)); v != "" {
-			m, err := client.ParseMoney(v)
+			m, err := topupd.ParseMoney(v)
 			if err != nil || m < 0 {
 				return pageError{http.StatusBadRequest, l.label + ": an amount in USD such as 250 or 99.50, or empty for no limit."}
 			}
-			f[l.field] = m
+			limit = &m
 		}
+		*l.dst = &limit
 	}
-	if _, err := c.Admin.PatchAccount(s.ctx, id, f); err != nil {
+	if _, err := c.Service.UpdateAccount(r.Context(), s.actor, id, p); err != nil {
 		return err
 	}
 	return c.done(w, r, "/console/accounts/"+url.PathEscape(id), "The prices and limits are saved.")
@@ -224,7 +233,7 @@ func (c *Console) allowlist(w http.ResponseWriter, r *http.Request, s *session) 
 	if list == nil {
 		list = []string{}
 	}
-	if _, err := c.Admin.PatchAccount(s.ctx, id, map[string]any{"ipAllowlist": list}); err != nil {
+	if _, err := c.Service.UpdateAccount(r.Context(), s.actor, id, topupd.AccountPatch{IPAllowlist: &list}); err != nil {
 		return err
 	}
 	return c.done(w, r, "/console/accounts/"+url.PathEscape(id), "The allow-list is saved: "+plural(len(list), "entry")+".")
@@ -234,7 +243,7 @@ func (c *Console) allowlist(w http.ResponseWriter, r *http.Request, s *session) 
 // account's page (never in a redirect or a cookie).
 func (c *Console) createKey(w http.ResponseWriter, r *http.Request, s *session) error {
 	id := r.PathValue("id")
-	k, err := c.Admin.CreateKey(s.ctx, id, strings.TrimSpace(r.PostFormValue("label")))
+	k, err := c.Service.CreateKey(r.Context(), s.actor, id, strings.TrimSpace(r.PostFormValue("label")))
 	if err != nil {
 		return err
 	}
@@ -248,7 +257,7 @@ func (c *Console) revokeKey(w http.ResponseWriter, r *http.Request, s *session) 
 	if !c.confirmed(w, r, s, "Revoke key "+key+"? Clients using it are refused from now on.", back) {
 		return nil
 	}
-	if err := c.Admin.RevokeKey(s.ctx, key); err != nil {
+	if err := c.Service.RevokeKey(r.Context(), s.actor, key); err != nil {
 		return err
 	}
 	return c.done(w, r, back, "Key "+key+" is revoked.")
