@@ -3,13 +3,14 @@ package telegram
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/client"
+	"github.com/topupd/topupd/service"
 )
 
 // stuck lists the stuck orders and the suppliers alerting.
@@ -108,7 +109,7 @@ func (b *Bot) find(ctx context.Context, r *request, actx context.Context, _ topu
 
 // askCredit asks, with buttons, before crediting an account; a role that
 // may not credit is told so at once.
-func (b *Bot) askCredit(ctx context.Context, r *request, actx context.Context, c topupd.Chat) {
+func (b *Bot) askCredit(ctx context.Context, r *request, _ context.Context, c topupd.Chat) {
 	if len(r.args) < 3 {
 		b.reply(ctx, r, "Send /credit <accountId> <usd> <reference>.")
 		return
@@ -122,19 +123,23 @@ func (b *Bot) askCredit(ctx context.Context, r *request, actx context.Context, c
 		b.reply(ctx, r, "Your role ("+string(op.Role)+") may not credit accounts.")
 		return
 	}
-	amount, err := client.ParseMoney(r.args[1])
+	amount, err := topupd.ParseMoney(r.args[1])
 	if err != nil || amount == 0 {
 		b.reply(ctx, r, "The amount must be a number of USD such as 25.50 (negative to correct).")
 		return
 	}
-	a, err := b.Admin.Account(actx, r.args[0])
+	if r.actorErr != nil {
+		b.fail(ctx, r, r.actorErr)
+		return
+	}
+	a, err := b.Service.Account(ctx, r.actor, r.args[0])
 	if err != nil {
 		b.fail(ctx, r, err)
 		return
 	}
 	ref := strings.Join(r.args[2:], " ")
 	token := b.confirms.add(pending{chatID: r.chatID, kind: "credit", args: []string{a.ID, amount.String(), ref}})
-	b.reply(ctx, r, fmt.Sprintf("Credit %s USD to %s (%s), reference %q? The balance is %s USD.", amount.Dollars(), a.ID, a.Name, ref, a.BalanceUSD.Dollars()),
+	b.reply(ctx, r, fmt.Sprintf("Credit %s USD to %s (%s), reference %q? The balance is %s USD.", amount.Dollars(), a.ID, a.Name, ref, a.Balance.Dollars()),
 		confirmButtons("Credit it", token))
 }
 
@@ -180,13 +185,16 @@ func (b *Bot) pressed(ctx context.Context, api *tgbot.Bot, u *models.Update) {
 	var done string
 	switch {
 	case p.kind == "revoke" && c.AccountID != "":
-		err = b.Admin.RevokeKey(b.AsChat(ctx, r.chatID, c.AccountID, r.updateID), p.args[0])
+		err = b.Service.RevokeKey(ctx, service.ChatActor(r.chatID, c.AccountID, r.updateID), p.args[0])
 		done = "Key " + p.args[0] + " is revoked."
 	case p.kind == "credit" && c.Operator != "":
-		amount, _ := client.ParseMoney(p.args[1])
-		var res client.CreditResult
-		res, err = b.Admin.Credit(b.AsOperatorChat(ctx, c.Operator, r.updateID), p.args[0], amount, p.args[2])
-		done = fmt.Sprintf("Credited %s USD to %s; the balance is %s USD.", amount.Dollars(), p.args[0], res.BalanceUSD.Dollars())
+		amount, _ := topupd.ParseMoney(p.args[1])
+		var res service.Credited
+		var by service.Actor
+		if by, err = b.Service.OperatorActor(ctx, c.Operator, "127.0.0.1", "upd_"+strconv.FormatInt(r.updateID, 10), r.updateID); err == nil {
+			res, err = b.Service.Credit(ctx, by, p.args[0], amount, p.args[2])
+		}
+		done = fmt.Sprintf("Credited %s USD to %s; the balance is %s USD.", amount.Dollars(), p.args[0], res.Balance.Dollars())
 		if res.Repeated {
 			done = "That reference was used before for " + p.args[0] + ": nothing was credited again."
 		}

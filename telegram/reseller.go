@@ -9,42 +9,41 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/client"
 )
 
 // balance shows the account's balance.
-func (b *Bot) balance(ctx context.Context, r *request, actx context.Context, c topupd.Chat) {
-	a, err := b.Admin.Account(actx, c.AccountID)
+func (b *Bot) balance(ctx context.Context, r *request, _ context.Context, c topupd.Chat) {
+	a, err := b.Service.Account(ctx, r.actor, c.AccountID)
 	if err != nil {
 		b.fail(ctx, r, err)
 		return
 	}
-	b.reply(ctx, r, "Balance: "+a.BalanceUSD.Dollars()+" USD")
+	b.reply(ctx, r, "Balance: "+a.Balance.Dollars()+" USD")
 }
 
 // newKey makes a key for the account and shows it, this once.
-func (b *Bot) newKey(ctx context.Context, r *request, actx context.Context, c topupd.Chat) {
-	k, err := b.Admin.CreateKey(actx, c.AccountID, strings.Join(r.args, " "))
+func (b *Bot) newKey(ctx context.Context, r *request, _ context.Context, c topupd.Chat) {
+	k, err := b.Service.CreateKey(ctx, r.actor, c.AccountID, strings.Join(r.args, " "))
 	if err != nil {
 		b.fail(ctx, r, err)
 		return
 	}
-	b.reply(ctx, r, newKeyText(k.APIKey, k.KeyID))
+	b.reply(ctx, r, newKeyText(k.Secret, k.ID))
 }
 
 // rotate makes a new key in place of one of the account's, shown once;
 // the old one keeps working 24 hours.
-func (b *Bot) rotate(ctx context.Context, r *request, actx context.Context, c topupd.Chat) {
+func (b *Bot) rotate(ctx context.Context, r *request, _ context.Context, c topupd.Chat) {
 	if len(r.args) != 1 {
 		b.reply(ctx, r, "Send /rotate <keyId>; /keys lists the ids.")
 		return
 	}
-	k, err := b.Admin.RotateKey(actx, c.AccountID, r.args[0])
+	k, err := b.Service.RotateKey(ctx, r.actor, c.AccountID, r.args[0], nil)
 	if err != nil {
 		b.fail(ctx, r, err)
 		return
 	}
-	b.reply(ctx, r, newKeyText(k.APIKey, k.KeyID)+"\nThe old key "+k.OldKeyID+" keeps working until "+k.OldKeyRevokedAt.UTC().Format("2006-01-02 15:04")+" UTC, then is revoked.")
+	b.reply(ctx, r, newKeyText(k.Secret, k.ID)+"\nThe old key "+k.OldKeyID+" keeps working until "+k.OldRevokedAt.UTC().Format("2006-01-02 15:04")+" UTC, then is revoked.")
 }
 
 // newKeyText shows a new key, this once.
@@ -53,8 +52,8 @@ func newKeyText(key, id string) string {
 }
 
 // keys lists the account's keys, never a key itself.
-func (b *Bot) keys(ctx context.Context, r *request, actx context.Context, c topupd.Chat) {
-	keys, err := b.Admin.Keys(actx, c.AccountID)
+func (b *Bot) keys(ctx context.Context, r *request, _ context.Context, c topupd.Chat) {
+	keys, err := b.Service.Keys(ctx, r.actor, c.AccountID)
 	if err != nil {
 		b.fail(ctx, r, err)
 		return
@@ -73,7 +72,7 @@ func (b *Bot) keys(ctx context.Context, r *request, actx context.Context, c topu
 		if label == "" {
 			label = "(no label)"
 		}
-		line := fmt.Sprintf("%s %s: %s…, made %s, %s", k.KeyID, label, k.Prefix, k.CreatedAt.UTC().Format("2006-01-02"), used)
+		line := fmt.Sprintf("%s %s: %s…, made %s, %s", k.ID, label, k.Prefix, k.CreatedAt.UTC().Format("2006-01-02"), used)
 		if k.RevokedAt != nil {
 			line += ", stops working " + k.RevokedAt.UTC().Format("2006-01-02 15:04") + " UTC"
 		}
@@ -87,24 +86,24 @@ func (b *Bot) keys(ctx context.Context, r *request, actx context.Context, c topu
 }
 
 // askRevoke asks, with buttons, before revoking one of the account's keys.
-func (b *Bot) askRevoke(ctx context.Context, r *request, actx context.Context, c topupd.Chat) {
+func (b *Bot) askRevoke(ctx context.Context, r *request, _ context.Context, c topupd.Chat) {
 	if len(r.args) != 1 {
 		b.reply(ctx, r, "Send /revoke <keyId>; /keys lists the ids.")
 		return
 	}
-	keys, err := b.Admin.Keys(actx, c.AccountID)
+	keys, err := b.Service.Keys(ctx, r.actor, c.AccountID)
 	if err != nil {
 		b.fail(ctx, r, err)
 		return
 	}
 	now := b.Now()
-	i := slices.IndexFunc(keys, func(k client.Key) bool { return k.KeyID == r.args[0] && (k.RevokedAt == nil || k.RevokedAt.After(now)) })
+	i := slices.IndexFunc(keys, func(k topupd.APIKey) bool { return k.ID == r.args[0] && (k.RevokedAt == nil || k.RevokedAt.After(now)) })
 	if i < 0 {
 		b.reply(ctx, r, "There is no key "+r.args[0]+" on your account. /keys lists them.")
 		return
 	}
-	token := b.confirms.add(pending{chatID: r.chatID, kind: "revoke", args: []string{keys[i].KeyID}})
-	b.reply(ctx, r, "Revoke key "+keys[i].KeyID+" ("+keys[i].Prefix+"…)? Clients using it are refused from then on.", confirmButtons("Revoke it", token))
+	token := b.confirms.add(pending{chatID: r.chatID, kind: "revoke", args: []string{keys[i].ID}})
+	b.reply(ctx, r, "Revoke key "+keys[i].ID+" ("+keys[i].Prefix+"…)? Clients using it are refused from then on.", confirmButtons("Revoke it", token))
 }
 
 // confirmButtons are a destructive command's yes and no.
@@ -114,14 +113,14 @@ func confirmButtons(yes, token string) []models.InlineKeyboardButton {
 
 // apiAccess turns the account's API access on or off; it cannot lift the
 // operator's adminDisabled or a ban.
-func (b *Bot) apiAccess(ctx context.Context, r *request, actx context.Context, c topupd.Chat) {
+func (b *Bot) apiAccess(ctx context.Context, r *request, _ context.Context, c topupd.Chat) {
 	if len(r.args) != 1 || (r.args[0] != "on" && r.args[0] != "off") {
 		b.reply(ctx, r, "Send /api on or /api off.")
 		return
 	}
 	on := r.args[0] == "on"
 	if on {
-		a, err := b.Admin.Account(actx, c.AccountID)
+		a, err := b.Service.Account(ctx, r.actor, c.AccountID)
 		if err != nil {
 			b.fail(ctx, r, err)
 			return
@@ -131,7 +130,7 @@ func (b *Bot) apiAccess(ctx context.Context, r *request, actx context.Context, c
 			return
 		}
 	}
-	if _, err := b.Admin.PatchAccount(actx, c.AccountID, map[string]any{"apiEnabled": on}); err != nil {
+	if _, err := b.Service.UpdateAccount(ctx, r.actor, c.AccountID, topupd.AccountPatch{APIEnabled: &on}); err != nil {
 		b.fail(ctx, r, err)
 		return
 	}
@@ -139,15 +138,15 @@ func (b *Bot) apiAccess(ctx context.Context, r *request, actx context.Context, c
 }
 
 // ip shows or changes the allow-list and whether one is required.
-func (b *Bot) ip(ctx context.Context, r *request, actx context.Context, c topupd.Chat) {
-	a, err := b.Admin.Account(actx, c.AccountID)
+func (b *Bot) ip(ctx context.Context, r *request, _ context.Context, c topupd.Chat) {
+	a, err := b.Service.Account(ctx, r.actor, c.AccountID)
 	if err != nil {
 		b.fail(ctx, r, err)
 		return
 	}
 	list := append([]string{}, a.IPAllowlist...)
 	usage := "Send /ip, /ip add <IPv4 or CIDR>, /ip rm <entry>, or /ip required on|off."
-	var patch map[string]any
+	var patch topupd.AccountPatch
 	var done string
 	switch {
 	case len(r.args) == 0:
@@ -166,21 +165,24 @@ func (b *Bot) ip(ctx context.Context, r *request, actx context.Context, c topupd
 			b.reply(ctx, r, r.args[1]+" is already in the allow-list.")
 			return
 		}
-		patch, done = map[string]any{"ipAllowlist": append(list, r.args[1])}, "Added "+r.args[1]+" to the allow-list."
+		list = append(list, r.args[1])
+		patch, done = topupd.AccountPatch{IPAllowlist: &list}, "Added "+r.args[1]+" to the allow-list."
 	case len(r.args) == 2 && r.args[0] == "rm":
 		i := slices.Index(list, r.args[1])
 		if i < 0 {
 			b.reply(ctx, r, r.args[1]+" is not in the allow-list. /ip shows it.")
 			return
 		}
-		patch, done = map[string]any{"ipAllowlist": slices.Delete(list, i, i+1)}, "Removed "+r.args[1]+" from the allow-list."
+		list = slices.Delete(list, i, i+1)
+		patch, done = topupd.AccountPatch{IPAllowlist: &list}, "Removed "+r.args[1]+" from the allow-list."
 	case len(r.args) == 2 && r.args[0] == "required" && (r.args[1] == "on" || r.args[1] == "off"):
-		patch, done = map[string]any{"ipAllowlistRequired": r.args[1] == "on"}, "An allow-list is now "+map[string]string{"on": "required.", "off": "not required."}[r.args[1]]
+		required := r.args[1] == "on"
+		patch, done = topupd.AccountPatch{IPAllowlistRequired: &required}, "An allow-list is now "+map[string]string{"on": "required.", "off": "not required."}[r.args[1]]
 	default:
 		b.reply(ctx, r, usage)
 		return
 	}
-	if _, err := b.Admin.PatchAccount(actx, c.AccountID, patch); err != nil {
+	if _, err := b.Service.UpdateAccount(ctx, r.actor, c.AccountID, patch); err != nil {
 		b.fail(ctx, r, err)
 		return
 	}
@@ -189,7 +191,7 @@ func (b *Bot) ip(ctx context.Context, r *request, actx context.Context, c topupd
 
 // balanceAlert sets or clears the chat's balance alert. Set while the
 // balance is below it already, it waits for the next crossing.
-func (b *Bot) balanceAlert(ctx context.Context, r *request, actx context.Context, c topupd.Chat) {
+func (b *Bot) balanceAlert(ctx context.Context, r *request, _ context.Context, c topupd.Chat) {
 	if len(r.args) != 2 || r.args[0] != "balance" {
 		b.reply(ctx, r, "Send /alert balance <usd>, or /alert balance off.")
 		return
@@ -205,24 +207,24 @@ func (b *Bot) balanceAlert(ctx context.Context, r *request, actx context.Context
 		b.reply(ctx, r, "The balance alert is off.")
 		return
 	}
-	below, err := client.ParseMoney(r.args[1])
+	below, err := topupd.ParseMoney(r.args[1])
 	if err != nil || below <= 0 {
 		b.reply(ctx, r, "The amount must be a number of USD above 0, such as 50 or 12.50.")
 		return
 	}
-	a, err := b.Admin.Account(actx, c.AccountID)
+	a, err := b.Service.Account(ctx, r.actor, c.AccountID)
 	if err != nil {
 		b.fail(ctx, r, err)
 		return
 	}
-	low := a.BalanceUSD < below
+	low := a.Balance < below
 	if err := b.Store.SetBalanceAlert(chg, r.chatID, &below, low, u); err != nil {
 		b.fail(ctx, r, err)
 		return
 	}
 	text := "I will tell this chat when the balance falls below " + below.Dollars() + " USD."
 	if low {
-		text += " It is " + a.BalanceUSD.Dollars() + " USD now, below that already: the alert comes when it next falls below after rising above."
+		text += " It is " + a.Balance.Dollars() + " USD now, below that already: the alert comes when it next falls below after rising above."
 	}
 	b.reply(ctx, r, text)
 }
