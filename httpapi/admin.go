@@ -182,15 +182,6 @@ func operatorOf(ctx context.Context) topupd.Operator {
 	return op
 }
 
-// may refuses, as 403 ROLE_FORBIDDEN, a part of a call the caller's role
-// does not allow.
-func may(r *http.Request, p topupd.Permission) error {
-	if role := operatorOf(r.Context()).Role; !role.May(p) {
-		return topupd.Errorf(topupd.ERoleForbidden, "the %s role may not do this", role)
-	}
-	return nil
-}
-
 func (a *admin) read(h handlerFunc) http.Handler { return a.auth(topupd.PermRead, "", "", h) }
 
 // call runs h, which calls op of the service layer, for an operator whose
