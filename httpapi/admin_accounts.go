@@ -93,18 +93,23 @@ func (a *admin) patchAccount(w http.ResponseWriter, r *http.Request) error {
 	return writeAccount(w, http.StatusOK, acct)
 }
 
+// The answers below list their members in alphabetical order, the order
+// in which the maps they replace were encoded: the bytes stay the same.
+
 // newKeyAnswer is the answer of a key just made: the key, shown this once.
 type newKeyAnswer struct {
-	Success bool   `json:"success"`
-	KeyID   string `json:"keyId"`
 	APIKey  string `json:"apiKey"`
+	KeyID   string `json:"keyId"`
+	Success bool   `json:"success"`
 }
 
 // rotatedKeyAnswer is the answer of a key made in place of another.
 type rotatedKeyAnswer struct {
-	newKeyAnswer
+	APIKey          string `json:"apiKey"`
+	KeyID           string `json:"keyId"`
 	OldKeyID        string `json:"oldKeyId"`
 	OldKeyRevokedAt string `json:"oldKeyRevokedAt"`
+	Success         bool   `json:"success"`
 }
 
 // readLabel reads a key's body: an optional label (nil when absent).
@@ -136,7 +141,7 @@ func (a *admin) createKey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, newKeyAnswer{Success: true, KeyID: k.ID, APIKey: k.Secret})
+	writeJSON(w, http.StatusCreated, newKeyAnswer{APIKey: k.Secret, KeyID: k.ID, Success: true})
 	return nil
 }
 
@@ -152,8 +157,8 @@ func (a *admin) rotateKey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, rotatedKeyAnswer{newKeyAnswer: newKeyAnswer{Success: true, KeyID: k.ID, APIKey: k.Secret},
-		OldKeyID: k.OldKeyID, OldKeyRevokedAt: k.OldRevokedAt.UTC().Format(time.RFC3339Nano)})
+	writeJSON(w, http.StatusCreated, rotatedKeyAnswer{APIKey: k.Secret, KeyID: k.ID, OldKeyID: k.OldKeyID,
+		OldKeyRevokedAt: k.OldRevokedAt.UTC().Format(time.RFC3339Nano), Success: true})
 	return nil
 }
 
@@ -169,8 +174,8 @@ type keyView struct {
 
 // keysAnswer is an account's keys.
 type keysAnswer struct {
-	Success bool      `json:"success"`
 	Keys    []keyView `json:"keys"`
+	Success bool      `json:"success"`
 }
 
 // listKeys answers an account's keys, newest first.
@@ -205,9 +210,9 @@ var accountsFilters = map[string]bool{"q": true}
 
 // accountsAnswer is a page of accounts.
 type accountsAnswer struct {
-	Success    bool          `json:"success"`
 	Accounts   []accountView `json:"accounts"`
 	NextCursor *string       `json:"nextCursor"`
+	Success    bool          `json:"success"`
 }
 
 // listAccounts answers accounts newest first: q matches the id or a part
@@ -235,9 +240,9 @@ func (a *admin) listAccounts(w http.ResponseWriter, r *http.Request) error {
 
 // keyRevoked is the answer of a key revoked.
 type keyRevoked struct {
-	Success bool   `json:"success"`
 	KeyID   string `json:"keyId"`
 	Revoked bool   `json:"revoked"`
+	Success bool   `json:"success"`
 }
 
 func (a *admin) revokeKey(w http.ResponseWriter, r *http.Request) error {
@@ -251,10 +256,10 @@ func (a *admin) revokeKey(w http.ResponseWriter, r *http.Request) error {
 
 // creditAnswer is what a credit did.
 type creditAnswer struct {
-	Success    bool         `json:"success"`
 	BalanceUsd topupd.Money `json:"balanceUsd"`
 	EntryID    string       `json:"entryId"`
 	Repeated   bool         `json:"repeated"`
+	Success    bool         `json:"success"`
 }
 
 func (a *admin) credit(w http.ResponseWriter, r *http.Request) error {
@@ -295,8 +300,8 @@ type entryView struct {
 
 // ledgerAnswer is an account's newest ledger entries.
 type ledgerAnswer struct {
-	Success bool        `json:"success"`
 	Entries []entryView `json:"entries"`
+	Success bool        `json:"success"`
 }
 
 func (a *admin) ledger(w http.ResponseWriter, r *http.Request) error {

@@ -82,8 +82,8 @@ type chatView struct {
 
 // chatsAnswer is an account's linked chats.
 type chatsAnswer struct {
-	Success bool       `json:"success"`
 	Chats   []chatView `json:"chats"`
+	Success bool       `json:"success"`
 }
 
 // listChats answers an account's linked chats, oldest link first.

@@ -84,10 +84,10 @@ type accountPriceView struct {
 
 // accountPricesAnswer is what one account pays for every pack.
 type accountPricesAnswer struct {
-	Success   bool               `json:"success"`
 	AccountID string             `json:"accountId"`
-	Tier      *string            `json:"tier"`
 	Prices    []accountPriceView `json:"prices"`
+	Success   bool               `json:"success"`
+	Tier      *string            `json:"tier"`
 }
 
 // accountPrices lists what the account pays for every pack, and where each
@@ -111,10 +111,10 @@ func (a *admin) accountPrices(w http.ResponseWriter, r *http.Request) error {
 
 // accountPriceSet is the answer of an account's own price set.
 type accountPriceSet struct {
-	Success   bool         `json:"success"`
 	AccountID string       `json:"accountId"`
 	PID       string       `json:"pid"`
 	PriceUsd  topupd.Money `json:"priceUsd"`
+	Success   bool         `json:"success"`
 }
 
 // setAccountPrice sets the account's own price for one pack.
