@@ -100,11 +100,6 @@ const MaxAccountsPage = 500
 // list's cursor is refused by it.
 const accountsCursor = "a:"
 
-// chatPatchFields are the account fields a reseller's chat may change, by
-// their names in the admin API: never adminDisabled, banned or
-// restrictedUntil, which are the operator's.
-var chatPatchFields = []string{"apiEnabled", "ipAllowlist", "ipAllowlistRequired"}
-
 // CreateAccount makes an account from a patch that names it (INVALID_BODY
 // without a name), with the API enabled unless the patch says otherwise.
 // A tier or a limit in the patch needs PermPrices besides.
@@ -115,7 +110,7 @@ func (s *Service) CreateAccount(ctx context.Context, a Actor, p topupd.AccountPa
 	if err := a.Own(""); err != nil {
 		return Account{}, err
 	}
-	if err := patchAllowed(a, p); err != nil {
+	if err := accountPatchAllowed(a, p); err != nil {
 		return Account{}, err
 	}
 	if p.Name == nil {
@@ -142,10 +137,10 @@ func (s *Service) UpdateAccount(ctx context.Context, a Actor, accountID string, 
 	if err := a.Own(accountID); err != nil {
 		return Account{}, err
 	}
-	if err := chatPatch(a, p); err != nil {
+	if err := chatAccountPatch(a, p); err != nil {
 		return Account{}, err
 	}
-	if err := patchAllowed(a, p); err != nil {
+	if err := accountPatchAllowed(a, p); err != nil {
 		return Account{}, err
 	}
 	acct, err := s.d.Store.UpdateAccount(change(ctx, a, OpUpdateAccount, accountID), accountID, p)
@@ -156,10 +151,10 @@ func (s *Service) UpdateAccount(ctx context.Context, a Actor, accountID string, 
 	return s.withBalance(ctx, acct)
 }
 
-// patchAllowed refuses a patch the actor's role may not make: a tier and
-// spending limits decide what the account pays (finance's and the
-// owner's); the rest of the account is support's.
-func patchAllowed(a Actor, p topupd.AccountPatch) error {
+// accountPatchAllowed refuses a patch the actor's role may not make: a
+// tier and spending limits decide what the account pays (finance's and
+// the owner's); the rest of the account is support's.
+func accountPatchAllowed(a Actor, p topupd.AccountPatch) error {
 	forbidden := topupd.Errorf(topupd.ERoleForbidden, "the %s role may not do this", a.Role)
 	if p.Priced() && !a.Role.May(topupd.PermPrices) {
 		return forbidden
@@ -170,9 +165,11 @@ func patchAllowed(a Actor, p topupd.AccountPatch) error {
 	return nil
 }
 
-// chatPatch refuses, for a reseller's chat, a patch of a field not in
-// chatPatchFields.
-func chatPatch(a Actor, p topupd.AccountPatch) error {
+// chatAccountPatch refuses, for a reseller's chat, a patch of any field
+// but apiEnabled, ipAllowlist and ipAllowlistRequired (the admin API's
+// names): never adminDisabled, banned or restrictedUntil, which are the
+// operator's.
+func chatAccountPatch(a Actor, p topupd.AccountPatch) error {
 	if a.Role != topupd.RoleResellerChat {
 		return nil
 	}
@@ -191,7 +188,7 @@ func chatPatch(a Actor, p topupd.AccountPatch) error {
 
 // Account reads one account, with its balance.
 func (s *Service) Account(ctx context.Context, a Actor, accountID string) (Account, error) {
-	if err := s.readable(a, accountID); err != nil {
+	if err := s.accountReadable(a, accountID); err != nil {
 		return Account{}, err
 	}
 	acct, err := s.d.Store.Account(ctx, accountID)
@@ -203,7 +200,7 @@ func (s *Service) Account(ctx context.Context, a Actor, accountID string) (Accou
 
 // Accounts reads a page of accounts, newest first, each with its balance.
 func (s *Service) Accounts(ctx context.Context, a Actor, q AccountsQuery) (AccountsPage, error) {
-	if err := s.readable(a, ""); err != nil {
+	if err := s.accountReadable(a, ""); err != nil {
 		return AccountsPage{}, err
 	}
 	if q.Limit < 1 || q.Limit > MaxAccountsPage {
@@ -249,18 +246,18 @@ func (s *Service) withBalance(ctx context.Context, acct topupd.Account) (Account
 	return Account{Account: acct, Balance: bal}, nil
 }
 
-// readable refuses a read the actor may not make: any operator may read
-// anything, a reseller's chat only its own account (accountID "" is a
-// read about no one account, which a chat may not make).
-func (s *Service) readable(a Actor, accountID string) error {
+// accountReadable refuses a read the actor may not make: any operator may
+// read anything, a reseller's chat only its own account (accountID "" is
+// a read about no one account, which a chat may not make).
+func (s *Service) accountReadable(a Actor, accountID string) error {
 	if err := Allowed(a, OpRead); err != nil {
 		return err
 	}
 	return a.Own(accountID)
 }
 
-// existing refuses, as NOT_FOUND, an account that does not exist.
-func (s *Service) existing(ctx context.Context, accountID string) error {
+// accountExists refuses, as NOT_FOUND, an account that does not exist.
+func (s *Service) accountExists(ctx context.Context, accountID string) error {
 	_, err := s.d.Store.Account(ctx, accountID)
 	return err
 }

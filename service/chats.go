@@ -29,13 +29,13 @@ func (s *Service) ChatLink(ctx context.Context, a Actor, accountID string) (Chat
 	if err := a.Own(accountID); err != nil {
 		return ChatLinkCode{}, err
 	}
-	return s.newChatLink(change(ctx, a, OpChatLink, accountID), topupd.ChatLink{AccountID: accountID})
+	return s.issueChatLink(change(ctx, a, OpChatLink, accountID), topupd.ChatLink{AccountID: accountID})
 }
 
-// newChatLink stores the hash of a fresh code for l's account or
+// issueChatLink stores the hash of a fresh code for l's account or
 // operator, valid topupd.ChatLinkTTL, and answers the code. ctx carries
 // the change to record.
-func (s *Service) newChatLink(ctx context.Context, l topupd.ChatLink) (ChatLinkCode, error) {
+func (s *Service) issueChatLink(ctx context.Context, l topupd.ChatLink) (ChatLinkCode, error) {
 	code, hash := topupd.NewSecret()
 	now := s.d.Now().Truncate(time.Millisecond) // as stored
 	l.Code, l.CreatedAt, l.ExpiresAt = hash, now, now.Add(topupd.ChatLinkTTL)
@@ -43,12 +43,12 @@ func (s *Service) newChatLink(ctx context.Context, l topupd.ChatLink) (ChatLinkC
 		return ChatLinkCode{}, err
 	}
 	s.changed(ctx)
-	return ChatLinkCode{Code: code, ExpiresAt: l.ExpiresAt, URL: chatLinkURL(s.d.BotUsername(), code)}, nil
+	return ChatLinkCode{Code: code, ExpiresAt: l.ExpiresAt, URL: chatStartURL(s.d.BotUsername(), code)}, nil
 }
 
-// chatLinkURL is the link that opens the bot with "/start <code>", or ""
+// chatStartURL is the link that opens the bot with "/start <code>", or ""
 // when the bot's username is not known.
-func chatLinkURL(bot, code string) string {
+func chatStartURL(bot, code string) string {
 	bot = strings.TrimPrefix(bot, "@")
 	if bot == "" {
 		return ""
@@ -58,10 +58,10 @@ func chatLinkURL(bot, code string) string {
 
 // Chats lists the account's linked chats, oldest link first.
 func (s *Service) Chats(ctx context.Context, a Actor, accountID string) ([]topupd.Chat, error) {
-	if err := s.readable(a, accountID); err != nil {
+	if err := s.accountReadable(a, accountID); err != nil {
 		return nil, err
 	}
-	if err := s.existing(ctx, accountID); err != nil {
+	if err := s.accountExists(ctx, accountID); err != nil {
 		return nil, err
 	}
 	return s.d.Store.Chats(ctx, accountID, "")

@@ -60,10 +60,10 @@ func (s *Service) Credit(ctx context.Context, a Actor, accountID string, amount 
 // Ledger reads an account's newest ledger entries, newest first: limit
 // of them, held to 1 to MaxLedger.
 func (s *Service) Ledger(ctx context.Context, a Actor, accountID string, limit int) ([]topupd.LedgerEntry, error) {
-	if err := s.readable(a, accountID); err != nil {
+	if err := s.accountReadable(a, accountID); err != nil {
 		return nil, err
 	}
-	if err := s.existing(ctx, accountID); err != nil {
+	if err := s.accountExists(ctx, accountID); err != nil {
 		return nil, err
 	}
 	return s.d.Store.Ledger(ctx, accountID, min(max(limit, 1), MaxLedger))

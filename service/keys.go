@@ -29,10 +29,10 @@ const MaxKeyLabel = 100
 // Keys lists an account's keys, newest first, revoked ones too; never a
 // key itself.
 func (s *Service) Keys(ctx context.Context, a Actor, accountID string) ([]topupd.APIKey, error) {
-	if err := s.readable(a, accountID); err != nil {
+	if err := s.accountReadable(a, accountID); err != nil {
 		return nil, err
 	}
-	if err := s.existing(ctx, accountID); err != nil {
+	if err := s.accountExists(ctx, accountID); err != nil {
 		return nil, err
 	}
 	return s.d.Store.Keys(ctx, accountID)
@@ -47,10 +47,10 @@ func (s *Service) CreateKey(ctx context.Context, a Actor, accountID, label strin
 	if err := a.Own(accountID); err != nil {
 		return NewKey{}, err
 	}
-	if err := checkLabel(label); err != nil {
+	if err := checkKeyLabel(label); err != nil {
 		return NewKey{}, err
 	}
-	k, hash := s.newKey(accountID, label, s.d.Now())
+	k, hash := s.newAPIKey(accountID, label, s.d.Now())
 	if err := s.d.Store.AddKey(change(ctx, a, OpCreateKey, accountID), k.APIKey, hash); err != nil {
 		return NewKey{}, err
 	}
@@ -72,7 +72,7 @@ func (s *Service) RotateKey(ctx context.Context, a Actor, accountID, oldKeyID st
 	if label != nil {
 		name = *label
 	}
-	if err := checkLabel(name); err != nil {
+	if err := checkKeyLabel(name); err != nil {
 		return Rotation{}, err
 	}
 	if label == nil {
@@ -87,7 +87,7 @@ func (s *Service) RotateKey(ctx context.Context, a Actor, accountID, oldKeyID st
 		}
 	}
 	now := s.d.Now()
-	k, hash := s.newKey(accountID, name, now)
+	k, hash := s.newAPIKey(accountID, name, now)
 	out := Rotation{NewKey: k, OldKeyID: oldKeyID, OldRevokedAt: now.Add(topupd.KeyRotationOverlap)}
 	if err := s.d.Store.RotateKey(change(ctx, a, OpRotateKey, oldKeyID), oldKeyID, k.APIKey, hash, out.OldRevokedAt); err != nil {
 		return Rotation{}, err
@@ -111,16 +111,16 @@ func (s *Service) RevokeKey(ctx context.Context, a Actor, keyID string) error {
 	return nil
 }
 
-// newKey makes a key of the account, and the hash that is all the store
+// newAPIKey makes a key of the account, and the hash that is all the store
 // keeps of it.
-func (s *Service) newKey(accountID, label string, now time.Time) (NewKey, topupd.KeyHash) {
+func (s *Service) newAPIKey(accountID, label string, now time.Time) (NewKey, topupd.KeyHash) {
 	secret, hash := topupd.NewAPIKey()
 	return NewKey{Secret: secret, APIKey: topupd.APIKey{ID: topupd.NewID("key_"), AccountID: accountID, Label: label,
 		Prefix: secret[:topupd.KeyPrefixLen], CreatedAt: now}}, hash
 }
 
-// checkLabel refuses a key's label longer than MaxKeyLabel.
-func checkLabel(label string) error {
+// checkKeyLabel refuses a key's label longer than MaxKeyLabel.
+func checkKeyLabel(label string) error {
 	if len(label) > MaxKeyLabel {
 		return topupd.Errorf(topupd.EInvalidBody, "label: at most %d characters", MaxKeyLabel)
 	}

@@ -31,7 +31,7 @@ type AccountPrice struct {
 // each price comes from: its own price, its tier's, the tier's markup on
 // cost, or the pack's price.
 func (s *Service) AccountPrices(ctx context.Context, a Actor, accountID string) (AccountPrices, error) {
-	if err := s.readable(a, accountID); err != nil {
+	if err := s.accountReadable(a, accountID); err != nil {
 		return AccountPrices{}, err
 	}
 	acct, err := s.d.Store.Account(ctx, accountID)
@@ -70,7 +70,7 @@ func (s *Service) SetAccountPrice(ctx context.Context, a Actor, accountID, pid s
 	if price <= 0 {
 		return topupd.Errorf(topupd.EInvalidBody, "priceUsd is required and must be above 0")
 	}
-	pack, err := s.pack(ctx, pid)
+	pack, err := s.accountPack(ctx, pid)
 	if err != nil {
 		return err
 	}
@@ -102,7 +102,7 @@ func (s *Service) DeleteAccountPrice(ctx context.Context, a Actor, accountID, pi
 
 // Tiers lists every price tier, by name.
 func (s *Service) Tiers(ctx context.Context, a Actor) ([]topupd.Tier, error) {
-	if err := s.readable(a, ""); err != nil {
+	if err := s.accountReadable(a, ""); err != nil {
 		return nil, err
 	}
 	return s.d.Store.Tiers(ctx)
@@ -137,8 +137,8 @@ func (s *Service) PutTier(ctx context.Context, a Actor, t topupd.Tier, allowBelo
 	return stored, nil
 }
 
-// pack finds one pack by PID, or NOT_FOUND.
-func (s *Service) pack(ctx context.Context, pid string) (topupd.Pack, error) {
+// accountPack finds one pack by PID, or NOT_FOUND.
+func (s *Service) accountPack(ctx context.Context, pid string) (topupd.Pack, error) {
 	packs, err := s.d.Store.Packs(ctx)
 	if err != nil {
 		return topupd.Pack{}, err
