@@ -2,10 +2,7 @@ package httpapi
 
 import (
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
-	"time"
 
 	"github.com/topupd/topupd"
 )
@@ -33,44 +30,6 @@ func readEmpty(r *http.Request) error {
 		return err
 	}
 	return obj.done()
-}
-
-// chatLink stores the hash of a fresh code for l's account or operator,
-// valid topupd.ChatLinkTTL, and answers the code, shown this once.
-func (a *admin) chatLink(w http.ResponseWriter, r *http.Request, l topupd.ChatLink) error {
-	obj, err := readAdminObject(r)
-	if err != nil {
-		return err
-	}
-	if err := obj.done(); err != nil {
-		return err
-	}
-	code, hash := topupd.NewSecret()
-	now := a.Now().Truncate(time.Millisecond) // as stored
-	l.Code, l.CreatedAt, l.ExpiresAt = hash, now, now.Add(topupd.ChatLinkTTL)
-	if err := a.Store.CreateChatLink(r.Context(), l); err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, chatLinkAnswer{Success: true, Code: code, ExpiresAt: rfc3339(l.ExpiresAt), URL: chatLinkURL(a.botUsername(), code)})
-	return nil
-}
-
-// chatLinkURL is the link that opens the bot with "/start <code>", or ""
-// when the bot's username is not known.
-// botUsername is the bot's username, or "".
-func (a *admin) botUsername() string {
-	if a.BotUsername == nil {
-		return ""
-	}
-	return a.BotUsername()
-}
-
-func chatLinkURL(bot, code string) string {
-	bot = strings.TrimPrefix(bot, "@")
-	if bot == "" {
-		return ""
-	}
-	return "https://t.me/" + url.PathEscape(bot) + "?start=" + url.QueryEscape(code)
 }
 
 // chatView is a linked chat as the admin API shows it.

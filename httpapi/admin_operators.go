@@ -152,9 +152,9 @@ func (a *admin) createSetupLink(w http.ResponseWriter, r *http.Request) error {
 // chatLinkAnswer is a chat link code, shown this once, and the link that
 // opens the bot with it ("" while the bot's username is not known).
 type chatLinkAnswer struct {
-	Success   bool   `json:"success"`
 	Code      string `json:"code"`
 	ExpiresAt string `json:"expiresAt"`
+	Success   bool   `json:"success"`
 	URL       string `json:"url"`
 }
 

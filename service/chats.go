@@ -2,9 +2,7 @@ package service
 
 import (
 	"context"
-	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/topupd/topupd"
@@ -43,17 +41,7 @@ func (s *Service) issueChatLink(ctx context.Context, l topupd.ChatLink) (ChatLin
 		return ChatLinkCode{}, err
 	}
 	s.changed(ctx)
-	return ChatLinkCode{Code: code, ExpiresAt: l.ExpiresAt, URL: chatStartURL(s.d.BotUsername(), code)}, nil
-}
-
-// chatStartURL is the link that opens the bot with "/start <code>", or ""
-// when the bot's username is not known.
-func chatStartURL(bot, code string) string {
-	bot = strings.TrimPrefix(bot, "@")
-	if bot == "" {
-		return ""
-	}
-	return "https://t.me/" + url.PathEscape(bot) + "?start=" + url.QueryEscape(code)
+	return ChatLinkCode{Code: code, ExpiresAt: l.ExpiresAt, URL: startURL(s.d.BotUsername(), code)}, nil
 }
 
 // Chats lists the account's linked chats, oldest link first.
