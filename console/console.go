@@ -1,10 +1,10 @@
 // Package console is the operator's web console, served under /console/ on
 // the admin address. It signs operators in with a password and a TOTP code
 // and keeps their sessions server-side; everything else it does, it does
-// by calling the admin API in process (Deps.Admin) as the signed-in
-// operator, so that the console can do exactly what the operator's role
-// allows on the admin API, through the same operations, and every change
-// it makes is in the action log under the operator's name.
+// by calling the service layer (Deps.Service) as the signed-in operator,
+// so that the console can do exactly what the operator's role allows on
+// the admin API, through the same operations, and every change it makes
+// is in the action log under the operator's name.
 //
 // Pages are server-rendered HTML from embedded templates. The only script
 // is an embedded file (no inline script: the Content-Security-Policy
@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/client"
 	"github.com/topupd/topupd/service"
 )
 
@@ -34,15 +33,10 @@ var files embed.FS
 type Deps struct {
 	// Store keeps operators' credentials and sessions.
 	Store topupd.Store
-	// Admin calls the admin API in process; each call's context comes from As.
-	Admin *client.Admin
-	// Service runs the operations that have moved to the service layer;
-	// StatusOf is the HTTP status of one of its errors.
+	// Service runs every operation the console's pages ask for, as the
+	// signed-in operator; StatusOf is the HTTP status of one of its errors.
 	Service  *service.Service
 	StatusOf func(error) int
-	// As makes a context whose admin calls are made as an operator, from
-	// an IP, under a request id, to the console's host.
-	As func(ctx context.Context, operator, ip, requestID, host string) context.Context
 	// Seen names, for the request's log line, the operator who made it.
 	Seen func(ctx context.Context, operator string)
 	// Vault seals the operators' TOTP secrets.
@@ -71,8 +65,8 @@ type Console struct {
 // New returns the console, to be served under /console/.
 func New(d Deps) (*Console, error) {
 	switch {
-	case d.Store == nil || d.Admin == nil || d.As == nil || d.Vault == nil || d.Service == nil || d.StatusOf == nil:
-		return nil, errors.New("console.New: a store, an admin client, As, a vault, the service and StatusOf are required")
+	case d.Store == nil || d.Vault == nil || d.Service == nil || d.StatusOf == nil:
+		return nil, errors.New("console.New: a store, a vault, the service and StatusOf are required")
 	}
 	if d.Now == nil {
 		d.Now = time.Now

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/client"
 )
 
 // done sends the browser to path with a message shown there once: the
@@ -57,9 +56,9 @@ func (c *Console) confirmed(w http.ResponseWriter, r *http.Request, s *session, 
 }
 
 // money reads a USD amount from a form field, or a refusal naming it.
-func money(r *http.Request, name, label string) (client.Money, error) {
+func money(r *http.Request, name, label string) (topupd.Money, error) {
 	v := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(r.FormValue(name)), "$"))
-	m, err := client.ParseMoney(v)
+	m, err := topupd.ParseMoney(v)
 	if err != nil {
 		return 0, pageError{http.StatusBadRequest, fmt.Sprintf("%s: %q is not an amount in dollars and cents, such as 25.00.", label, v)}
 	}

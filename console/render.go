@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/client"
 )
 
 // view is what every page's template gets.
@@ -107,9 +106,9 @@ func navFor(s *session, path string) []navLink {
 
 // funcs are the templates' helpers.
 var funcs = template.FuncMap{
-	"usd": client.Money.Dollars,
+	"usd": topupd.Money.Dollars,
 	// usdp is usd of an amount that may be absent ("" then).
-	"usdp": func(m *client.Money) string {
+	"usdp": func(m *topupd.Money) string {
 		if m == nil {
 			return ""
 		}
@@ -221,13 +220,10 @@ func (c *Console) fail(w http.ResponseWriter, r *http.Request, s *session, statu
 	c.renderView(w, r, status, "error", v)
 }
 
-// failErr answers an error a page's work returned: the admin API's refusal
-// with its status and message, anything else as a 500 that is logged.
+// failErr answers an error a page's work returned: the service layer's
+// refusal with its status and message, anything else as a 500 that is
+// logged.
 func (c *Console) failErr(w http.ResponseWriter, r *http.Request, s *session, err error) {
-	if e, ok := client.AsError(err); ok && e.StatusCode > 0 && e.StatusCode < 500 {
-		c.fail(w, r, s, e.StatusCode, refusal(e))
-		return
-	}
 	var de *topupd.Error
 	if errors.As(err, &de) && de.Code != topupd.EInternal && c.StatusOf(err) < 500 {
 		msg := de.Detail
@@ -253,18 +249,6 @@ type pageError struct {
 }
 
 func (e pageError) Error() string { return e.msg }
-
-// refusal says in words why the admin API refused a call.
-func refusal(e *client.Error) string {
-	msg := e.Detail
-	if msg == "" {
-		msg = e.Message
-	}
-	if e.Code != "" {
-		return e.Code + ": " + msg
-	}
-	return msg
-}
 
 // flash leaves a message for the next page the browser loads.
 func (c *Console) flash(w http.ResponseWriter, msg string) {

@@ -1,7 +1,6 @@
 package console
 
 import (
-	"context"
 	"crypto/subtle"
 	"net"
 	"net/http"
@@ -23,12 +22,11 @@ const (
 )
 
 // session is a signed-in request: who, the token its forms carry, and the
-// context its admin calls are made with.
+// actor its operations are asked for as.
 type session struct {
 	op    topupd.Operator
 	csrf  string
-	ctx   context.Context // admin calls as op
-	actor service.Actor   // the service layer's calls as op
+	actor service.Actor
 }
 
 // may reports whether the operator's role allows p.
@@ -79,9 +77,11 @@ func (c *Console) session(r *http.Request) (*session, bool) {
 		}
 		return nil, false
 	}
+	if err := c.Store.SeeOperator(r.Context(), op.Name, c.Now()); err != nil {
+		c.Logger.WarnContext(r.Context(), "console: recording an operator's call", "operator", op.Name, "err", err)
+	}
 	ip, id := c.clientIP(r), logctx.RequestID(r.Context())
-	ctx := c.As(r.Context(), op.Name, ip, id, r.Host)
-	return &session{op: op, csrf: cs.CSRF, ctx: ctx, actor: service.Actor{Operator: op.Name, Role: op.Role, IP: ip, RequestID: id}}, true
+	return &session{op: op, csrf: cs.CSRF, actor: service.Actor{Operator: op.Name, Role: op.Role, IP: ip, RequestID: id}}, true
 }
 
 // startSession signs an operator in: a new session and its cookie.

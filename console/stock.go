@@ -71,7 +71,7 @@ func (c *Console) stockPacks(r *http.Request, s *session) ([]stockPack, error) {
 	if err != nil {
 		return nil, err
 	}
-	levels, err := c.Store.LowStock(s.ctx)
+	levels, err := c.Store.LowStock(r.Context())
 	if err != nil {
 		return nil, err
 	}

@@ -199,12 +199,7 @@ func (a *admin) call(op service.Op, h handlerFunc) http.Handler {
 // actor is who makes a request, as the service layer takes it.
 func (a *admin) actor(r *http.Request) service.Actor {
 	op := operatorOf(r.Context())
-	act := service.Actor{Operator: op.Name, Role: op.Role, IP: clientIPText(r, a.TrustedProxies), RequestID: logctx.RequestID(r.Context()),
-		UpdateID: updateOf(r.Context())}
-	if c, ok := inProcessCallerOf(r.Context()); ok && op.Role == topupd.RoleResellerChat {
-		act.Account = c.account
-	}
-	return act
+	return service.Actor{Operator: op.Name, Role: op.Role, IP: clientIPText(r, a.TrustedProxies), RequestID: logctx.RequestID(r.Context())}
 }
 
 // write lets an operator whose role allows perm run h, and records the
@@ -233,7 +228,7 @@ func (a *admin) authorize(perm topupd.Permission, action, target string, invalid
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		err := func() error {
 			op, err := a.operator(r)
-			if _, inProcess := inProcessCallerOf(r.Context()); err != nil && !inProcess && topupd.CodeOf(err) == topupd.EUnauthorized {
+			if err != nil && topupd.CodeOf(err) == topupd.EUnauthorized {
 				return a.keyless.refuse(r.Context(), w, "admin:"+clientIPText(r, a.TrustedProxies), err)
 			}
 			if err != nil {
@@ -242,16 +237,13 @@ func (a *admin) authorize(perm topupd.Permission, action, target string, invalid
 			if perm != "" && !op.Role.May(perm) {
 				return topupd.Errorf(topupd.ERoleForbidden, "the %s role may not do this", op.Role)
 			}
-			if err := a.chatScope(r, op); err != nil {
-				return err
-			}
 			if err := adminText(r); err != nil {
 				return err
 			}
 			r = r.WithContext(context.WithValue(r.Context(), operatorKey{}, op))
 			if action != "" {
 				c := &topupd.Change{Actor: topupd.Actor{Operator: op.Name, IP: clientIPText(r, a.TrustedProxies), RequestID: logctx.RequestID(r.Context())},
-					Action: action, UpdateID: updateOf(r.Context())}
+					Action: action}
 				if target != "" {
 					c.Target = r.PathValue(target)
 				}
@@ -281,9 +273,6 @@ func (a *admin) authorize(perm topupd.Permission, action, target string, invalid
 // disabled. Anything else is 401.
 func (a *admin) operator(r *http.Request) (topupd.Operator, error) {
 	unauthorized := topupd.Errorf(topupd.EUnauthorized, "a valid admin bearer token is required")
-	if c, ok := inProcessCallerOf(r.Context()); ok {
-		return a.inProcessOperator(r, c)
-	}
 	if bearerOK(r, a.Token) {
 		whoOf(r.Context()).operator = topupd.RootOperator
 		return topupd.Operator{Name: topupd.RootOperator, Role: topupd.RoleOwner}, nil
@@ -302,31 +291,6 @@ func (a *admin) operator(r *http.Request) (topupd.Operator, error) {
 		return op, topupd.Errorf(topupd.EUnauthorized, "operator %s is disabled", op.Name)
 	}
 	whoOf(r.Context()).operator = op.Name
-	if err := a.Store.SeeOperator(r.Context(), op.Name, a.Now()); err != nil {
-		a.Logger.WarnContext(r.Context(), "recording an operator's call", "operator", op.Name, "err", err)
-	}
-	return op, nil
-}
-
-// inProcessOperator is the operator an in-process call is made for (see
-// AsOperator): root, or a named operator who is not disabled.
-func (a *admin) inProcessOperator(r *http.Request, c inProcessCaller) (topupd.Operator, error) {
-	whoOf(r.Context()).operator = c.operator
-	if c.operator == topupd.RootOperator {
-		return topupd.Operator{Name: topupd.RootOperator, Role: topupd.RoleOwner}, nil
-	}
-	if c.account != "" {
-		return topupd.Operator{Name: c.operator, Role: topupd.RoleResellerChat}, nil
-	}
-	op, err := a.Store.Operator(r.Context(), c.operator)
-	switch {
-	case topupd.CodeOf(err) == topupd.ENotFound:
-		return op, topupd.Errorf(topupd.EUnauthorized, "no operator %s", c.operator)
-	case err != nil:
-		return op, err
-	case op.Disabled:
-		return op, topupd.Errorf(topupd.EUnauthorized, "operator %s is disabled", op.Name)
-	}
 	if err := a.Store.SeeOperator(r.Context(), op.Name, a.Now()); err != nil {
 		a.Logger.WarnContext(r.Context(), "recording an operator's call", "operator", op.Name, "err", err)
 	}

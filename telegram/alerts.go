@@ -20,7 +20,7 @@ import (
 // to a crash is not sent twice, and undone when the Bot API took it for
 // no chat, so an outage delays it and does not lose it.
 func (w *watcher) operatorAlerts(ctx context.Context, api *tgbot.Bot) {
-	now, err := w.currentAlerts(w.b.AsSystem(ctx))
+	now, err := w.currentAlerts(ctx)
 	if err != nil {
 		w.b.Logger.Warn("telegram: reading what the alerts watch", "err", w.b.scrub(err))
 		return

@@ -1,10 +1,10 @@
 // Package telegram is the messaging app: a Telegram bot that topupd runs
 // itself (see the messaging-app spec). Resellers link a chat to their
 // account and manage its keys, API access and allow-list from it;
-// operators link their own chat. The bot acts only through the admin API
-// in process, as the chat (a reseller's chat is held to its account), so
-// every change goes through the same operations and role checks and lands
-// in the action log; each update is acted on at most once, its update_id
+// operators link their own chat. The bot acts only through the service
+// layer, as the chat (a reseller's chat is held to its account), so every
+// change goes through the same operations and role checks as the admin
+// API's and lands in the action log; each update is acted on at most once, its update_id
 // stored in the transaction of the change it makes. One node polls at a
 // time, holding a lease in the database.
 package telegram
@@ -23,7 +23,6 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/client"
 	"github.com/topupd/topupd/service"
 )
 
@@ -38,16 +37,6 @@ type Deps struct {
 	// Service runs the operations the bot's commands ask for, as the
 	// chat's actor.
 	Service *service.Service
-	// Admin calls the admin API in process; each call's context comes
-	// from AsChat or AsOperatorChat.
-	Admin *client.Admin
-	// AsChat makes a context whose admin calls are a reseller's chat's.
-	AsChat func(ctx context.Context, chatID int64, accountID string, updateID int64) context.Context
-	// AsOperatorChat makes a context whose admin calls are an operator's.
-	AsOperatorChat func(ctx context.Context, operator string, updateID int64) context.Context
-	// AsSystem makes a context whose admin calls read what the operators'
-	// alerts watch (as the built-in root; the bot changes nothing so).
-	AsSystem func(ctx context.Context) context.Context
 	// Holder names this node for the poller's lease.
 	Holder string
 	// Now is the clock (time.Now when nil).
@@ -106,8 +95,8 @@ func (b *Bot) learnName(ctx context.Context) {
 
 // New returns the bot; Run starts it.
 func New(d Deps) (*Bot, error) {
-	if d.Token == "" || d.Store == nil || d.Service == nil || d.Admin == nil || d.AsChat == nil || d.AsOperatorChat == nil || d.AsSystem == nil || d.Holder == "" {
-		return nil, errors.New("telegram.New: a token, a store, a service, an admin client, AsChat, AsOperatorChat, AsSystem and a holder are required")
+	if d.Token == "" || d.Store == nil || d.Service == nil || d.Holder == "" {
+		return nil, errors.New("telegram.New: a token, a store, a service and a holder are required")
 	}
 	if d.Now == nil {
 		d.Now = time.Now

@@ -27,13 +27,13 @@ type command struct {
 	// readOnly: it changes nothing (at most it asks, with a button whose
 	// press is an update of its own), so its update is recorded before it
 	// runs. A command that changes something records its update in the
-	// transaction of its change (the admin calls' context carries the
-	// update id), and answers only after the change or instead of it; an
+	// transaction of its change (the request's actor carries the update
+	// id), and answers only after the change or instead of it; an
 	// answer that no change recorded records the update alone first (see
 	// reply), so every update is recorded before the chat hears of it.
 	readOnly bool
-	// run does it; actx is the context whose admin calls are the chat's.
-	run func(b *Bot, ctx context.Context, r *request, actx context.Context, c topupd.Chat)
+	// run does it, through the service layer as the request's actor.
+	run func(b *Bot, ctx context.Context, r *request, c topupd.Chat)
 }
 
 // usage is the command with each of its forms: "/api on, /api off".
@@ -64,10 +64,7 @@ type commandSet struct {
 	// intro and outro frame the commands in /help.
 	intro, outro string
 	// unknown answers a command that is not in the set.
-	unknown string
-	// as makes the context whose admin calls are the chat's (nil: none,
-	// the chat is nobody's yet).
-	as       func(b *Bot, ctx context.Context, r *request, c topupd.Chat) context.Context
+	unknown  string
 	commands []command
 }
 
@@ -95,7 +92,7 @@ func (s *commandSet) helpText() string {
 
 // showHelp answers /help (and /start without a code) with the help of
 // the chat's own set.
-func (b *Bot) showHelp(ctx context.Context, r *request, _ context.Context, _ topupd.Chat) {
+func (b *Bot) showHelp(ctx context.Context, r *request, _ topupd.Chat) {
 	b.reply(ctx, r, r.set.helpText())
 }
 
@@ -119,9 +116,6 @@ var resellerCommands = &commandSet{
 	intro:   "Commands:",
 	outro:   "Keys are shown only in a private chat.",
 	unknown: "I do not know that command. /help lists them.",
-	as: func(b *Bot, ctx context.Context, r *request, c topupd.Chat) context.Context {
-		return b.AsChat(ctx, r.chatID, c.AccountID, r.updateID)
-	},
 	commands: []command{
 		{name: "/balance", help: "the balance", readOnly: true, run: (*Bot).balance},
 		{name: "/keys", help: "your API keys", privateOnly: true, readOnly: true, run: (*Bot).keys},
@@ -143,9 +137,6 @@ var operatorCommands = &commandSet{
 	who:     "operator",
 	intro:   "Commands:",
 	unknown: "I do not know that command. /help lists them.",
-	as: func(b *Bot, ctx context.Context, r *request, c topupd.Chat) context.Context {
-		return b.AsOperatorChat(ctx, c.Operator, r.updateID)
-	},
 	commands: []command{
 		{name: "/stuck", help: "orders past their deadline or with an alert, and supplier alerts", readOnly: true, run: (*Bot).stuck},
 		{name: "/find", forms: []string{"<trxid or orderId>"}, help: "an order, with its account", readOnly: true, run: (*Bot).find},
@@ -217,10 +208,6 @@ func (b *Bot) command(ctx context.Context, r *request) {
 		return
 	}
 	r.set = set
-	actx := ctx
-	if set.as != nil {
-		actx = set.as(b, ctx, r, chat)
-	}
 	switch set {
 	case resellerCommands:
 		r.actor = service.ChatActor(r.chatID, chat.AccountID, r.updateID)
@@ -230,6 +217,6 @@ func (b *Bot) command(ctx context.Context, r *request) {
 	if cmd.readOnly {
 		b.noteRead(ctx, r)
 	}
-	cmd.run(b, ctx, r, actx, chat)
+	cmd.run(b, ctx, r, chat)
 	b.noteRead(ctx, r) // a command that neither changed nor answered
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/client"
 )
 
 // pending is a destructive command waiting for its confirmation button.
@@ -110,8 +109,8 @@ func (l *chatLimits) warn(chatID int64) bool {
 	return true
 }
 
-// refusal says in words why the admin API or the service layer refused a
-// call, when it did: a failure of ours (a status of 500 or more) is not a
+// refusal says in words why the service layer refused a call, when it
+// did: a failure of ours (a status of 500 or more) is not a
 // refusal.
 func refusal(err error) (string, bool) {
 	var de *topupd.Error
@@ -128,18 +127,7 @@ func refusal(err error) (string, bool) {
 		}
 		return "Refused: " + msg, true
 	}
-	e, ok := client.AsError(err)
-	if !ok || e.StatusCode <= 0 || e.StatusCode >= 500 {
-		return "", false
-	}
-	if e.StatusCode == 409 && strings.Contains(e.Detail+e.Message, "acted on before") {
-		return "This was done already.", true
-	}
-	msg := e.Detail
-	if msg == "" {
-		msg = e.Message
-	}
-	return "Refused: " + msg, true
+	return "", false
 }
 
 // ourFault are the codes the admin API answers with a status of 500 or

@@ -103,7 +103,7 @@ func (b *Bot) noteRead(ctx context.Context, r *request) {
 // link spends a link code: /start <code> in a private chat (the
 // dispatcher refuses it in a group) links it to the code's account or
 // operator, the update recorded in the transaction.
-func (b *Bot) link(ctx context.Context, r *request, _ context.Context, _ topupd.Chat) {
+func (b *Bot) link(ctx context.Context, r *request, _ topupd.Chat) {
 	code := r.args[0]
 	chg := &topupd.Change{Actor: topupd.Actor{Operator: topupd.ChatActor(r.chatID), IP: "127.0.0.1"}, Action: "chat.link",
 		Target: chatTarget(r.chatID)}

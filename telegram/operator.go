@@ -14,7 +14,7 @@ import (
 )
 
 // stuck lists the stuck orders and the suppliers alerting.
-func (b *Bot) stuck(ctx context.Context, r *request, actx context.Context, _ topupd.Chat) {
+func (b *Bot) stuck(ctx context.Context, r *request, _ topupd.Chat) {
 	if r.actorErr != nil {
 		b.fail(ctx, r, r.actorErr)
 		return
@@ -65,7 +65,7 @@ func alertOf(a string) string {
 }
 
 // find shows an order by trxid or order id, with its account.
-func (b *Bot) find(ctx context.Context, r *request, actx context.Context, _ topupd.Chat) {
+func (b *Bot) find(ctx context.Context, r *request, _ topupd.Chat) {
 	if len(r.args) != 1 {
 		b.reply(ctx, r, "Send /find <trxid or orderId>.")
 		return
@@ -109,7 +109,7 @@ func (b *Bot) find(ctx context.Context, r *request, actx context.Context, _ topu
 
 // askCredit asks, with buttons, before crediting an account; a role that
 // may not credit is told so at once.
-func (b *Bot) askCredit(ctx context.Context, r *request, _ context.Context, c topupd.Chat) {
+func (b *Bot) askCredit(ctx context.Context, r *request, c topupd.Chat) {
 	if len(r.args) < 3 {
 		b.reply(ctx, r, "Send /credit <accountId> <usd> <reference>.")
 		return

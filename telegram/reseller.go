@@ -12,7 +12,7 @@ import (
 )
 
 // balance shows the account's balance.
-func (b *Bot) balance(ctx context.Context, r *request, _ context.Context, c topupd.Chat) {
+func (b *Bot) balance(ctx context.Context, r *request, c topupd.Chat) {
 	a, err := b.Service.Account(ctx, r.actor, c.AccountID)
 	if err != nil {
 		b.fail(ctx, r, err)
@@ -22,7 +22,7 @@ func (b *Bot) balance(ctx context.Context, r *request, _ context.Context, c topu
 }
 
 // newKey makes a key for the account and shows it, this once.
-func (b *Bot) newKey(ctx context.Context, r *request, _ context.Context, c topupd.Chat) {
+func (b *Bot) newKey(ctx context.Context, r *request, c topupd.Chat) {
 	k, err := b.Service.CreateKey(ctx, r.actor, c.AccountID, strings.Join(r.args, " "))
 	if err != nil {
 		b.fail(ctx, r, err)
@@ -33,7 +33,7 @@ func (b *Bot) newKey(ctx context.Context, r *request, _ context.Context, c topup
 
 // rotate makes a new key in place of one of the account's, shown once;
 // the old one keeps working 24 hours.
-func (b *Bot) rotate(ctx context.Context, r *request, _ context.Context, c topupd.Chat) {
+func (b *Bot) rotate(ctx context.Context, r *request, c topupd.Chat) {
 	if len(r.args) != 1 {
 		b.reply(ctx, r, "Send /rotate <keyId>; /keys lists the ids.")
 		return
@@ -52,7 +52,7 @@ func newKeyText(key, id string) string {
 }
 
 // keys lists the account's keys, never a key itself.
-func (b *Bot) keys(ctx context.Context, r *request, _ context.Context, c topupd.Chat) {
+func (b *Bot) keys(ctx context.Context, r *request, c topupd.Chat) {
 	keys, err := b.Service.Keys(ctx, r.actor, c.AccountID)
 	if err != nil {
 		b.fail(ctx, r, err)
@@ -86,7 +86,7 @@ func (b *Bot) keys(ctx context.Context, r *request, _ context.Context, c topupd.
 }
 
 // askRevoke asks, with buttons, before revoking one of the account's keys.
-func (b *Bot) askRevoke(ctx context.Context, r *request, _ context.Context, c topupd.Chat) {
+func (b *Bot) askRevoke(ctx context.Context, r *request, c topupd.Chat) {
 	if len(r.args) != 1 {
 		b.reply(ctx, r, "Send /revoke <keyId>; /keys lists the ids.")
 		return
@@ -113,7 +113,7 @@ func confirmButtons(yes, token string) []models.InlineKeyboardButton {
 
 // apiAccess turns the account's API access on or off; it cannot lift the
 // operator's adminDisabled or a ban.
-func (b *Bot) apiAccess(ctx context.Context, r *request, _ context.Context, c topupd.Chat) {
+func (b *Bot) apiAccess(ctx context.Context, r *request, c topupd.Chat) {
 	if len(r.args) != 1 || (r.args[0] != "on" && r.args[0] != "off") {
 		b.reply(ctx, r, "Send /api on or /api off.")
 		return
@@ -138,7 +138,7 @@ func (b *Bot) apiAccess(ctx context.Context, r *request, _ context.Context, c to
 }
 
 // ip shows or changes the allow-list and whether one is required.
-func (b *Bot) ip(ctx context.Context, r *request, _ context.Context, c topupd.Chat) {
+func (b *Bot) ip(ctx context.Context, r *request, c topupd.Chat) {
 	a, err := b.Service.Account(ctx, r.actor, c.AccountID)
 	if err != nil {
 		b.fail(ctx, r, err)
@@ -191,7 +191,7 @@ func (b *Bot) ip(ctx context.Context, r *request, _ context.Context, c topupd.Ch
 
 // balanceAlert sets or clears the chat's balance alert. Set while the
 // balance is below it already, it waits for the next crossing.
-func (b *Bot) balanceAlert(ctx context.Context, r *request, _ context.Context, c topupd.Chat) {
+func (b *Bot) balanceAlert(ctx context.Context, r *request, c topupd.Chat) {
 	if len(r.args) != 2 || r.args[0] != "balance" {
 		b.reply(ctx, r, "Send /alert balance <usd>, or /alert balance off.")
 		return
@@ -231,7 +231,7 @@ func (b *Bot) balanceAlert(ctx context.Context, r *request, _ context.Context, c
 
 // order shows one of the account's orders, by order id or trxid: never
 // its codes.
-func (b *Bot) order(ctx context.Context, r *request, _ context.Context, c topupd.Chat) {
+func (b *Bot) order(ctx context.Context, r *request, c topupd.Chat) {
 	if len(r.args) != 1 {
 		b.reply(ctx, r, "Send /order <orderId or trxid>.")
 		return

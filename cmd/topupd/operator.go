@@ -6,11 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"slices"
 	"strings"
 
-	"github.com/topupd/topupd/client"
+	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/internal/app"
 )
 
@@ -60,15 +59,14 @@ func runOperator(ctx context.Context, args []string, getenv func(string) string,
 		return err
 	}
 	defer tool.Close()
-	ctx = app.AsRoot(ctx)
 	if verb == "add" {
-		token, err := tool.Admin.CreateOperator(ctx, name, role)
+		_, token, err := tool.Service.CreateOperator(ctx, tool.Actor, name, topupd.Role(role))
 		if err != nil {
 			return fmt.Errorf("operator add: %w", plain(err))
 		}
 		fmt.Fprintf(stdout, "operator %s (%s) added\nadmin API token, shown this once: %s\n", name, role, token)
 	}
-	link, err := tool.Admin.SetupLink(ctx, name)
+	link, err := tool.Service.CreateSetupLink(ctx, tool.Actor, name, tool.Base+"/console/")
 	if err != nil {
 		return fmt.Errorf("operator %s: %w", verb, plain(err))
 	}
@@ -79,22 +77,19 @@ func runOperator(ctx context.Context, args []string, getenv func(string) string,
 // isHelp reports an argument that asks for the usage.
 func isHelp(arg string) bool { return arg == "-h" || arg == "--help" || arg == "-help" }
 
-// plain puts an error of the admin API, which the command line calls in
-// process, in the operator's words: its explanation, without the HTTP
-// status and code the API answers with ("topupd: 409 CONFLICT: operator
-// bob exists" is "operator bob exists").
+// plain puts a refusal of the service layer in the operator's words: its
+// explanation, without the code the admin API answers with ("CONFLICT:
+// operator bob exists" is "operator bob exists").
 func plain(err error) error {
-	var e *client.Error
-	if !errors.As(err, &e) {
+	var e *topupd.Error
+	if !errors.As(err, &e) || e.Code == topupd.EInternal {
 		return err
 	}
 	switch {
-	case e.StatusCode == http.StatusNotFound && e.Detail != "":
+	case e.Code == topupd.ENotFound && e.Detail != "":
 		return errors.New("there is no " + e.Detail)
 	case e.Detail != "":
 		return errors.New(e.Detail)
-	case e.Message != "":
-		return errors.New(strings.ToLower(e.Message))
 	}
-	return err
+	return errors.New(strings.ToLower(e.Code.Message()))
 }

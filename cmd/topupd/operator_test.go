@@ -3,12 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"net/url"
+
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/internal/app"
 )
 
@@ -46,13 +47,13 @@ func TestOperatorCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tool.Close()
-	acts, err := tool.Admin.Actions(app.AsRoot(context.Background()), url.Values{"operator": {"root"}})
+	acts, err := tool.Service.Actions(context.Background(), tool.Actor, topupd.ActionsQuery{Operator: "root"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
 	for _, a := range acts.Actions {
-		got = append(got, a.Action+" "+a.Target+" "+a.RequestID)
+		got = append(got, a.Action+" "+a.Target+" "+a.Actor.RequestID)
 	}
 	if want := "operator.setup-link kim cli,operator.setup-link kim cli,operator.create kim cli"; strings.Join(got, ",") != want {
 		t.Errorf("the action log: %q, want %q", strings.Join(got, ","), want)

@@ -20,7 +20,6 @@ import (
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/broadcast"
-	"github.com/topupd/topupd/client"
 	"github.com/topupd/topupd/console"
 	"github.com/topupd/topupd/fulfil"
 	"github.com/topupd/topupd/httpapi"
@@ -238,7 +237,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if a.Console, err = newConsole(cfg, a.Store, a.Service, a.Admin, vault, a.Metrics); err != nil {
+	if a.Console, err = newConsole(cfg, a.Store, a.Service, vault, a.Metrics); err != nil {
 		return nil, err
 	}
 	if err = a.startBot(cfg); err != nil {
@@ -297,14 +296,9 @@ func (a *App) AdminSite() http.Handler {
 	return mux
 }
 
-// newConsole builds the console, which calls the admin API in process.
-func newConsole(cfg Config, store topupd.Store, svc *service.Service, admin http.Handler, vault *topupd.Vault, m *metrics.Metrics) (http.Handler, error) {
-	adm, err := client.NewAdmin("http://console.invalid", "in-process", client.WithRetries(0),
-		client.WithHTTPClient(&http.Client{Transport: httpapi.Transport{Admin: admin}}))
-	if err != nil {
-		return nil, err
-	}
-	c, err := console.New(console.Deps{Store: store, Service: svc, StatusOf: httpapi.StatusOf, Admin: adm, As: httpapi.AsOperator, Seen: httpapi.NoteOperator, Vault: vault,
+// newConsole builds the console over the service layer.
+func newConsole(cfg Config, store topupd.Store, svc *service.Service, vault *topupd.Vault, m *metrics.Metrics) (http.Handler, error) {
+	c, err := console.New(console.Deps{Store: store, Service: svc, StatusOf: httpapi.StatusOf, Seen: httpapi.NoteOperator, Vault: vault,
 		Now: cfg.Now, Logger: cfg.Logger, SecureCookies: strings.HasPrefix(cfg.ConsoleURL, "https://"),
 		ClientIP: func(r *http.Request) string {
 			if ip := httpapi.ClientIP(r, cfg.TrustedProxies); ip.IsValid() {

@@ -2,11 +2,7 @@ package app
 
 import (
 	"context"
-	"net/http"
 
-	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/client"
-	"github.com/topupd/topupd/httpapi"
 	"github.com/topupd/topupd/telegram"
 )
 
@@ -19,23 +15,14 @@ func (a *App) botUsername() string {
 }
 
 // startBot runs the messaging app's bot when a token is set: it acts
-// through the admin API in process, like the console, and polls only
-// while this node holds the database lease.
+// through the service layer, like the console, and polls only while this
+// node holds the database lease.
 func (a *App) startBot(cfg Config) error {
 	if cfg.TelegramToken == "" {
 		return nil
 	}
-	adm, err := client.NewAdmin("http://bot.invalid", "in-process", client.WithRetries(0),
-		client.WithHTTPClient(&http.Client{Transport: httpapi.Transport{Admin: a.Admin}}))
-	if err != nil {
-		return err
-	}
-	bot, err := telegram.New(telegram.Deps{Token: cfg.TelegramToken, APIURL: cfg.TelegramAPI, Store: a.Store, Service: a.Service, Admin: adm,
-		AsChat: httpapi.AsChat, AsOperatorChat: httpapi.AsOperatorChat, Holder: cfg.NodeID, Now: cfg.Now, Logger: cfg.Logger,
-		AsSystem: func(ctx context.Context) context.Context {
-			return httpapi.AsOperator(ctx, topupd.RootOperator, "127.0.0.1", "telegram-alerts", "")
-		},
-		PollTimeout: cfg.TelegramPoll, LeaseTTL: cfg.TelegramLease})
+	bot, err := telegram.New(telegram.Deps{Token: cfg.TelegramToken, APIURL: cfg.TelegramAPI, Store: a.Store, Service: a.Service,
+		Holder: cfg.NodeID, Now: cfg.Now, Logger: cfg.Logger, PollTimeout: cfg.TelegramPoll, LeaseTTL: cfg.TelegramLease})
 	if err != nil {
 		return err
 	}

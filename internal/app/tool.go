@@ -5,25 +5,29 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/client"
-	"github.com/topupd/topupd/httpapi"
+	"github.com/topupd/topupd/service"
 )
 
-// Tool is the admin API for the command line: the store and the admin
-// API's handler, without a server or an engine, called in process as root.
+// Tool is the service layer for the command line: over the database,
+// without a server or an engine, acting as root.
 type Tool struct {
-	// Admin calls the admin API; its calls must carry AsRoot's context.
-	Admin *client.Admin
+	// Service runs the operations; the command line asks as Actor.
+	Service *service.Service
+	// Actor is root, from the command line: the action log names its
+	// changes' request "cli".
+	Actor service.Actor
+	// Base is the admin address the tool acts for: the setup links it
+	// makes start with Base/console/ unless Config.ConsoleURL is set.
+	Base  string
 	store topupd.Store
 }
 
-// OpenTool opens the database of cfg and the admin API over it. Base is
-// the address the calls seem to be made to (it starts the setup links
-// unless cfg.ConsoleURL is set).
+// OpenTool opens the database of cfg and the service layer over it. Base
+// is the admin address the command line acts for (it starts the setup
+// links unless cfg.ConsoleURL is set).
 func OpenTool(ctx context.Context, cfg Config, base string) (*Tool, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -36,24 +40,14 @@ func OpenTool(ctx context.Context, cfg Config, base string) (*Tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	h, err := httpapi.NewAdmin(httpapi.AdminDeps{Store: store, Logger: cfg.Logger, Now: cfg.Now, ConsoleURL: cfg.ConsoleURL})
+	svc, err := service.New(service.Deps{Store: store, Now: now, Logger: cfg.Logger, ConsoleURL: cfg.ConsoleURL})
 	if err != nil {
 		store.Close()
 		return nil, err
 	}
-	adm, err := client.NewAdmin(base, "in-process", client.WithRetries(0),
-		client.WithHTTPClient(&http.Client{Transport: httpapi.Transport{Admin: h}}))
-	if err != nil {
-		store.Close()
-		return nil, err
-	}
-	return &Tool{Admin: adm, store: store}, nil
-}
-
-// AsRoot is the context of the tool's calls: made as root, from the
-// command line.
-func AsRoot(ctx context.Context) context.Context {
-	return httpapi.AsOperator(ctx, topupd.RootOperator, "", "cli", "")
+	act := service.RootActor("cli")
+	act.IP = ""
+	return &Tool{Service: svc, Actor: act, Base: base, store: store}, nil
 }
 
 // Close closes the database.
