@@ -161,33 +161,30 @@ func (s *Store) AddKey(ctx context.Context, k topupd.APIKey, h topupd.KeyHash) e
 
 // Keys lists an account's keys, newest first.
 func (s *Store) Keys(ctx context.Context, accountID string) ([]topupd.APIKey, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT id, account_id, label, prefix, created_at, last_used_at, revoked_at FROM api_keys
+	keys, err := queryAll(ctx, s.read, scanKey, `SELECT id, account_id, label, prefix, created_at, last_used_at, revoked_at FROM api_keys
 		WHERE account_id = $1 ORDER BY created_at DESC, id DESC`, accountID)
 	if err != nil {
 		return nil, fmt.Errorf("store.Keys %s: %w", accountID, err)
 	}
-	defer rows.Close()
-	var out []topupd.APIKey
-	for rows.Next() {
-		var k topupd.APIKey
-		var created int64
-		var used, revoked sql.NullInt64
-		if err := rows.Scan(&k.ID, &k.AccountID, &k.Label, &k.Prefix, &created, &used, &revoked); err != nil {
-			return nil, fmt.Errorf("store.Keys %s: %w", accountID, err)
+	return keys, nil
+}
+
+func scanKey(row scanner) (topupd.APIKey, error) {
+	var k topupd.APIKey
+	var created int64
+	var used, revoked sql.NullInt64
+	err := row.Scan(&k.ID, &k.AccountID, &k.Label, &k.Prefix, &created, &used, &revoked)
+	k.CreatedAt = fromMS(created)
+	for _, t := range []struct {
+		v   sql.NullInt64
+		dst **time.Time
+	}{{used, &k.LastUsedAt}, {revoked, &k.RevokedAt}} {
+		if t.v.Valid {
+			at := fromMS(t.v.Int64)
+			*t.dst = &at
 		}
-		k.CreatedAt = fromMS(created)
-		for _, t := range []struct {
-			v   sql.NullInt64
-			dst **time.Time
-		}{{used, &k.LastUsedAt}, {revoked, &k.RevokedAt}} {
-			if t.v.Valid {
-				at := fromMS(t.v.Int64)
-				*t.dst = &at
-			}
-		}
-		out = append(out, k)
 	}
-	return out, rows.Err()
+	return k, err
 }
 
 // UseKey records that a key was used in the minute that starts at minute;
@@ -209,20 +206,11 @@ func (s *Store) UseKey(ctx context.Context, h topupd.KeyHash, minute time.Time) 
 // so every page costs the same.
 func (s *Store) Accounts(ctx context.Context, q topupd.AccountsQuery) ([]topupd.Account, error) {
 	query, args := accountsPage(q)
-	rows, err := s.read.QueryContext(ctx, query, args...)
+	accounts, err := queryAll(ctx, s.read, scanAccount, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store.Accounts: %w", err)
 	}
-	defer rows.Close()
-	var out []topupd.Account
-	for rows.Next() {
-		a, err := scanAccount(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store.Accounts: %w", err)
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
+	return accounts, nil
 }
 
 // accountsPage renders the query of a page of the account list, and its

@@ -73,20 +73,7 @@ func (s *Store) SupplierAttempts(ctx context.Context, seq int64) ([]topupd.Suppl
 
 // attempts reads an order's attempts through q.
 func (s *Store) attempts(ctx context.Context, q querier, seq int64) ([]topupd.SupplierAttempt, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+attemptColumns+` FROM order_attempts WHERE order_seq = $1 ORDER BY attempt`, seq)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []topupd.SupplierAttempt{}
-	for rows.Next() {
-		a, err := scanAttempt(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, q, scanAttempt, `SELECT `+attemptColumns+` FROM order_attempts WHERE order_seq = $1 ORDER BY attempt`, seq)
 }
 
 // MoveSupplier ends the order's current attempt and makes a later one

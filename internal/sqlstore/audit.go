@@ -145,23 +145,18 @@ func (s *Store) Audit(ctx context.Context) (topupd.Audit, error) {
 	}
 	for _, c := range auditChecks {
 		check := topupd.AuditCheck{Name: c.name, Examples: []string{}}
-		rows, err := s.read.QueryContext(ctx, c.query)
-		if err != nil {
-			return a, fmt.Errorf("store.Audit %s: %w", c.name, err)
-		}
-		for rows.Next() {
+		err := eachRow(ctx, s.read, func(r scanner) error {
 			var id string
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return a, fmt.Errorf("store.Audit %s: %w", c.name, err)
+			if err := r.Scan(&id); err != nil {
+				return err
 			}
 			check.Violations++
 			if len(check.Examples) < auditExamples {
 				check.Examples = append(check.Examples, id)
 			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+			return nil
+		}, c.query)
+		if err != nil {
 			return a, fmt.Errorf("store.Audit %s: %w", c.name, err)
 		}
 		a.Checks = append(a.Checks, check)

@@ -24,21 +24,12 @@ func (s *Store) BackfillCodeFingerprints(ctx context.Context) error {
 			pid    string
 			sealed []byte
 		}
-		var batch []row
-		rows, err := s.read.QueryContext(ctx, `SELECT id, pid, sealed FROM codes WHERE code_fp IS NULL AND id > $1 ORDER BY id LIMIT $2`, after, backfillBatch)
-		if err != nil {
-			return fmt.Errorf("store.BackfillCodeFingerprints: %w", err)
-		}
-		for rows.Next() {
+		batch, err := queryAll(ctx, s.read, func(sc scanner) (row, error) {
 			var r row
-			if err := rows.Scan(&r.id, &r.pid, &r.sealed); err != nil {
-				rows.Close()
-				return fmt.Errorf("store.BackfillCodeFingerprints: %w", err)
-			}
-			batch = append(batch, r)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+			err := sc.Scan(&r.id, &r.pid, &r.sealed)
+			return r, err
+		}, `SELECT id, pid, sealed FROM codes WHERE code_fp IS NULL AND id > $1 ORDER BY id LIMIT $2`, after, backfillBatch)
+		if err != nil {
 			return fmt.Errorf("store.BackfillCodeFingerprints: %w", err)
 		}
 		if len(batch) == 0 {

@@ -158,20 +158,8 @@ func (s *Store) Batches(ctx context.Context, pid string) ([]topupd.Batch, error)
 	} else if err != nil {
 		return nil, fmt.Errorf("store.Batches %s: %w", pid, err)
 	}
-	rows, err := s.read.QueryContext(ctx, `SELECT `+batchColumns+` FROM stock_batches WHERE pid = $1 ORDER BY id DESC`, pid)
+	out, err := queryAll(ctx, s.read, scanBatch, `SELECT `+batchColumns+` FROM stock_batches WHERE pid = $1 ORDER BY id DESC`, pid)
 	if err != nil {
-		return nil, fmt.Errorf("store.Batches %s: %w", pid, err)
-	}
-	defer rows.Close()
-	out := []topupd.Batch{}
-	for rows.Next() {
-		b, err := scanBatch(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store.Batches %s: %w", pid, err)
-		}
-		out = append(out, b)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store.Batches %s: %w", pid, err)
 	}
 	return out, nil
@@ -254,24 +242,14 @@ func (s *Store) BatchCodes(ctx context.Context, id int64) (topupd.Batch, []strin
 		} else if err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT sealed FROM codes WHERE batch_id = $1 AND order_seq IS NULL ORDER BY id`, id)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		codes = []string{}
-		for rows.Next() {
+		codes, err = queryAll(ctx, tx, func(r scanner) (string, error) {
 			var sealed []byte
-			if err := rows.Scan(&sealed); err != nil {
-				return err
+			if err := r.Scan(&sealed); err != nil {
+				return "", err
 			}
-			code, err := s.vault.Open(b.PID, sealed)
-			if err != nil {
-				return err
-			}
-			codes = append(codes, code)
-		}
-		if err := rows.Err(); err != nil {
+			return s.vault.Open(b.PID, sealed)
+		}, `SELECT sealed FROM codes WHERE batch_id = $1 AND order_seq IS NULL ORDER BY id`, id)
+		if err != nil {
 			return err
 		}
 		noteChange(ctx, "", map[string]any{}, map[string]any{"pid": b.PID, "voided": b.Voided(), "exported": len(codes)})
@@ -286,22 +264,16 @@ func (s *Store) BatchCodes(ctx context.Context, id int64) (topupd.Batch, []strin
 // LowStock reports, for every pack whose low_stock_at is set, whether its
 // alert is raised.
 func (s *Store) LowStock(ctx context.Context) (map[string]bool, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT p.pid, CASE WHEN a.pid IS NULL THEN 0 ELSE 1 END FROM packs p
-		LEFT JOIN stock_alerts a ON a.pid = p.pid WHERE p.low_stock_at IS NOT NULL`)
-	if err != nil {
-		return nil, fmt.Errorf("store.LowStock: %w", err)
-	}
-	defer rows.Close()
 	out := map[string]bool{}
-	for rows.Next() {
+	err := eachRow(ctx, s.read, func(r scanner) error {
 		var pid string
 		var raised int
-		if err := rows.Scan(&pid, &raised); err != nil {
-			return nil, fmt.Errorf("store.LowStock: %w", err)
-		}
+		err := r.Scan(&pid, &raised)
 		out[pid] = raised == 1
-	}
-	if err := rows.Err(); err != nil {
+		return err
+	}, `SELECT p.pid, CASE WHEN a.pid IS NULL THEN 0 ELSE 1 END FROM packs p
+		LEFT JOIN stock_alerts a ON a.pid = p.pid WHERE p.low_stock_at IS NOT NULL`)
+	if err != nil {
 		return nil, fmt.Errorf("store.LowStock: %w", err)
 	}
 	return out, nil
@@ -312,20 +284,17 @@ func (s *Store) LowStock(ctx context.Context) (map[string]bool, error) {
 // none. Under the pack's stock level lock, which the caller holds from
 // its count of the stock, these are the very codes drawCodes then gives.
 func (s *Store) stockCost(ctx context.Context, tx *sql.Tx, pid string, quantity int, unit topupd.Money) (topupd.Money, error) {
-	rows, err := tx.QueryContext(ctx, stockCostSQL, pid, quantity, int64(unit))
+	var total topupd.Money
+	err := eachRow(ctx, tx, func(r scanner) error {
+		var c topupd.Money
+		err := r.Scan(&c)
+		total += c
+		return err
+	}, stockCostSQL, pid, quantity, int64(unit))
 	if err != nil {
 		return 0, err
 	}
-	defer rows.Close()
-	var total topupd.Money
-	for rows.Next() {
-		var c topupd.Money
-		if err := rows.Scan(&c); err != nil {
-			return 0, err
-		}
-		total += c
-	}
-	return total, rows.Err()
+	return total, nil
 }
 
 // stockCostSQL is the cost of each code a draw of a pack ($1) for $2

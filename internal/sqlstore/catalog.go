@@ -101,20 +101,8 @@ func scanLine(row scanner) (topupd.Line, error) {
 
 // Lines returns every line by slug.
 func (s *Store) Lines(ctx context.Context) ([]topupd.Line, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT `+lineColumns+` FROM lines ORDER BY slug`)
+	out, err := queryAll(ctx, s.read, scanLine, `SELECT `+lineColumns+` FROM lines ORDER BY slug`)
 	if err != nil {
-		return nil, fmt.Errorf("store.Lines: %w", err)
-	}
-	defer rows.Close()
-	out := []topupd.Line{}
-	for rows.Next() {
-		l, err := scanLine(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store.Lines: %w", err)
-		}
-		out = append(out, l)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store.Lines: %w", err)
 	}
 	return out, nil
@@ -223,20 +211,8 @@ func scanPack(row scanner) (topupd.Pack, error) {
 
 // Packs returns every pack by PID.
 func (s *Store) Packs(ctx context.Context) ([]topupd.Pack, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT `+packColumns+` FROM packs ORDER BY pid`)
+	out, err := queryAll(ctx, s.read, scanPack, `SELECT `+packColumns+` FROM packs ORDER BY pid`)
 	if err != nil {
-		return nil, fmt.Errorf("store.Packs: %w", err)
-	}
-	defer rows.Close()
-	out := []topupd.Pack{}
-	for rows.Next() {
-		p, err := scanPack(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store.Packs: %w", err)
-		}
-		out = append(out, p)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store.Packs: %w", err)
 	}
 	return out, nil
@@ -244,21 +220,8 @@ func (s *Store) Packs(ctx context.Context) ([]topupd.Pack, error) {
 
 // StockLevels returns the codes available per PID.
 func (s *Store) StockLevels(ctx context.Context) (map[string]int, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT pid, available FROM stock_levels WHERE available > 0`)
+	out, err := queryMap[string, int](ctx, s.read, `SELECT pid, available FROM stock_levels WHERE available > 0`)
 	if err != nil {
-		return nil, fmt.Errorf("store.StockLevels: %w", err)
-	}
-	defer rows.Close()
-	out := map[string]int{}
-	for rows.Next() {
-		var pid string
-		var n int
-		if err := rows.Scan(&pid, &n); err != nil {
-			return nil, fmt.Errorf("store.StockLevels: %w", err)
-		}
-		out[pid] = n
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store.StockLevels: %w", err)
 	}
 	return out, nil

@@ -229,20 +229,8 @@ func (s *Store) OperatorChats(ctx context.Context) ([]topupd.Chat, error) {
 
 // chats reads the chats a query selects.
 func (s *Store) chats(ctx context.Context, query string, args ...any) ([]topupd.Chat, error) {
-	rows, err := s.read.QueryContext(ctx, query, args...)
+	out, err := queryAll(ctx, s.read, scanChat, query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("store.Chats: %w", err)
-	}
-	defer rows.Close()
-	out := []topupd.Chat{}
-	for rows.Next() {
-		c, err := scanChat(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store.Chats: %w", err)
-		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store.Chats: %w", err)
 	}
 	return out, nil
@@ -410,20 +398,8 @@ func (s *Store) SetBotOffset(ctx context.Context, offset int64) error {
 
 // BotAlerts returns the operator alerts told as started and not cleared.
 func (s *Store) BotAlerts(ctx context.Context) (map[string]string, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT key, message FROM bot_alerts`)
+	out, err := queryMap[string, string](ctx, s.read, `SELECT key, message FROM bot_alerts`)
 	if err != nil {
-		return nil, fmt.Errorf("store.BotAlerts: %w", err)
-	}
-	defer rows.Close()
-	out := map[string]string{}
-	for rows.Next() {
-		var k, m string
-		if err := rows.Scan(&k, &m); err != nil {
-			return nil, fmt.Errorf("store.BotAlerts: %w", err)
-		}
-		out[k] = m
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store.BotAlerts: %w", err)
 	}
 	return out, nil

@@ -195,22 +195,17 @@ func (s *Store) ReserveLogin(ctx context.Context, name string, now time.Time) (t
 
 // Logins reads the login log, newest first.
 func (s *Store) Logins(ctx context.Context, limit int) ([]topupd.LoginAttempt, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT at, name, ip, ok, reason FROM logins ORDER BY at DESC, id DESC LIMIT $1`, limit)
+	out, err := queryAll(ctx, s.read, func(r scanner) (topupd.LoginAttempt, error) {
+		var a topupd.LoginAttempt
+		var at int64
+		err := r.Scan(&at, &a.Name, &a.IP, &a.OK, &a.Reason)
+		a.At = fromMS(at)
+		return a, err
+	}, `SELECT at, name, ip, ok, reason FROM logins ORDER BY at DESC, id DESC LIMIT $1`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store.Logins: %w", err)
 	}
-	defer rows.Close()
-	out := []topupd.LoginAttempt{}
-	for rows.Next() {
-		var a topupd.LoginAttempt
-		var at int64
-		if err := rows.Scan(&at, &a.Name, &a.IP, &a.OK, &a.Reason); err != nil {
-			return nil, fmt.Errorf("store.Logins: %w", err)
-		}
-		a.At = fromMS(at)
-		out = append(out, a)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // CreateSession stores a new console session.

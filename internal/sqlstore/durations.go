@@ -55,19 +55,13 @@ func (s *Store) rollUpDuration(ctx context.Context, tx *sql.Tx, o *topupd.Order)
 func (s *Store) Durations(ctx context.Context, from, to time.Time) ([]topupd.DurationRow, error) {
 	first, end := topupd.WholeDays(from, to)
 	firstDay, endDay := ms(first)/dayMS, ms(end)/dayMS // the days are [firstDay, endDay)
-	rows, err := s.read.QueryContext(ctx, `SELECT slug, bucket, CAST(SUM(orders) AS BIGINT) FROM durations_daily
-		WHERE day >= $1 AND day < $2 GROUP BY slug, bucket`, firstDay, endDay)
-	if err != nil {
-		return nil, fmt.Errorf("store.Durations: %w", err)
-	}
-	defer rows.Close()
 	counts := map[string][]int64{}
-	for rows.Next() {
+	err := eachRow(ctx, s.read, func(r scanner) error {
 		var slug string
 		var bucket int
 		var n int64
-		if err := rows.Scan(&slug, &bucket, &n); err != nil {
-			return nil, fmt.Errorf("store.Durations: %w", err)
+		if err := r.Scan(&slug, &bucket, &n); err != nil {
+			return err
 		}
 		c := counts[slug]
 		if c == nil {
@@ -75,8 +69,10 @@ func (s *Store) Durations(ctx context.Context, from, to time.Time) ([]topupd.Dur
 			counts[slug] = c
 		}
 		c[min(max(bucket, 0), len(c)-1)] += n
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	}, `SELECT slug, bucket, CAST(SUM(orders) AS BIGINT) FROM durations_daily
+		WHERE day >= $1 AND day < $2 GROUP BY slug, bucket`, firstDay, endDay)
+	if err != nil {
 		return nil, fmt.Errorf("store.Durations: %w", err)
 	}
 	out := make([]topupd.DurationRow, 0, len(counts))

@@ -50,22 +50,14 @@ func submittingNote(provider, upstream string) string {
 // OrderEvents returns an order's recorded events, oldest first (by time,
 // then as recorded).
 func (s *Store) OrderEvents(ctx context.Context, seq int64) ([]topupd.OrderEvent, error) {
-	rows, err := s.read.QueryContext(ctx, s.q.orderEvents, seq)
-	if err != nil {
-		return nil, fmt.Errorf("store.OrderEvents %d: %w", seq, err)
-	}
-	defer rows.Close()
-	out := []topupd.OrderEvent{}
-	for rows.Next() {
+	out, err := queryAll(ctx, s.read, func(r scanner) (topupd.OrderEvent, error) {
 		var e topupd.OrderEvent
 		var at int64
-		if err := rows.Scan(&at, &e.Kind, &e.Note); err != nil {
-			return nil, fmt.Errorf("store.OrderEvents %d: %w", seq, err)
-		}
+		err := r.Scan(&at, &e.Kind, &e.Note)
 		e.At = fromMS(at)
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
+		return e, err
+	}, s.q.orderEvents, seq)
+	if err != nil {
 		return nil, fmt.Errorf("store.OrderEvents %d: %w", seq, err)
 	}
 	return out, nil

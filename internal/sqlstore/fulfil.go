@@ -15,20 +15,9 @@ import (
 func (s *Store) ClaimDue(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]topupd.Order, error) {
 	var out []topupd.Order
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		out = nil
-		rows, err := tx.QueryContext(ctx, s.q.claimDue, owner, ms(leaseUntil), ms(now), limit)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			o, err := scanOrder(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, o)
-		}
-		return rows.Err()
+		var err error
+		out, err = queryAll(ctx, tx, scanOrder, s.q.claimDue, owner, ms(leaseUntil), ms(now), limit)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store.ClaimDue: %w", err)

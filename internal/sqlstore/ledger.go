@@ -118,10 +118,16 @@ func (s *Store) Credit(ctx context.Context, accountID string, amount topupd.Mone
 }
 
 func scanEntry(row scanner) (topupd.LedgerEntry, error) {
+	return scanEntryAnd(row)
+}
+
+// scanEntryAnd scans the entryColumns of an entry, then into extra the
+// columns that follow them.
+func scanEntryAnd(row scanner, extra ...any) (topupd.LedgerEntry, error) {
 	var e topupd.LedgerEntry
 	var kind string
 	var created int64
-	err := row.Scan(&e.ID, &e.AccountID, &kind, &e.Amount, &e.BalanceAfter, &e.OrderID, &e.Reference, &created)
+	err := row.Scan(append([]any{&e.ID, &e.AccountID, &kind, &e.Amount, &e.BalanceAfter, &e.OrderID, &e.Reference, &created}, extra...)...)
 	e.Kind = topupd.EntryKind(kind)
 	e.CreatedAt = fromMS(created)
 	return e, err
@@ -129,20 +135,8 @@ func scanEntry(row scanner) (topupd.LedgerEntry, error) {
 
 // Ledger returns the account's entries, newest first.
 func (s *Store) Ledger(ctx context.Context, accountID string, limit int) ([]topupd.LedgerEntry, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT `+entryColumns+` FROM ledger l WHERE account_id = $1 ORDER BY seq DESC LIMIT $2`, accountID, limit)
+	out, err := queryAll(ctx, s.read, scanEntry, `SELECT `+entryColumns+` FROM ledger l WHERE account_id = $1 ORDER BY seq DESC LIMIT $2`, accountID, limit)
 	if err != nil {
-		return nil, fmt.Errorf("store.Ledger %s: %w", accountID, err)
-	}
-	defer rows.Close()
-	out := []topupd.LedgerEntry{}
-	for rows.Next() {
-		e, err := scanEntry(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store.Ledger %s: %w", accountID, err)
-		}
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store.Ledger %s: %w", accountID, err)
 	}
 	return out, nil
@@ -151,20 +145,8 @@ func (s *Store) Ledger(ctx context.Context, accountID string, limit int) ([]topu
 // OrderEntries returns an order's charge and refund, oldest first, each by
 // its own unique index.
 func (s *Store) OrderEntries(ctx context.Context, orderSeq int64) ([]topupd.LedgerEntry, error) {
-	rows, err := s.read.QueryContext(ctx, s.q.orderEntries, orderSeq)
+	out, err := queryAll(ctx, s.read, scanEntry, s.q.orderEntries, orderSeq)
 	if err != nil {
-		return nil, fmt.Errorf("store.OrderEntries %d: %w", orderSeq, err)
-	}
-	defer rows.Close()
-	out := []topupd.LedgerEntry{}
-	for rows.Next() {
-		e, err := scanEntry(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store.OrderEntries %d: %w", orderSeq, err)
-		}
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store.OrderEntries %d: %w", orderSeq, err)
 	}
 	slices.SortFunc(out, func(a, b topupd.LedgerEntry) int { return cmp.Compare(a.ID, b.ID) }) // the union's order is not promised
@@ -190,28 +172,21 @@ func (s *Store) Statement(ctx context.Context, accountID string, from, to time.T
 		accountID, ms(from)).Scan(&st.Opening); err != nil {
 		return fail(err)
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT `+entryColumns+`, COALESCE(o.trxid, ''), COALESCE(o.pid, '') FROM ledger l
+	st.Entries, err = queryAll(ctx, tx, func(r scanner) (topupd.StatementEntry, error) {
+		var e topupd.StatementEntry
+		var err error
+		e.LedgerEntry, err = scanEntryAnd(r, &e.TrxID, &e.PID)
+		return e, err
+	}, `SELECT `+entryColumns+`, COALESCE(o.trxid, ''), COALESCE(o.pid, '') FROM ledger l
 		LEFT JOIN orders o ON o.seq = l.order_seq
 		WHERE l.account_id = $1 AND l.created_at >= $2 AND l.created_at < $3 ORDER BY l.created_at, l.seq LIMIT $4`,
 		accountID, ms(from), ms(to), topupd.MaxStatementEntries+1)
 	if err != nil {
 		return fail(err)
 	}
-	defer rows.Close()
 	st.Closing = st.Opening
-	for rows.Next() {
-		var e topupd.StatementEntry
-		var kind string
-		var created int64
-		if err := rows.Scan(&e.ID, &e.AccountID, &kind, &e.Amount, &e.BalanceAfter, &e.OrderID, &e.Reference, &created, &e.TrxID, &e.PID); err != nil {
-			return fail(err)
-		}
-		e.Kind, e.CreatedAt = topupd.EntryKind(kind), fromMS(created)
+	for _, e := range st.Entries {
 		st.Closing += e.Amount
-		st.Entries = append(st.Entries, e)
-	}
-	if err := rows.Err(); err != nil {
-		return fail(err)
 	}
 	if len(st.Entries) > topupd.MaxStatementEntries {
 		return st, topupd.Errorf(topupd.EInvalidRequest, "more than %d entries: ask for a shorter period", topupd.MaxStatementEntries)

@@ -155,20 +155,11 @@ func (s *Store) CreateOperator(ctx context.Context, o topupd.Operator, token top
 
 // Operators lists every operator, by name.
 func (s *Store) Operators(ctx context.Context) ([]topupd.Operator, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT `+operatorColumns+` FROM operators ORDER BY name`)
+	out, err := queryAll(ctx, s.read, scanOperator, `SELECT `+operatorColumns+` FROM operators ORDER BY name`)
 	if err != nil {
 		return nil, fmt.Errorf("store.Operators: %w", err)
 	}
-	defer rows.Close()
-	var out []topupd.Operator
-	for rows.Next() {
-		o, err := scanOperator(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store.Operators: %w", err)
-		}
-		out = append(out, o)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // UpdateOperator changes an operator's role or disabled flag.
@@ -261,30 +252,30 @@ func (s *Store) SeeOperator(ctx context.Context, name string, now time.Time) err
 // is one descending range of the index of its first filter.
 func (s *Store) Actions(ctx context.Context, q topupd.ActionsQuery) ([]topupd.Action, error) {
 	query, args := actionsPage(q)
-	rows, err := s.read.QueryContext(ctx, query, args...)
+	out, err := queryAll(ctx, s.read, scanAction, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store.Actions: %w", err)
 	}
-	defer rows.Close()
-	var out []topupd.Action
-	for rows.Next() {
-		var a topupd.Action
-		var at int64
-		var account sql.NullString
-		var before, after string
-		if err := rows.Scan(&a.ID, &at, &a.Actor.Operator, &a.Actor.IP, &a.Actor.RequestID, &a.Action, &a.Target, &account, &before, &after); err != nil {
-			return nil, fmt.Errorf("store.Actions: %w", err)
-		}
-		a.At, a.AccountID = fromMS(at), account.String
-		if a.Before, err = decodeFields(before); err == nil {
-			a.After, err = decodeFields(after)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("store.Actions %d: %w", a.ID, err)
-		}
-		out = append(out, a)
+	return out, nil
+}
+
+func scanAction(row scanner) (topupd.Action, error) {
+	var a topupd.Action
+	var at int64
+	var account sql.NullString
+	var before, after string
+	if err := row.Scan(&a.ID, &at, &a.Actor.Operator, &a.Actor.IP, &a.Actor.RequestID, &a.Action, &a.Target, &account, &before, &after); err != nil {
+		return a, err
 	}
-	return out, rows.Err()
+	a.At, a.AccountID = fromMS(at), account.String
+	var err error
+	if a.Before, err = decodeFields(before); err == nil {
+		a.After, err = decodeFields(after)
+	}
+	if err != nil {
+		return a, fmt.Errorf("%d: %w", a.ID, err)
+	}
+	return a, nil
 }
 
 // actionsPage renders the query of a page of the action log, and its arguments.

@@ -53,24 +53,20 @@ func (s *Store) loadCodes(ctx context.Context, q querier, o *topupd.Order) error
 	if o.Status != topupd.StatusCompleted || o.CodeCount == 0 {
 		return nil // no codes: spare the query (the audit checks the count)
 	}
-	rows, err := q.QueryContext(ctx, s.q.codesOfOrder, o.Seq)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
+	codes, err := queryAll(ctx, q, func(r scanner) (string, error) {
 		var pid string
 		var sealed []byte
-		if err := rows.Scan(&pid, &sealed); err != nil {
-			return err
+		if err := r.Scan(&pid, &sealed); err != nil {
+			return "", err
 		}
 		code, err := s.vault.Open(pid, sealed)
 		if err != nil {
-			return fmt.Errorf("order %s: %w", o.ID, err)
+			return "", fmt.Errorf("order %s: %w", o.ID, err)
 		}
-		o.Codes = append(o.Codes, code)
-	}
-	return rows.Err()
+		return code, nil
+	}, s.q.codesOfOrder, o.Seq)
+	o.Codes = append(o.Codes, codes...)
+	return err
 }
 
 // orderBy reads one order with one of the orderBy… queries, and its codes.
@@ -199,20 +195,12 @@ const stuckWhere = "status = 'processing' AND (alert <> '' OR deadline_at < ?)"
 // StuckCounts counts the stuck orders of each provider and upstream, in
 // the database rather than by reading them.
 func (s *Store) StuckCounts(ctx context.Context, now time.Time) ([]topupd.StuckCount, error) {
-	rows, err := s.read.QueryContext(ctx, s.q.stuckCounts, ms(now))
-	if err != nil {
-		return nil, fmt.Errorf("store.StuckCounts: %w", err)
-	}
-	defer rows.Close()
-	out := []topupd.StuckCount{}
-	for rows.Next() {
+	out, err := queryAll(ctx, s.read, func(r scanner) (topupd.StuckCount, error) {
 		var c topupd.StuckCount
-		if err := rows.Scan(&c.Provider, &c.Upstream, &c.Orders); err != nil {
-			return nil, fmt.Errorf("store.StuckCounts: %w", err)
-		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
+		err := r.Scan(&c.Provider, &c.Upstream, &c.Orders)
+		return c, err
+	}, s.q.stuckCounts, ms(now))
+	if err != nil {
 		return nil, fmt.Errorf("store.StuckCounts: %w", err)
 	}
 	return out, nil
@@ -220,21 +208,8 @@ func (s *Store) StuckCounts(ctx context.Context, now time.Time) ([]topupd.StuckC
 
 // list reads the orders query selects, each scanned by scan, and their codes.
 func (s *Store) list(ctx context.Context, query string, scan func(scanner) (topupd.Order, error), args ...any) ([]topupd.Order, error) {
-	rows, err := s.read.QueryContext(ctx, query, args...)
+	orders, err := queryAll(ctx, s.read, scan, query, args...)
 	if err != nil {
-		return nil, err
-	}
-	orders := []topupd.Order{}
-	for rows.Next() {
-		o, err := scan(rows)
-		if err != nil {
-			rows.Close()
-			return nil, err
-		}
-		orders = append(orders, o)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	for i := range orders {

@@ -243,25 +243,16 @@ func (s *Store) insertOrder(ctx context.Context, tx *sql.Tx, o *topupd.Order, p 
 // fixed before, is theirs (stockCost). placeOrder notes any low-stock
 // alert the draw raised (noteDrawn).
 func (s *Store) drawCodes(ctx context.Context, tx *sql.Tx, o *topupd.Order) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, s.q.drawCodes, o.Seq, o.PID, o.Quantity)
-	if err != nil {
-		return nil, err
-	}
 	type drawn struct {
 		id     int64
 		sealed []byte
 	}
-	var got []drawn
-	for rows.Next() {
+	got, err := queryAll(ctx, tx, func(r scanner) (drawn, error) {
 		var d drawn
-		if err := rows.Scan(&d.id, &d.sealed); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		got = append(got, d)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		err := r.Scan(&d.id, &d.sealed)
+		return d, err
+	}, s.q.drawCodes, o.Seq, o.PID, o.Quantity)
+	if err != nil {
 		return nil, err
 	}
 	slices.SortFunc(got, func(a, b drawn) int { return cmp.Compare(a.id, b.id) })

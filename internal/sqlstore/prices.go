@@ -70,20 +70,10 @@ func (s *Store) Tiers(ctx context.Context) ([]topupd.Tier, error) {
 		return nil, fmt.Errorf("store.Tiers: %w", err)
 	}
 	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT name FROM tiers ORDER BY name`)
+	names, err := queryAll(ctx, tx, scanValue[string], `SELECT name FROM tiers ORDER BY name`)
 	if err != nil {
 		return nil, fmt.Errorf("store.Tiers: %w", err)
 	}
-	var names []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("store.Tiers: %w", err)
-		}
-		names = append(names, n)
-	}
-	rows.Close()
 	out := make([]topupd.Tier, 0, len(names))
 	for _, n := range names {
 		t, err := s.tier(ctx, tx, n)
@@ -112,20 +102,8 @@ func (s *Store) tier(ctx context.Context, q querier, name string) (topupd.Tier, 
 		t.Markup = &m
 	}
 	t.UpdatedAt = fromMS(updated)
-	rows, err := q.QueryContext(ctx, `SELECT pid, price FROM tier_prices WHERE tier = $1`, name)
-	if err != nil {
-		return t, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var pid string
-		var price topupd.Money
-		if err := rows.Scan(&pid, &price); err != nil {
-			return t, err
-		}
-		t.Prices[pid] = price
-	}
-	return t, rows.Err()
+	t.Prices, err = queryMap[string, topupd.Money](ctx, q, `SELECT pid, price FROM tier_prices WHERE tier = $1`, name)
+	return t, err
 }
 
 // SetAccountPrice sets one account's own price for one pack; an unknown
@@ -208,22 +186,18 @@ func (s *Store) terms(ctx context.Context, q querier, accountID string) (book to
 		return book, limits, err
 	}
 	book, limits = h.terms()
-	rows, err := q.QueryContext(ctx, `SELECT 0, pid, price FROM account_prices WHERE account_id = $1
-		UNION ALL SELECT 1, pid, price FROM tier_prices WHERE tier = $2`, accountID, h.tier.String)
-	if err != nil {
-		return book, limits, err
-	}
-	defer rows.Close()
-	for rows.Next() {
+	err = eachRow(ctx, q, func(r scanner) error {
 		var which int
 		var p string
 		var price topupd.Money
-		if err := rows.Scan(&which, &p, &price); err != nil {
-			return book, limits, err
+		if err := r.Scan(&which, &p, &price); err != nil {
+			return err
 		}
 		setPrice(&book, which == 0, p, price)
-	}
-	return book, limits, rows.Err()
+		return nil
+	}, `SELECT 0, pid, price FROM account_prices WHERE account_id = $1
+		UNION ALL SELECT 1, pid, price FROM tier_prices WHERE tier = $2`, accountID, h.tier.String)
+	return book, limits, err
 }
 
 // orderTerms is terms for one pack, in one statement: what an order reads

@@ -127,12 +127,7 @@ func (s *Store) SalesReport(ctx context.Context, from, to time.Time, by topupd.S
 	firstDay, endDay := (lo+dayMS-1)/dayMS, hi/dayMS // the whole days are [firstDay, endDay)
 	rows := map[string]*topupd.SalesRow{}
 	sum := func(query string, args ...any) error {
-		rs, err := tx.QueryContext(ctx, query, args...)
-		if err != nil {
-			return err
-		}
-		defer rs.Close()
-		for rs.Next() {
+		return eachRow(ctx, tx, func(rs scanner) error {
 			var k any
 			var r topupd.SalesRow
 			if err := rs.Scan(&k, &r.Orders, &r.Completed, &r.Cancelled, &r.Processing, &r.Charged, &r.Revenue, &r.Refunds, &r.Cost); err != nil {
@@ -144,8 +139,8 @@ func (s *Store) SalesReport(ctx context.Context, from, to time.Time, by topupd.S
 			} else {
 				rows[r.Key] = &r
 			}
-		}
-		return rs.Err()
+			return nil
+		}, query, args...)
 	}
 	fromOrders := func(lo, hi int64) error {
 		return sum(`SELECT `+key[1]+`, COUNT(*),

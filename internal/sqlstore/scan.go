@@ -58,3 +58,60 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
+
+// eachRow runs a query through q and hands each row it returns to f,
+// stopping at f's first error.
+func eachRow(ctx context.Context, q querier, f func(scanner) error, query string, args ...any) error {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := f(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// queryAll runs a query through q and returns its rows, each read by scan:
+// an empty slice, not nil, when it finds none.
+func queryAll[T any](ctx context.Context, q querier, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
+	out := []T{}
+	err := eachRow(ctx, q, func(r scanner) error {
+		v, err := scan(r)
+		if err == nil {
+			out = append(out, v)
+		}
+		return err
+	}, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// queryMap runs a query through q whose rows are each a key and its value,
+// and returns them as a map.
+func queryMap[K comparable, V any](ctx context.Context, q querier, query string, args ...any) (map[K]V, error) {
+	out := map[K]V{}
+	err := eachRow(ctx, q, func(r scanner) error {
+		var k K
+		var v V
+		err := r.Scan(&k, &v)
+		out[k] = v
+		return err
+	}, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// scanValue reads a row of one column.
+func scanValue[T any](row scanner) (T, error) {
+	var v T
+	err := row.Scan(&v)
+	return v, err
+}

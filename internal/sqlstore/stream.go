@@ -74,21 +74,9 @@ const eventColumns = `e.seq, e.tx, e.id, e.at, e.type, e.account_id, e.order_seq
 // transactions commit in any order); on SQLite one writer commits events in
 // seq order.
 func (s *Store) Events(ctx context.Context, after topupd.StreamPos, limit int) ([]topupd.Event, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT `+eventColumns+` FROM events e LEFT JOIN orders o ON o.seq = e.order_seq
+	out, err := queryAll(ctx, s.read, scanEvent, `SELECT `+eventColumns+` FROM events e LEFT JOIN orders o ON o.seq = e.order_seq
 		WHERE (e.tx, e.seq) > ($1, $2)`+s.d.StreamSettled+` ORDER BY e.tx, e.seq LIMIT $3`, after.Tx, after.Seq, limit)
 	if err != nil {
-		return nil, fmt.Errorf("store.Events: %w", err)
-	}
-	defer rows.Close()
-	out := []topupd.Event{}
-	for rows.Next() {
-		e, err := scanEvent(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store.Events: %w", err)
-		}
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store.Events: %w", err)
 	}
 	return out, nil
@@ -96,21 +84,12 @@ func (s *Store) Events(ctx context.Context, after topupd.StreamPos, limit int) (
 
 // OrderStreamEvents returns an order's events of the stream, in stream order.
 func (s *Store) OrderStreamEvents(ctx context.Context, seq int64) ([]topupd.Event, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT `+eventColumns+` FROM events e LEFT JOIN orders o ON o.seq = e.order_seq
+	out, err := queryAll(ctx, s.read, scanEvent, `SELECT `+eventColumns+` FROM events e LEFT JOIN orders o ON o.seq = e.order_seq
 		WHERE e.order_seq = $1 ORDER BY e.tx, e.seq`, seq)
 	if err != nil {
 		return nil, fmt.Errorf("store.OrderStreamEvents %d: %w", seq, err)
 	}
-	defer rows.Close()
-	out := []topupd.Event{}
-	for rows.Next() {
-		e, err := scanEvent(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store.OrderStreamEvents %d: %w", seq, err)
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 func scanEvent(row scanner) (topupd.Event, error) {

@@ -65,20 +65,8 @@ func (s *Store) Upstream(ctx context.Context, name string) (topupd.Upstream, err
 
 // Upstreams returns every upstream by name.
 func (s *Store) Upstreams(ctx context.Context) ([]topupd.Upstream, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT name, base_url, api_key, updated_at FROM upstreams ORDER BY name`)
+	out, err := queryAll(ctx, s.read, s.scanUpstream, `SELECT name, base_url, api_key, updated_at FROM upstreams ORDER BY name`)
 	if err != nil {
-		return nil, fmt.Errorf("store.Upstreams: %w", err)
-	}
-	defer rows.Close()
-	out := []topupd.Upstream{}
-	for rows.Next() {
-		u, err := s.scanUpstream(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store.Upstreams: %w", err)
-		}
-		out = append(out, u)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store.Upstreams: %w", err)
 	}
 	return out, nil
