@@ -190,11 +190,8 @@ func scanKey(row scanner) (topupd.APIKey, error) {
 // UseKey records that a key was used in the minute that starts at minute;
 // a key already seen in that minute is not written again.
 func (s *Store) UseKey(ctx context.Context, h topupd.KeyHash, minute time.Time) error {
-	err := s.retryTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE api_keys SET last_used_at = $2 WHERE hash = $1 AND (last_used_at IS NULL OR last_used_at < $2)`,
-			h[:], ms(minute))
-		return err
-	})
+	_, err := s.retryExec(ctx, `UPDATE api_keys SET last_used_at = $2 WHERE hash = $1 AND (last_used_at IS NULL OR last_used_at < $2)`,
+		h[:], ms(minute))
 	if err != nil {
 		return fmt.Errorf("store.UseKey: %w", err)
 	}

@@ -306,18 +306,12 @@ func moneyField(m *topupd.Money) any {
 // alert, and reports whether that changed. A chat without an alert is
 // never low, and one not linked never changes.
 func (s *Store) SetBalanceLow(ctx context.Context, chatID int64, low bool) (bool, error) {
-	var changed bool
-	err := s.retryTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE chats SET balance_low = $2 WHERE chat_id = $1 AND balance_low <> $2 AND balance_alert IS NOT NULL`,
-			chatID, boolInt(low))
-		n, err := rowsAffected(res, err)
-		changed = n == 1
-		return err
-	})
+	n, err := s.retryExec(ctx, `UPDATE chats SET balance_low = $2 WHERE chat_id = $1 AND balance_low <> $2 AND balance_alert IS NOT NULL`,
+		chatID, boolInt(low))
 	if err != nil {
 		return false, fmt.Errorf("store.SetBalanceLow %d: %w", chatID, err)
 	}
-	return changed, nil
+	return n == 1, nil
 }
 
 // RecordUpdate records an update that changed nothing; one recorded before
@@ -348,26 +342,17 @@ func (s *Store) UpdateSeen(ctx context.Context, updateID int64) (bool, error) {
 // unless another holder's lease runs past now; it reports whether holder
 // has it.
 func (s *Store) TakeBotLease(ctx context.Context, holder string, now, until time.Time) (bool, error) {
-	var got bool
-	err := s.retryTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE bot_state SET lease_holder = $1, lease_until = $3
-			WHERE id = 1 AND (lease_holder = $1 OR lease_holder IS NULL OR lease_until <= $2)`, holder, ms(now), ms(until))
-		n, err := rowsAffected(res, err)
-		got = n == 1
-		return err
-	})
+	n, err := s.retryExec(ctx, `UPDATE bot_state SET lease_holder = $1, lease_until = $3
+		WHERE id = 1 AND (lease_holder = $1 OR lease_holder IS NULL OR lease_until <= $2)`, holder, ms(now), ms(until))
 	if err != nil {
 		return false, fmt.Errorf("store.TakeBotLease %s: %w", holder, err)
 	}
-	return got, nil
+	return n == 1, nil
 }
 
 // ReleaseBotLease gives the lease up if holder has it.
 func (s *Store) ReleaseBotLease(ctx context.Context, holder string) error {
-	err := s.retryTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE bot_state SET lease_holder = NULL, lease_until = 0 WHERE id = 1 AND lease_holder = $1`, holder)
-		return err
-	})
+	_, err := s.retryExec(ctx, `UPDATE bot_state SET lease_holder = NULL, lease_until = 0 WHERE id = 1 AND lease_holder = $1`, holder)
 	if err != nil {
 		return fmt.Errorf("store.ReleaseBotLease %s: %w", holder, err)
 	}
@@ -386,10 +371,7 @@ func (s *Store) BotOffset(ctx context.Context) (int64, error) {
 // SetBotOffset stores the next getUpdates offset if it is larger than the
 // one stored.
 func (s *Store) SetBotOffset(ctx context.Context, offset int64) error {
-	err := s.retryTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE bot_state SET next_offset = $1 WHERE id = 1 AND next_offset < $1`, offset)
-		return err
-	})
+	_, err := s.retryExec(ctx, `UPDATE bot_state SET next_offset = $1 WHERE id = 1 AND next_offset < $1`, offset)
 	if err != nil {
 		return fmt.Errorf("store.SetBotOffset: %w", err)
 	}

@@ -119,25 +119,21 @@ func (s *Store) ConsoleCredentials(ctx context.Context, name string) (topupd.Con
 
 // UseTOTPStep records the TOTP step used, refusing one not after the last.
 func (s *Store) UseTOTPStep(ctx context.Context, name string, step int64) error {
-	return s.retryTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE operators SET totp_last_step = $2 WHERE name = $1 AND totp_last_step < $2`, name, step)
-		if n, _ := rowsAffected(res, err); err == nil && n == 0 {
-			return topupd.Errorf(topupd.EConflict, "this code was used already")
-		}
-		return err
-	})
+	n, err := s.retryExec(ctx, `UPDATE operators SET totp_last_step = $2 WHERE name = $1 AND totp_last_step < $2`, name, step)
+	if err == nil && n == 0 {
+		return topupd.Errorf(topupd.EConflict, "this code was used already")
+	}
+	return err
 }
 
 // UseRecoveryCode spends one recovery code.
 func (s *Store) UseRecoveryCode(ctx context.Context, name string, code topupd.KeyHash, now time.Time) error {
-	return s.retryTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE operator_recovery_codes SET used_at = $3 WHERE operator = $1 AND hash = $2 AND used_at IS NULL`,
-			name, code[:], ms(now))
-		if n, _ := rowsAffected(res, err); err == nil && n == 0 {
-			return topupd.Errorf(topupd.ENotFound, "unknown or used recovery code")
-		}
-		return err
-	})
+	n, err := s.retryExec(ctx, `UPDATE operator_recovery_codes SET used_at = $3 WHERE operator = $1 AND hash = $2 AND used_at IS NULL`,
+		name, code[:], ms(now))
+	if err == nil && n == 0 {
+		return topupd.Errorf(topupd.ENotFound, "unknown or used recovery code")
+	}
+	return err
 }
 
 // RecordLogin logs an attempt; a success clears its name's count.
@@ -210,11 +206,8 @@ func (s *Store) Logins(ctx context.Context, limit int) ([]topupd.LoginAttempt, e
 
 // CreateSession stores a new console session.
 func (s *Store) CreateSession(ctx context.Context, cs topupd.ConsoleSession) error {
-	err := s.retryTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO console_sessions (hash, operator, csrf, ip, created_at, last_seen_at) VALUES ($1, $2, $3, $4, $5, $5)`,
-			cs.ID[:], cs.Operator, cs.CSRF, cs.IP, ms(cs.CreatedAt))
-		return err
-	})
+	_, err := s.retryExec(ctx, `INSERT INTO console_sessions (hash, operator, csrf, ip, created_at, last_seen_at) VALUES ($1, $2, $3, $4, $5, $5)`,
+		cs.ID[:], cs.Operator, cs.CSRF, cs.IP, ms(cs.CreatedAt))
 	if err != nil {
 		return fmt.Errorf("store.CreateSession %s: %w", cs.Operator, err)
 	}
@@ -249,10 +242,7 @@ func (s *Store) Session(ctx context.Context, id topupd.KeyHash, now time.Time) (
 		return cs, o, gone
 	}
 	if minute := now.Truncate(time.Minute); cs.LastSeenAt.Before(minute) {
-		err := s.retryTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-			_, err := tx.ExecContext(ctx, `UPDATE console_sessions SET last_seen_at = $2 WHERE hash = $1 AND last_seen_at < $2`, id[:], ms(minute))
-			return err
-		})
+		_, err := s.retryExec(ctx, `UPDATE console_sessions SET last_seen_at = $2 WHERE hash = $1 AND last_seen_at < $2`, id[:], ms(minute))
 		if err != nil {
 			return cs, o, fmt.Errorf("store.Session: %w", err)
 		}
@@ -263,10 +253,7 @@ func (s *Store) Session(ctx context.Context, id topupd.KeyHash, now time.Time) (
 
 // EndSession ends a console session.
 func (s *Store) EndSession(ctx context.Context, id topupd.KeyHash) error {
-	err := s.retryTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM console_sessions WHERE hash = $1`, id[:])
-		return err
-	})
+	_, err := s.retryExec(ctx, `DELETE FROM console_sessions WHERE hash = $1`, id[:])
 	if err != nil {
 		return fmt.Errorf("store.EndSession: %w", err)
 	}

@@ -237,11 +237,8 @@ func (s *Store) OperatorByToken(ctx context.Context, token topupd.KeyHash) (topu
 // find it already seen this minute and write nothing.
 func (s *Store) SeeOperator(ctx context.Context, name string, now time.Time) error {
 	minute := now.Truncate(time.Minute)
-	err := s.retryTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE operators SET last_seen_at = $2 WHERE name = $1 AND (last_seen_at IS NULL OR last_seen_at < $2)`,
-			name, ms(minute))
-		return err
-	})
+	_, err := s.retryExec(ctx, `UPDATE operators SET last_seen_at = $2 WHERE name = $1 AND (last_seen_at IS NULL OR last_seen_at < $2)`,
+		name, ms(minute))
 	if err != nil {
 		return fmt.Errorf("store.SeeOperator %s: %w", name, err)
 	}

@@ -182,6 +182,18 @@ func (s *Store) retryTx(ctx context.Context, fn func(ctx context.Context, tx *sq
 	}
 }
 
+// retryExec runs one statement in a transaction of its own, retried as
+// retryTx retries, and returns how many rows it changed.
+func (s *Store) retryExec(ctx context.Context, query string, args ...any) (int64, error) {
+	var n int64
+	err := s.retryTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, query, args...)
+		n, err = rowsAffected(res, err)
+		return err
+	})
+	return n, err
+}
+
 // txTimeout bounds a write transaction once it has begun.
 const txTimeout = 30 * time.Second
 

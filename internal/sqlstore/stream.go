@@ -165,15 +165,11 @@ func (s *Store) TakeConsumer(ctx context.Context, name, owner string, now, until
 // holds its lease (EConflict otherwise: another node took over, and the
 // events from the old cursor are its to handle).
 func (s *Store) AdvanceConsumer(ctx context.Context, name, owner string, pos topupd.StreamPos) error {
-	err := s.retryTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE event_consumers SET after_tx = $3, after_seq = $4
-			WHERE name = $1 AND lease_owner = $2 AND (after_tx, after_seq) <= ($3, $4)`, name, owner, pos.Tx, pos.Seq)
-		n, err := rowsAffected(res, err)
-		if err == nil && n == 0 {
-			return topupd.Errorf(topupd.EConflict, "consumer %s is no longer leased to %s", name, owner)
-		}
-		return err
-	})
+	n, err := s.retryExec(ctx, `UPDATE event_consumers SET after_tx = $3, after_seq = $4
+		WHERE name = $1 AND lease_owner = $2 AND (after_tx, after_seq) <= ($3, $4)`, name, owner, pos.Tx, pos.Seq)
+	if err == nil && n == 0 {
+		err = topupd.Errorf(topupd.EConflict, "consumer %s is no longer leased to %s", name, owner)
+	}
 	if err != nil {
 		return fmt.Errorf("store.AdvanceConsumer %s: %w", name, err)
 	}
@@ -182,10 +178,7 @@ func (s *Store) AdvanceConsumer(ctx context.Context, name, owner string, pos top
 
 // ReleaseConsumer gives a consumer's lease up if owner holds it.
 func (s *Store) ReleaseConsumer(ctx context.Context, name, owner string) error {
-	err := s.retryTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE event_consumers SET lease_owner = NULL, lease_until = 0 WHERE name = $1 AND lease_owner = $2`, name, owner)
-		return err
-	})
+	_, err := s.retryExec(ctx, `UPDATE event_consumers SET lease_owner = NULL, lease_until = 0 WHERE name = $1 AND lease_owner = $2`, name, owner)
 	if err != nil {
 		return fmt.Errorf("store.ReleaseConsumer %s: %w", name, err)
 	}
