@@ -335,9 +335,7 @@ func testCreditedTotal(t *testing.T, e *env) {
 	e.credit(a.ID, topupd.USD(5))
 	e.credit(a.ID, -topupd.USD(3)) // a correction is a credit entry too
 	o := e.place(a.ID, topup("T-1"), t0)
-	if _, err := e.s.Settle(e.ctx, o.Seq, topupd.Settlement{Status: topupd.StatusCancelled, Error: "x", Refund: true, Now: t0}); err != nil {
-		t.Fatalf("Settle: %v", err)
-	}
+	e.settle(o, topupd.Settlement{Status: topupd.StatusCancelled, Error: "x", Refund: true, Now: t0})
 	e.place(a.ID, topup("T-2"), t0)
 	got, err := e.s.CreditedTotal(e.ctx, a.ID)
 	if err != nil {

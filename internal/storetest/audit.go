@@ -42,12 +42,8 @@ func testAuditCleanBooks(t *testing.T, e *env) {
 	ok := e.place(a.ID, topupd.OrderRequest{PID: pidTopup, TrxID: "T-OK", Fields: topupd.AccountFields{UserID: userID}}, t0)
 	bad := e.place(a.ID, topupd.OrderRequest{PID: pidTopup, TrxID: "T-BAD", Fields: topupd.AccountFields{UserID: userID}}, t0)
 	open := e.place(a.ID, topupd.OrderRequest{PID: pidTopup, TrxID: "T-OPEN", Fields: topupd.AccountFields{UserID: userID}}, t0)
-	if _, err := e.s.Settle(e.ctx, ok.Seq, topupd.Settlement{Status: topupd.StatusCompleted, Now: t0.Add(time.Second)}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.s.Settle(e.ctx, bad.Seq, topupd.Settlement{Status: topupd.StatusCancelled, Error: "INVALID PLAYER", Refund: true, Now: t0.Add(time.Second)}); err != nil {
-		t.Fatal(err)
-	}
+	e.settle(ok, topupd.Settlement{Status: topupd.StatusCompleted, Now: t0.Add(time.Second)})
+	e.settle(bad, topupd.Settlement{Status: topupd.StatusCancelled, Error: "INVALID PLAYER", Refund: true, Now: t0.Add(time.Second)})
 	au, err := e.s.Audit(e.ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -26,13 +26,9 @@ func testStuckCounts(t *testing.T, e *env) {
 	alerted := e.place(a.ID, topup("SC-1"), t0)
 	e.place(a.ID, topup("SC-2"), t0)
 	done := e.place(a.ID, topup("SC-3"), t0)
-	if _, err := e.s.Settle(e.ctx, alerted.Seq, topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: t0.Add(time.Hour), Now: t0,
-		Alert: topupd.AlertPastDeadline}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.s.Settle(e.ctx, done.Seq, topupd.Settlement{Status: topupd.StatusCompleted, Now: t0}); err != nil {
-		t.Fatal(err)
-	}
+	e.settle(alerted, topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: t0.Add(time.Hour), Now: t0,
+		Alert: topupd.AlertPastDeadline})
+	e.settle(done, topupd.Settlement{Status: topupd.StatusCompleted, Now: t0})
 	for _, c := range []struct {
 		now  time.Time
 		want int
@@ -70,9 +66,7 @@ func testOrderEntries(t *testing.T, e *env) {
 	if got := entries(o.Seq); len(got) != 1 || got[0].Kind != topupd.EntryCharge || got[0].Amount != -o.Amount || got[0].OrderID != o.ID {
 		t.Errorf("a new order's entries: %+v", got)
 	}
-	if _, err := e.s.Settle(e.ctx, o.Seq, topupd.Settlement{Status: topupd.StatusCancelled, Error: "no", Refund: true, Now: t0.Add(time.Minute)}); err != nil {
-		t.Fatal(err)
-	}
+	e.settle(o, topupd.Settlement{Status: topupd.StatusCancelled, Error: "no", Refund: true, Now: t0.Add(time.Minute)})
 	got := entries(o.Seq)
 	if len(got) != 2 || got[0].Kind != topupd.EntryCharge || got[1].Kind != topupd.EntryRefund || got[1].Amount != o.Amount ||
 		got[1].BalanceAfter != got[0].BalanceAfter-other.Amount+o.Amount { // the other order was charged in between
@@ -156,14 +150,8 @@ func testOrderEvents(t *testing.T, e *env) {
 	// A cancellation carries the order's error, a long note is cut.
 	c := e.place(a.ID, topup("EV-2"), t0)
 	long := fmt.Sprintf("%0*d", 2*topupd.MaxEventNote, 7)
-	settle2 := func(st topupd.Settlement) {
-		t.Helper()
-		if _, err := e.s.Settle(e.ctx, c.Seq, st); err != nil {
-			t.Fatal(err)
-		}
-	}
-	settle2(topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: at(5), Now: at(1), Note: long})
-	settle2(topupd.Settlement{Status: topupd.StatusCancelled, Error: "INVALID PLAYER", Refund: true, Now: at(2)})
+	e.settle(c, topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: at(5), Now: at(1), Note: long})
+	e.settle(c, topupd.Settlement{Status: topupd.StatusCancelled, Error: "INVALID PLAYER", Refund: true, Now: at(2)})
 	want = []topupd.OrderEvent{
 		{At: at(1), Kind: topupd.EventRetry, Note: long[:topupd.MaxEventNote]},
 		{At: at(2), Kind: topupd.EventCancelled, Note: "INVALID PLAYER"},

@@ -85,6 +85,26 @@ func (e *env) leased(accountID, trxid, owner string) topupd.Order {
 	return o
 }
 
+// listedOrder stores pidListed and an account "a", and places an order
+// of the pack (T-1) leased to w1.
+func (e *env) listedOrder() (topupd.Account, topupd.Order) {
+	e.t.Helper()
+	e.listedPack()
+	a := e.account("a", topupd.USD(100))
+	return a, e.leased(a.ID, "T-1", "w1")
+}
+
+// refused moves an order leased to w1 on from its first attempt, refused,
+// to attempt to, which must succeed.
+func (e *env) refused(o topupd.Order, to int) topupd.Order {
+	e.t.Helper()
+	moved, err := e.move(o, "w1", 1, to, topupd.AttemptRefused)
+	if err != nil {
+		e.t.Fatalf("MoveSupplier %s to %d: %v", o.ID, to, err)
+	}
+	return moved
+}
+
 // move moves an order from one attempt to a later one as owner.
 func (e *env) move(o topupd.Order, owner string, from, to int, outcome topupd.AttemptOutcome) (topupd.Order, error) {
 	return e.s.MoveSupplier(e.ctx, o.Seq, topupd.SupplierMove{LeaseOwner: owner, LeaseUntil: t0.Add(2 * time.Minute),
@@ -133,13 +153,8 @@ func testSnapshotAtPlacement(t *testing.T, e *env) {
 }
 
 func testMoveSupplier(t *testing.T, e *env) {
-	e.listedPack()
-	a := e.account("a", topupd.USD(100))
-	o := e.leased(a.ID, "T-1", "w1")
-	moved, err := e.move(o, "w1", 1, 3, topupd.AttemptRefused)
-	if err != nil {
-		t.Fatalf("MoveSupplier: %v", err)
-	}
+	_, o := e.listedOrder()
+	moved := e.refused(o, 3)
 	if moved.Provider != topupd.ProviderManual || moved.Upstream != "" || moved.UpstreamPID != "" ||
 		moved.Supplier != topupd.SupplierSubmitting || moved.SupplierRef != "" || moved.Status != topupd.StatusProcessing {
 		t.Errorf("the moved order: %+v", moved)
@@ -181,9 +196,7 @@ func testMoveSupplier(t *testing.T, e *env) {
 }
 
 func testMoveSupplierRefusals(t *testing.T, e *env) {
-	e.listedPack()
-	a := e.account("a", topupd.USD(100))
-	o := e.leased(a.ID, "T-1", "w1")
+	a, o := e.listedOrder()
 	for _, tc := range []struct {
 		name     string
 		owner    string
@@ -209,9 +222,7 @@ func testMoveSupplierRefusals(t *testing.T, e *env) {
 	if got := e.order(o.ID); got.Upstream != "b" {
 		t.Errorf("the order moved to %q", got.Upstream)
 	}
-	if _, err := e.s.Settle(e.ctx, o.Seq, topupd.Settlement{Status: topupd.StatusCancelled, Error: "x", Refund: true, Now: t0}); err != nil {
-		t.Fatal(err)
-	}
+	e.settle(o, topupd.Settlement{Status: topupd.StatusCancelled, Error: "x", Refund: true, Now: t0})
 	if _, err := e.move(o, "", 1, 2, topupd.AttemptRefused); err == nil {
 		t.Error("a move without a lease owner succeeded")
 	}
@@ -233,9 +244,7 @@ func testMoveSupplierRefusals(t *testing.T, e *env) {
 // lost track of its own calls) move the same order from its first
 // supplier at once: it moves once.
 func testMoveSupplierOnce(t *testing.T, e *env) {
-	e.listedPack()
-	a := e.account("a", topupd.USD(100))
-	o := e.leased(a.ID, "T-1", "w1")
+	_, o := e.listedOrder()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	won, conflicts := 0, 0
@@ -268,38 +277,23 @@ func testMoveSupplierOnce(t *testing.T, e *env) {
 }
 
 func testSettleEndsTheAttempt(t *testing.T, e *env) {
-	e.listedPack()
-	a := e.account("a", topupd.USD(100))
 	// Completed at the first supplier: its own cost.
-	first := e.leased(a.ID, "T-1", "w1")
-	done, err := e.s.Settle(e.ctx, first.Seq, topupd.Settlement{Status: topupd.StatusCompleted, Now: t0.Add(time.Second), LeaseOwner: "w1"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, first := e.listedOrder()
+	done := e.settle(first, topupd.Settlement{Status: topupd.StatusCompleted, Now: t0.Add(time.Second), LeaseOwner: "w1"})
 	if done.Cost == nil || *done.Cost != 9_000 {
 		t.Errorf("completed at the first supplier, the order costs %v, want 0.90", done.Cost)
 	}
 	// Completed at the second, which has no cost of its own: the pack's.
 	second := e.leased(a.ID, "T-2", "w1")
-	if _, err := e.move(second, "w1", 1, 2, topupd.AttemptRefused); err != nil {
-		t.Fatal(err)
-	}
-	done2, err := e.s.Settle(e.ctx, second.Seq, topupd.Settlement{Status: topupd.StatusCompleted, Now: t0.Add(time.Second), LeaseOwner: "w1"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e.refused(second, 2)
+	done2 := e.settle(second, topupd.Settlement{Status: topupd.StatusCompleted, Now: t0.Add(time.Second), LeaseOwner: "w1"})
 	if done2.Cost == nil || *done2.Cost != 10_000 {
 		t.Errorf("completed at the second supplier, the order costs %v, want the pack's 1.00", done2.Cost)
 	}
 	// Cancelled at the third.
 	third := e.leased(a.ID, "T-3", "w1")
-	if _, err := e.move(third, "w1", 1, 3, topupd.AttemptRefused); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.s.Settle(e.ctx, third.Seq, topupd.Settlement{Status: topupd.StatusCancelled, Error: "UPSTREAM: UNKNOWN PID", Refund: true,
-		Now: t0.Add(time.Second), LeaseOwner: "w1"}); err != nil {
-		t.Fatal(err)
-	}
+	e.refused(third, 3)
+	e.settle(third, topupd.Settlement{Status: topupd.StatusCancelled, Error: "UPSTREAM: UNKNOWN PID", Refund: true, Now: t0.Add(time.Second), LeaseOwner: "w1"})
 	for _, tc := range []struct {
 		o    topupd.Order
 		want []string
@@ -349,13 +343,9 @@ func FailoverGuards(t *testing.T, s topupd.Store, db *sql.DB, unique string) {
 	e.listedPack()
 	a := e.account("a", topupd.USD(100))
 	moved := e.leased(a.ID, "T-MOVED", "w1")
-	if _, err := e.move(moved, "w1", 1, 2, topupd.AttemptRefused); err != nil {
-		t.Fatal(err)
-	}
+	e.refused(moved, 2)
 	done := e.leased(a.ID, "T-DONE", "w1")
-	if _, err := s.Settle(e.ctx, done.Seq, topupd.Settlement{Status: topupd.StatusCompleted, Now: t0, LeaseOwner: "w1"}); err != nil {
-		t.Fatal(err)
-	}
+	e.settle(done, topupd.Settlement{Status: topupd.StatusCompleted, Now: t0, LeaseOwner: "w1"})
 	dump := []string{
 		`SELECT order_seq, attempt, provider, upstream, upstream_pid, cost, outcome, why, started_at, finished_at FROM order_attempts ORDER BY order_seq, attempt`,
 		`SELECT seq, status, provider, upstream, upstream_pid, cost FROM orders ORDER BY seq`,
@@ -409,14 +399,9 @@ func FailoverGuards(t *testing.T, s topupd.Store, db *sql.DB, unique string) {
 // (which would refund an order the next supplier may be selling) nor a
 // sale; the answer of the current supplier does.
 func testSettleByALeftSupplier(t *testing.T, e *env) {
-	e.listedPack()
-	a := e.account("a", topupd.USD(100))
-	o := e.leased(a.ID, "T-1", "w1")
+	a, o := e.listedOrder()
 	first := topupd.Supplier{Provider: o.Provider, Upstream: o.Upstream, UpstreamPID: o.UpstreamPID}
-	moved, err := e.move(o, "w1", 1, 3, topupd.AttemptRefused)
-	if err != nil {
-		t.Fatalf("MoveSupplier: %v", err)
-	}
+	moved := e.refused(o, 3)
 	before := e.snapshot(a.ID)
 	done := t0.Add(5 * time.Second)
 	for _, st := range []topupd.Settlement{
@@ -442,14 +427,9 @@ func testSettleByALeftSupplier(t *testing.T, e *env) {
 // its own id) never moves on, even for its lease holder: a "not found"
 // from that supplier then cannot prove it holds no order.
 func testMoveSupplierAccepted(t *testing.T, e *env) {
-	e.listedPack()
-	a := e.account("a", topupd.USD(100))
-	o := e.leased(a.ID, "T-1", "w1")
-	_, err := e.s.Settle(e.ctx, o.Seq, topupd.Settlement{Status: topupd.StatusProcessing, Supplier: topupd.SupplierAccepted,
+	_, o := e.listedOrder()
+	e.settle(o, topupd.Settlement{Status: topupd.StatusProcessing, Supplier: topupd.SupplierAccepted,
 		SupplierRef: "b-1", RetryAt: t0, Now: t0, LeaseOwner: "w1"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if got := claimIDs(t, e, "w1", t0.Add(time.Second), 10); len(got) != 1 {
 		t.Fatalf("claimed %v, want the order again", got)
 	}

@@ -50,9 +50,7 @@ func testClaimDue(t *testing.T, e *env) {
 	e.place(a.ID, keys(pidKey, "T-DONE", 1), t0) // completed: never claimed
 	later := e.place(a.ID, topup("T-LATER"), t0.Add(time.Hour))
 	cancelled := e.place(a.ID, topup("T-CANCEL"), t0)
-	if _, err := e.s.Settle(e.ctx, cancelled.Seq, topupd.Settlement{Status: topupd.StatusCancelled, Error: "x", Now: t0}); err != nil {
-		t.Fatalf("Settle: %v", err)
-	}
+	e.settle(cancelled, topupd.Settlement{Status: topupd.StatusCancelled, Error: "x", Now: t0})
 	if got := claimIDs(t, e, "w1", t0.Add(-time.Second), 10); len(got) != 0 {
 		t.Errorf("ClaimDue before anything is due = %v, want none", got)
 	}
@@ -134,9 +132,7 @@ func testNextDue(t *testing.T, e *env) {
 	if got := claimIDs(t, e, "w2", t0.Add(10*time.Minute), 10); !cmp.Equal(got, []string{o2.ID}) {
 		t.Errorf("ClaimDue before the retry = %v, want only [%s] (the rescheduled order is not due)", got, o2.ID)
 	}
-	if _, err := e.s.Settle(e.ctx, o2.Seq, topupd.Settlement{Status: topupd.StatusCompleted, Now: t0.Add(10 * time.Minute), LeaseOwner: "w2"}); err != nil {
-		t.Fatalf("Settle: %v", err)
-	}
+	e.settle(o2, topupd.Settlement{Status: topupd.StatusCompleted, Now: t0.Add(10 * time.Minute), LeaseOwner: "w2"})
 	nextIs(retry, "with only the rescheduled order left")
 	if got := claimIDs(t, e, "w3", retry, 10); !cmp.Equal(got, []string{o1.ID}) {
 		t.Errorf("ClaimDue at the retry = %v, want [%s]", got, o1.ID)
@@ -224,13 +220,9 @@ func testSettleFinal(t *testing.T, e *env) {
 	a := e.account("a", topupd.USD(100))
 	e.stock(pidKey, 1)
 	refunded := e.place(a.ID, topup("T-R"), t0)
-	if _, err := e.s.Settle(e.ctx, refunded.Seq, topupd.Settlement{Status: topupd.StatusCancelled, Error: "x", Refund: true, Now: t0}); err != nil {
-		t.Fatalf("Settle: %v", err)
-	}
+	e.settle(refunded, topupd.Settlement{Status: topupd.StatusCancelled, Error: "x", Refund: true, Now: t0})
 	kept := e.place(a.ID, topup("T-K"), t0)
-	if _, err := e.s.Settle(e.ctx, kept.Seq, topupd.Settlement{Status: topupd.StatusCancelled, Error: "x", Now: t0}); err != nil {
-		t.Fatalf("Settle: %v", err)
-	}
+	e.settle(kept, topupd.Settlement{Status: topupd.StatusCancelled, Error: "x", Now: t0})
 	completed := e.place(a.ID, topup("T-C"), t0)
 	if _, err := e.s.Settle(e.ctx, completed.Seq, topupd.Settlement{Status: topupd.StatusCompleted, Codes: []string{"C1"}, Now: t0}); err != nil {
 		t.Fatalf("Settle: %v", err)

@@ -188,9 +188,7 @@ func testOperatorOrders(t *testing.T, e *env) {
 	k1 := e.place(b.ID, keys(pidKey, "T-2", 1), t0.Add(time.Second))  // completed
 	p2 := e.place(b.ID, topup("T-3"), t0.Add(2*time.Second))          // cancelled
 	p3 := e.place(a.ID, topup("T-4"), t0.Add(deadline+2*time.Second)) // processing, not overdue
-	if _, err := e.s.Settle(e.ctx, p2.Seq, topupd.Settlement{Status: topupd.StatusCancelled, Error: "INVALID PLAYER", Refund: true, Now: t0.Add(3 * time.Second)}); err != nil {
-		t.Fatalf("Settle: %v", err)
-	}
+	e.settle(p2, topupd.Settlement{Status: topupd.StatusCancelled, Error: "INVALID PLAYER", Refund: true, Now: t0.Add(3 * time.Second)})
 	cases := []struct {
 		name string
 		q    topupd.OrdersQuery

@@ -237,6 +237,16 @@ func (e *env) place(accountID string, req topupd.OrderRequest, now time.Time) to
 	return o
 }
 
+// settle settles an order as st says, which must succeed.
+func (e *env) settle(o topupd.Order, st topupd.Settlement) topupd.Order {
+	e.t.Helper()
+	got, err := e.s.Settle(e.ctx, o.Seq, st)
+	if err != nil {
+		e.t.Fatalf("Settle %s %s: %v", o.ID, st.Status, err)
+	}
+	return got
+}
+
 // balance returns the account's balance.
 func (e *env) balance(accountID string) topupd.Money {
 	e.t.Helper()

@@ -78,15 +78,9 @@ func testStreamEveryChange(t *testing.T, e *env) {
 	key := e.place(a.ID, keys(pidKey, "ST-2", 1), t0)
 	gone := e.place(a.ID, topup("ST-3"), t0)
 	again := e.place(a.ID, topup("ST-4"), t0)
-	if _, err := e.s.Settle(e.ctx, done.Seq, topupd.Settlement{Status: topupd.StatusCompleted, Now: t0}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.s.Settle(e.ctx, gone.Seq, topupd.Settlement{Status: topupd.StatusCancelled, Error: "INVALID PLAYER", Refund: true, Now: t0}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.s.Settle(e.ctx, again.Seq, topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: t0.Add(time.Minute), Now: t0}); err != nil {
-		t.Fatal(err)
-	}
+	e.settle(done, topupd.Settlement{Status: topupd.StatusCompleted, Now: t0})
+	e.settle(gone, topupd.Settlement{Status: topupd.StatusCancelled, Error: "INVALID PLAYER", Refund: true, Now: t0})
+	e.settle(again, topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: t0.Add(time.Minute), Now: t0})
 	if _, err := e.s.RetryOrder(e.ctx, again.Seq, t0, t0.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
@@ -125,9 +119,7 @@ func testStreamNothingRolledBack(t *testing.T, e *env) {
 	e.catalog()
 	a := e.account("a", priceTopup)
 	first := e.place(a.ID, topup("RB-1"), t0)
-	if _, err := e.s.Settle(e.ctx, first.Seq, topupd.Settlement{Status: topupd.StatusCompleted, Now: t0}); err != nil {
-		t.Fatal(err)
-	}
+	e.settle(first, topupd.Settlement{Status: topupd.StatusCompleted, Now: t0})
 	ref := e.uniq("ref")
 	if _, _, err := e.s.Credit(e.ctx, a.ID, topupd.USD(1), ref, t0); err != nil {
 		t.Fatal(err)

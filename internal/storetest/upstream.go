@@ -108,9 +108,7 @@ func testRetryOrder(t *testing.T, e *env) {
 	if got, err := e.s.RetryOrder(e.ctx, o.Seq, later, t0); err != nil || !got.DeadlineAt.Equal(later.Add(deadline)) {
 		t.Errorf("retry with an earlier deadline: %v, %v", got.DeadlineAt, err)
 	}
-	if _, err := e.s.Settle(e.ctx, o.Seq, topupd.Settlement{Status: topupd.StatusCancelled, Error: "x", Refund: true, Now: later}); err != nil {
-		t.Fatal(err)
-	}
+	e.settle(o, topupd.Settlement{Status: topupd.StatusCancelled, Error: "x", Refund: true, Now: later})
 	if _, err := e.s.RetryOrder(e.ctx, o.Seq, later, later); topupd.CodeOf(err) != topupd.EOrderFinal {
 		t.Errorf("retrying a final order: %v", err)
 	}
