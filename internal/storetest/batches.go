@@ -51,21 +51,6 @@ func (e *env) batch(pid string, id int64) topupd.Batch {
 	return topupd.Batch{}
 }
 
-// auditClean fails the test when an audit check does not hold (orders
-// still processing aside).
-func (e *env) auditClean() {
-	e.t.Helper()
-	au, err := e.s.Audit(e.ctx)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	for _, c := range au.Checks {
-		if c.Violations != 0 && c.Name != "orders-final" {
-			e.t.Errorf("audit %s: %d violations, e.g. %v", c.Name, c.Violations, c.Examples)
-		}
-	}
-}
-
 func money(m topupd.Money) *topupd.Money { return &m }
 
 // testUploadsAreBatches: each upload starts a batch with its cost, note and

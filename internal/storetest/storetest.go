@@ -247,6 +247,22 @@ func (e *env) settle(o topupd.Order, st topupd.Settlement) topupd.Order {
 	return got
 }
 
+// auditClean fails the test when an audit check does not hold (orders
+// still processing aside), and returns the audit.
+func (e *env) auditClean() topupd.Audit {
+	e.t.Helper()
+	au, err := e.s.Audit(e.ctx)
+	if err != nil {
+		e.t.Fatalf("Audit: %v", err)
+	}
+	for _, c := range au.Checks {
+		if c.Violations != 0 && c.Name != "orders-final" {
+			e.t.Errorf("audit %s: %d violations, e.g. %v", c.Name, c.Violations, c.Examples)
+		}
+	}
+	return au
+}
+
 // balance returns the account's balance.
 func (e *env) balance(accountID string) topupd.Money {
 	e.t.Helper()
