@@ -230,11 +230,7 @@ func (s *Server) sendMessage(a args) (any, *apiError) {
 	if cs.blocked {
 		return nil, &apiError{http.StatusForbidden, "Forbidden: bot was blocked by the user"}
 	}
-	text, apiErr := formatText(a["text"], a["parse_mode"])
-	if apiErr != nil {
-		return nil, apiErr
-	}
-	buttons, apiErr := inlineKeyboard(a["reply_markup"])
+	text, buttons, apiErr := content(a)
 	if apiErr != nil {
 		return nil, apiErr
 	}
@@ -248,19 +244,11 @@ func (s *Server) sendMessage(a args) (any, *apiError) {
 // editMessageText changes a message's text; like Telegram, it takes the
 // inline keyboard away unless reply_markup gives it again.
 func (s *Server) editMessageText(a args) (any, *apiError) {
-	cs, i, apiErr := s.targetMessage(a, "message to edit not found")
+	cs, m, apiErr := s.botMessage(a)
 	if apiErr != nil {
 		return nil, apiErr
 	}
-	m := cs.msgs[i]
-	if !m.fromBot {
-		return nil, badRequest("message can't be edited")
-	}
-	text, apiErr := formatText(a["text"], a["parse_mode"])
-	if apiErr != nil {
-		return nil, apiErr
-	}
-	buttons, apiErr := inlineKeyboard(a["reply_markup"])
+	text, buttons, apiErr := content(a)
 	if apiErr != nil {
 		return nil, apiErr
 	}
@@ -270,19 +258,38 @@ func (s *Server) editMessageText(a args) (any, *apiError) {
 // editMessageReplyMarkup changes a message's inline keyboard, or takes it
 // away when reply_markup is absent.
 func (s *Server) editMessageReplyMarkup(a args) (any, *apiError) {
-	cs, i, apiErr := s.targetMessage(a, "message to edit not found")
+	cs, m, apiErr := s.botMessage(a)
 	if apiErr != nil {
 		return nil, apiErr
-	}
-	m := cs.msgs[i]
-	if !m.fromBot {
-		return nil, badRequest("message can't be edited")
 	}
 	buttons, apiErr := inlineKeyboard(a["reply_markup"])
 	if apiErr != nil {
 		return nil, apiErr
 	}
 	return s.edit(cs, m, m.raw, m.text, m.parseMode, buttons)
+}
+
+// botMessage finds the message a call edits, which the bot must have sent.
+func (s *Server) botMessage(a args) (*chatState, *message, *apiError) {
+	cs, i, apiErr := s.targetMessage(a, "message to edit not found")
+	if apiErr != nil {
+		return nil, nil, apiErr
+	}
+	if !cs.msgs[i].fromBot {
+		return nil, nil, badRequest("message can't be edited")
+	}
+	return cs, cs.msgs[i], nil
+}
+
+// content reads a message's text, parsed in its parse mode, and its inline
+// keyboard.
+func content(a args) (string, [][]Button, *apiError) {
+	text, apiErr := formatText(a["text"], a["parse_mode"])
+	if apiErr != nil {
+		return "", nil, apiErr
+	}
+	buttons, apiErr := inlineKeyboard(a["reply_markup"])
+	return text, buttons, apiErr
 }
 
 func (s *Server) edit(cs *chatState, m *message, raw, text, parseMode string, buttons [][]Button) (any, *apiError) {

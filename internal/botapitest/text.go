@@ -306,32 +306,12 @@ func parseMarkdownV2(s string) (text, problem string) {
 			}
 		default:
 			begin := i
+			if o := markOpening(s[i:]); o.kind != "" {
+				open = append(open, entity{o.kind, begin})
+				i += len(o.mark) - 1
+				continue
+			}
 			switch c {
-			case '_':
-				if at(i+1) == '_' {
-					open = append(open, entity{"Underline", begin})
-					i++
-				} else {
-					open = append(open, entity{"Italic", begin})
-				}
-			case '*':
-				open = append(open, entity{"Bold", begin})
-			case '~':
-				open = append(open, entity{"Strikethrough", begin})
-			case '|':
-				if at(i+1) != '|' {
-					return "", reserved(c)
-				}
-				open = append(open, entity{"Spoiler", begin})
-				i++
-			case '[':
-				open = append(open, entity{"TextUrl", begin})
-			case '!':
-				if at(i+1) != '[' {
-					return "", reserved(c)
-				}
-				open = append(open, entity{"CustomEmoji", begin})
-				i++
 			case '`':
 				if at(i+1) != '`' || at(i+2) != '`' {
 					open = append(open, entity{"Code", begin})
@@ -370,6 +350,26 @@ func parseMarkdownV2(s string) (text, problem string) {
 		return "", fmt.Sprintf("Can't find end of %s entity at byte offset %d", e.kind, e.at)
 	}
 	return out.String(), ""
+}
+
+// markdownMark is a MarkdownV2 mark that opens an entity of a kind.
+type markdownMark struct{ mark, kind string }
+
+// markdownMarks are the marks that open an entity, but for code: a mark
+// before any other it starts with.
+var markdownMarks = []markdownMark{
+	{"__", "Underline"}, {"_", "Italic"}, {"*", "Bold"}, {"~", "Strikethrough"},
+	{"||", "Spoiler"}, {"[", "TextUrl"}, {"![", "CustomEmoji"},
+}
+
+// markOpening returns the mark that s starts with, if any.
+func markOpening(s string) markdownMark {
+	for _, m := range markdownMarks {
+		if strings.HasPrefix(s, m.mark) {
+			return m
+		}
+	}
+	return markdownMark{}
 }
 
 // inlineKeyboard reads a reply_markup parameter's inline keyboard, checked
