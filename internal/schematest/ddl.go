@@ -25,17 +25,7 @@ func parseCreateTable(src string) (tableDef, error) {
 	if err != nil {
 		return def, err
 	}
-	open := -1
-	for i, t := range toks {
-		if t.is("(") {
-			open = i
-			break
-		}
-	}
-	end := -1
-	if open >= 0 {
-		end = group(toks, open)
-	}
+	open, end := parenList(toks, 0)
 	if end < 0 {
 		return def, fmt.Errorf("no column list in %q", src)
 	}
@@ -85,23 +75,9 @@ func parseCreateIndex(src string) (indexDef, error) {
 	if err != nil {
 		return def, err
 	}
-	on := -1
-	for i, t := range toks {
-		if t.is("ON") {
-			on = i
-			break
-		}
-	}
-	open := -1
-	for i := on + 1; on >= 0 && i < len(toks); i++ {
-		if toks[i].is("(") {
-			open = i
-			break
-		}
-	}
-	end := -1
-	if open >= 0 {
-		end = group(toks, open)
+	open, end := -1, -1
+	if on := find(toks, 0, "ON"); on >= 0 {
+		open, end = parenList(toks, on+1)
 	}
 	if end < 0 {
 		return def, fmt.Errorf("no key list in %q", src)
@@ -122,12 +98,8 @@ func parseCreateIndex(src string) (indexDef, error) {
 		def.keys = append(def.keys, span(src, item))
 		def.desc = append(def.desc, desc)
 	}
-	rest := toks[end+1:]
-	for i, t := range rest {
-		if t.is("WHERE") {
-			def.where = span(src, rest[i+1:])
-			break
-		}
+	if where := find(toks, end+1, "WHERE"); where >= 0 {
+		def.where = span(src, toks[where+1:])
 	}
 	return def, nil
 }

@@ -143,6 +143,26 @@ func group(toks []token, open int) int {
 	return -1
 }
 
+// find returns the index of the first of toks from from on that is word,
+// or -1.
+func find(toks []token, from int, word string) int {
+	for i := max(from, 0); i < len(toks); i++ {
+		if toks[i].is(word) {
+			return i
+		}
+	}
+	return -1
+}
+
+// parenList finds the first parenthesised list of toks from from on: the
+// indexes of its parentheses, or an end of -1 when there is none.
+func parenList(toks []token, from int) (open, end int) {
+	if open = find(toks, from, "("); open < 0 {
+		return -1, -1
+	}
+	return open, group(toks, open)
+}
+
 // splitTop splits toks at the commas outside any parentheses.
 func splitTop(toks []token) [][]token {
 	var parts [][]token

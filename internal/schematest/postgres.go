@@ -129,21 +129,6 @@ func ReadPostgres(ctx context.Context, db *sql.DB) (*Schema, error) {
 	return s, nil
 }
 
-// query runs q and scans each row.
-func query(ctx context.Context, db *sql.DB, q string, scan func(*sql.Rows) error) error {
-	rows, err := db.QueryContext(ctx, q)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := scan(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
-}
-
 // pgAction maps pg_constraint's confupdtype and confdeltype to an action.
 func pgAction(c string) string {
 	return map[string]string{"r": "RESTRICT", "c": "CASCADE", "n": "SET NULL", "d": "SET DEFAULT"}[c]

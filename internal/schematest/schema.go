@@ -6,6 +6,8 @@
 package schematest
 
 import (
+	"context"
+	"database/sql"
 	"fmt"
 	"maps"
 	"slices"
@@ -261,4 +263,20 @@ func (s *Schema) sortConstraints() {
 }
 
 // errorf wraps an error with where the reading went wrong.
+// query runs q with args and scans each row, stopping at scan's first
+// error.
+func query(ctx context.Context, db *sql.DB, q string, scan func(*sql.Rows) error, args ...any) error {
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
 func errorf(where string, err error) error { return fmt.Errorf("schematest: %s: %w", where, err) }

@@ -16,21 +16,14 @@ func ReadSQLite(ctx context.Context, db *sql.DB) (*Schema, error) {
 	s := newSchema()
 	type object struct{ kind, name, table, sql string }
 	var objects []object
-	rows, err := db.QueryContext(ctx, `SELECT type, name, tbl_name, COALESCE(sql, '') FROM sqlite_master
-		WHERE type IN ('table', 'index', 'trigger') AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name`)
-	if err != nil {
-		return nil, errorf("sqlite_master", err)
-	}
-	for rows.Next() {
+	err := query(ctx, db, `SELECT type, name, tbl_name, COALESCE(sql, '') FROM sqlite_master
+		WHERE type IN ('table', 'index', 'trigger') AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name`, func(r *sql.Rows) error {
 		var o object
-		if err := rows.Scan(&o.kind, &o.name, &o.table, &o.sql); err != nil {
-			rows.Close()
-			return nil, errorf("sqlite_master", err)
-		}
+		err := r.Scan(&o.kind, &o.name, &o.table, &o.sql)
 		objects = append(objects, o)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return err
+	})
+	if err != nil {
 		return nil, errorf("sqlite_master", err)
 	}
 	indexSQL := map[string]string{}
@@ -66,10 +59,6 @@ func readSQLiteTable(ctx context.Context, db *sql.DB, s *Schema, name, createSQL
 	if err != nil {
 		return err
 	}
-	rows, err := db.QueryContext(ctx, `SELECT name, type, "notnull", dflt_value, pk FROM pragma_table_info(?) ORDER BY cid`, t.Name)
-	if err != nil {
-		return err
-	}
 	type pkCol struct {
 		pos            int
 		name, declared string
@@ -77,13 +66,12 @@ func readSQLiteTable(ctx context.Context, db *sql.DB, s *Schema, name, createSQL
 	}
 	var pk []pkCol
 	bytes := map[string]bool{}
-	for rows.Next() {
+	err = query(ctx, db, `SELECT name, type, "notnull", dflt_value, pk FROM pragma_table_info(?) ORDER BY cid`, func(r *sql.Rows) error {
 		var c Column
 		var declared string
 		var dflt sql.NullString
 		var notNull, pkPos int
-		if err := rows.Scan(&c.Name, &declared, &notNull, &dflt, &pkPos); err != nil {
-			rows.Close()
+		if err := r.Scan(&c.Name, &declared, &notNull, &dflt, &pkPos); err != nil {
 			return err
 		}
 		c.Type, c.NotNull, c.Collation = typeFamily(declared), notNull == 1, def.collations[strings.ToLower(c.Name)]
@@ -97,9 +85,9 @@ func readSQLiteTable(ctx context.Context, db *sql.DB, s *Schema, name, createSQL
 			pk = append(pk, pkCol{pkPos, c.Name, declared, len(t.Columns)})
 		}
 		t.Columns = append(t.Columns, c)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return nil
+	}, t.Name)
+	if err != nil {
 		return err
 	}
 	// A lone INTEGER PRIMARY KEY is the rowid: never NULL, and numbered by
@@ -142,20 +130,13 @@ func readSQLiteIndexes(ctx context.Context, db *sql.DB, t *Table, indexSQL map[s
 		unique       bool
 	}
 	var list []index
-	rows, err := db.QueryContext(ctx, `SELECT name, "unique", origin FROM pragma_index_list(?) ORDER BY name`, t.Name)
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
+	err := query(ctx, db, `SELECT name, "unique", origin FROM pragma_index_list(?) ORDER BY name`, func(r *sql.Rows) error {
 		var ix index
-		if err := rows.Scan(&ix.name, &ix.unique, &ix.origin); err != nil {
-			rows.Close()
-			return err
-		}
+		err := r.Scan(&ix.name, &ix.unique, &ix.origin)
 		list = append(list, ix)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return err
+	}, t.Name)
+	if err != nil {
 		return err
 	}
 	for _, ix := range list {
@@ -209,22 +190,16 @@ type indexKey struct {
 
 // sqliteIndexKeys reads an index's key columns, in order.
 func sqliteIndexKeys(ctx context.Context, db *sql.DB, index string) ([]indexKey, error) {
-	rows, err := db.QueryContext(ctx, `SELECT cid, COALESCE(name, ''), "desc" FROM pragma_index_xinfo(?) WHERE key = 1 ORDER BY seqno`, index)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var keys []indexKey
-	for rows.Next() {
+	err := query(ctx, db, `SELECT cid, COALESCE(name, ''), "desc" FROM pragma_index_xinfo(?) WHERE key = 1 ORDER BY seqno`, func(r *sql.Rows) error {
 		var k indexKey
 		var cid int
-		if err := rows.Scan(&cid, &k.name, &k.desc); err != nil {
-			return nil, err
-		}
+		err := r.Scan(&cid, &k.name, &k.desc)
 		k.expr = cid == -2
 		keys = append(keys, k)
-	}
-	return keys, rows.Err()
+		return err
+	}, index)
+	return keys, err
 }
 
 // keyList prints index keys as "(a, b)".
@@ -238,17 +213,12 @@ func keyList(keys []indexKey) string {
 
 // readSQLiteForeignKeys reads a table's REFERENCES constraints.
 func readSQLiteForeignKeys(ctx context.Context, db *sql.DB, t *Table) error {
-	rows, err := db.QueryContext(ctx, `SELECT id, "table", "from", COALESCE("to", ''), on_update, on_delete
-		FROM pragma_foreign_key_list(?) ORDER BY id, seq`, t.Name)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
 	last := -1
-	for rows.Next() {
+	return query(ctx, db, `SELECT id, "table", "from", COALESCE("to", ''), on_update, on_delete
+		FROM pragma_foreign_key_list(?) ORDER BY id, seq`, func(r *sql.Rows) error {
 		var id int
 		var ref, from, to, onUpdate, onDelete string
-		if err := rows.Scan(&id, &ref, &from, &to, &onUpdate, &onDelete); err != nil {
+		if err := r.Scan(&id, &ref, &from, &to, &onUpdate, &onDelete); err != nil {
 			return err
 		}
 		if id != last {
@@ -258,8 +228,8 @@ func readSQLiteForeignKeys(ctx context.Context, db *sql.DB, t *Table) error {
 		fk := &t.ForeignKeys[len(t.ForeignKeys)-1]
 		fk.Columns = append(fk.Columns, from)
 		fk.RefColumns = append(fk.RefColumns, to)
-	}
-	return rows.Err()
+		return nil
+	}, t.Name)
 }
 
 // action normalises a foreign key's action: "" for NO ACTION.
