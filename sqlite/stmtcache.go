@@ -111,48 +111,48 @@ func (c *cachingConn) stmt(ctx context.Context, query string) (*cachedStmt, erro
 	return s, nil
 }
 
-// ExecContext runs query on its cached statement.
-func (c *cachingConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+// take returns a statement to run query on, and what to call when done
+// with it: the cached statement, busy until then, or, while that one is
+// busy with rows still open, a fresh statement that done closes.
+func (c *cachingConn) take(ctx context.Context, query string) (driver.Stmt, func(), error) {
 	s, err := c.stmt(ctx, query)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if s.busy {
 		st, err := c.PrepareContext(ctx, query)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		defer st.Close()
-		return st.(driver.StmtExecContext).ExecContext(ctx, args)
+		return st, func() { st.Close() }, nil
 	}
-	return s.stmt.(driver.StmtExecContext).ExecContext(ctx, args)
+	s.busy = true
+	return s.stmt, func() { s.busy = false }, nil
+}
+
+// ExecContext runs query on its cached statement.
+func (c *cachingConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	st, done, err := c.take(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	return st.(driver.StmtExecContext).ExecContext(ctx, args)
 }
 
 // QueryContext runs query on its cached statement, which stays busy until
 // the rows are closed.
 func (c *cachingConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	s, err := c.stmt(ctx, query)
+	st, done, err := c.take(ctx, query)
 	if err != nil {
 		return nil, err
 	}
-	if s.busy {
-		st, err := c.PrepareContext(ctx, query)
-		if err != nil {
-			return nil, err
-		}
-		rows, err := st.(driver.StmtQueryContext).QueryContext(ctx, args)
-		if err != nil {
-			st.Close()
-			return nil, err
-		}
-		return &releasingRows{Rows: rows, release: func() { st.Close() }}, nil
-	}
-	rows, err := s.stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
+	rows, err := st.(driver.StmtQueryContext).QueryContext(ctx, args)
 	if err != nil {
+		done()
 		return nil, err
 	}
-	s.busy = true
-	return &releasingRows{Rows: rows, release: func() { s.busy = false }}, nil
+	return &releasingRows{Rows: rows, release: done}, nil
 }
 
 // releasingRows frees its statement when closed.
