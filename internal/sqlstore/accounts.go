@@ -190,9 +190,7 @@ func scanKey(row scanner) (topupd.APIKey, error) {
 // UseKey records that a key was used in the minute that starts at minute;
 // a key already seen in that minute is not written again.
 func (s *Store) UseKey(ctx context.Context, h topupd.KeyHash, minute time.Time) error {
-	_, err := s.retryExec(ctx, `UPDATE api_keys SET last_used_at = $2 WHERE hash = $1 AND (last_used_at IS NULL OR last_used_at < $2)`,
-		h[:], ms(minute))
-	if err != nil {
+	if err := s.seenAt(ctx, "api_keys", "hash", "last_used_at", h[:], minute); err != nil {
 		return fmt.Errorf("store.UseKey: %w", err)
 	}
 	return nil

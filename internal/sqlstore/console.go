@@ -242,8 +242,7 @@ func (s *Store) Session(ctx context.Context, id topupd.KeyHash, now time.Time) (
 		return cs, o, gone
 	}
 	if minute := now.Truncate(time.Minute); cs.LastSeenAt.Before(minute) {
-		_, err := s.retryExec(ctx, `UPDATE console_sessions SET last_seen_at = $2 WHERE hash = $1 AND last_seen_at < $2`, id[:], ms(minute))
-		if err != nil {
+		if err := s.seenAt(ctx, "console_sessions", "hash", "last_seen_at", id[:], minute); err != nil {
 			return cs, o, fmt.Errorf("store.Session: %w", err)
 		}
 		cs.LastSeenAt = minute

@@ -236,10 +236,7 @@ func (s *Store) OperatorByToken(ctx context.Context, token topupd.KeyHash) (topu
 // SeeOperator records that an operator called, to the minute: most calls
 // find it already seen this minute and write nothing.
 func (s *Store) SeeOperator(ctx context.Context, name string, now time.Time) error {
-	minute := now.Truncate(time.Minute)
-	_, err := s.retryExec(ctx, `UPDATE operators SET last_seen_at = $2 WHERE name = $1 AND (last_seen_at IS NULL OR last_seen_at < $2)`,
-		name, ms(minute))
-	if err != nil {
+	if err := s.seenAt(ctx, "operators", "name", "last_seen_at", name, now.Truncate(time.Minute)); err != nil {
 		return fmt.Errorf("store.SeeOperator %s: %w", name, err)
 	}
 	return nil

@@ -194,6 +194,14 @@ func (s *Store) retryExec(ctx context.Context, query string, args ...any) (int64
 	return n, err
 }
 
+// seenAt records in column col of the row of table whose keyCol is key
+// that it was used in the minute that starts at minute; a row seen in that
+// minute already is not written again, so most calls write nothing.
+func (s *Store) seenAt(ctx context.Context, table, keyCol, col string, key any, minute time.Time) error {
+	_, err := s.retryExec(ctx, `UPDATE `+table+` SET `+col+` = $2 WHERE `+keyCol+` = $1 AND (`+col+` IS NULL OR `+col+` < $2)`, key, ms(minute))
+	return err
+}
+
 // txTimeout bounds a write transaction once it has begun.
 const txTimeout = 30 * time.Second
 
