@@ -1,6 +1,7 @@
 package schematest_test
 
 import (
+	"context"
 	"database/sql"
 	"path/filepath"
 	"strings"
@@ -201,27 +202,24 @@ func migrate(t *testing.T, pgURL string) (lite, pg *schematest.Schema) {
 // readSQLite reads the schema of the SQLite file at path.
 func readSQLite(t *testing.T, path string) *schematest.Schema {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
-	if err != nil {
-		t.Fatalf("sql.Open: %v", err)
-	}
-	defer db.Close()
-	s, err := schematest.ReadSQLite(t.Context(), db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return readSchema(t, "sqlite", "file:"+path+"?mode=ro", schematest.ReadSQLite)
 }
 
 // readPostgres reads the schema that the URL's search_path names.
 func readPostgres(t *testing.T, url string) *schematest.Schema {
 	t.Helper()
-	db, err := sql.Open("pgx", url)
+	return readSchema(t, "pgx", url, schematest.ReadPostgres)
+}
+
+// readSchema opens dsn with driver and reads its schema with read.
+func readSchema(t *testing.T, driver, dsn string, read func(context.Context, *sql.DB) (*schematest.Schema, error)) *schematest.Schema {
+	t.Helper()
+	db, err := sql.Open(driver, dsn)
 	if err != nil {
 		t.Fatalf("sql.Open: %v", err)
 	}
 	defer db.Close()
-	s, err := schematest.ReadPostgres(t.Context(), db)
+	s, err := read(t.Context(), db)
 	if err != nil {
 		t.Fatal(err)
 	}
