@@ -48,18 +48,16 @@ func (s *Store) UpdateLine(ctx context.Context, slug string, apply func(*topupd.
 	var l topupd.Line
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
-		l, err = scanLine(tx.QueryRowContext(ctx, `SELECT `+lineColumns+` FROM lines WHERE slug = $1`+s.d.LockRow, slug))
-		if isNoRows(err) {
-			return topupd.Errorf(topupd.ENotFound, "service line %s", slug)
-		} else if err != nil {
+		l, err = changeLocked(ctx, tx, scanLine, topupd.Errorf(topupd.ENotFound, "service line %s", slug), func(l *topupd.Line) error {
+			if err := apply(l); err != nil {
+				return err
+			}
+			l.Slug = slug
+			return nil
+		}, `SELECT `+lineColumns+` FROM lines WHERE slug = $1`+s.d.LockRow, slug)
+		if err != nil {
 			return err
 		}
-		before := l.LogFields()
-		if err := apply(&l); err != nil {
-			return err
-		}
-		l.Slug = slug
-		noteChange(ctx, "", before, l.LogFields())
 		return putLine(ctx, tx, l)
 	})
 	if err != nil {
@@ -168,18 +166,16 @@ func (s *Store) UpdatePack(ctx context.Context, pid string, apply func(*topupd.P
 	var p topupd.Pack
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
-		p, err = scanPack(tx.QueryRowContext(ctx, `SELECT `+packColumns+` FROM packs WHERE pid = $1`+s.d.LockRow, pid))
-		if isNoRows(err) {
-			return topupd.Errorf(topupd.ENotFound, "pack %s", pid)
-		} else if err != nil {
+		p, err = changeLocked(ctx, tx, scanPack, topupd.Errorf(topupd.ENotFound, "pack %s", pid), func(p *topupd.Pack) error {
+			if err := apply(p); err != nil {
+				return err
+			}
+			p.PID = pid
+			return nil
+		}, `SELECT `+packColumns+` FROM packs WHERE pid = $1`+s.d.LockRow, pid)
+		if err != nil {
 			return err
 		}
-		before := p.LogFields()
-		if err := apply(&p); err != nil {
-			return err
-		}
-		p.PID = pid
-		noteChange(ctx, "", before, p.LogFields())
 		return s.putPack(ctx, tx, p)
 	})
 	if err != nil {

@@ -109,6 +109,31 @@ func noteChange(ctx context.Context, accountID string, before, after map[string]
 	}
 }
 
+// logged is a pointer to a value whose changes the action log shows.
+type logged[T any] interface {
+	*T
+	LogFields() map[string]any
+}
+
+// changeLocked reads with scan the row that query selects, which takes the
+// row's lock (notFound when there is none), lets change change it, and
+// notes the change for the action log. The caller writes the row.
+func changeLocked[T any, P logged[T]](ctx context.Context, tx *sql.Tx, scan func(scanner) (T, error), notFound error,
+	change func(P) error, query string, args ...any) (T, error) {
+	v, err := scan(tx.QueryRowContext(ctx, query, args...))
+	if isNoRows(err) {
+		return v, notFound
+	} else if err != nil {
+		return v, err
+	}
+	before := P(&v).LogFields()
+	if err := change(&v); err != nil {
+		return v, err
+	}
+	noteChange(ctx, "", before, P(&v).LogFields())
+	return v, nil
+}
+
 const operatorColumns = `name, role, disabled, created_at, last_seen_at`
 
 func scanOperator(row scanner) (topupd.Operator, error) {
@@ -167,28 +192,20 @@ func (s *Store) UpdateOperator(ctx context.Context, name string, p topupd.Operat
 	var o topupd.Operator
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
-		o, err = scanOperator(tx.QueryRowContext(ctx, `SELECT `+operatorColumns+` FROM operators WHERE name = $1`+s.d.LockRow, name))
-		if isNoRows(err) {
-			return topupd.Errorf(topupd.ENotFound, "operator %s", name)
-		} else if err != nil {
+		o, err = changeLocked(ctx, tx, scanOperator, topupd.Errorf(topupd.ENotFound, "operator %s", name), func(o *topupd.Operator) error {
+			if p.Role != nil {
+				o.Role = *p.Role
+			}
+			if p.Disabled != nil {
+				o.Disabled = *p.Disabled
+			}
+			return o.Validate()
+		}, `SELECT `+operatorColumns+` FROM operators WHERE name = $1`+s.d.LockRow, name)
+		if err != nil {
 			return err
 		}
-		before := o.LogFields()
-		if p.Role != nil {
-			o.Role = *p.Role
-		}
-		if p.Disabled != nil {
-			o.Disabled = *p.Disabled
-		}
-		if err := o.Validate(); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE operators SET role = $2, disabled = $3 WHERE name = $1`,
-			name, string(o.Role), boolInt(o.Disabled)); err != nil {
-			return err
-		}
-		noteChange(ctx, "", before, o.LogFields())
-		return nil
+		_, err = tx.ExecContext(ctx, `UPDATE operators SET role = $2, disabled = $3 WHERE name = $1`, name, string(o.Role), boolInt(o.Disabled))
+		return err
 	})
 	if err != nil {
 		return o, fmt.Errorf("store.UpdateOperator %s: %w", name, err)
