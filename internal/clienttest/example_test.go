@@ -1,4 +1,4 @@
-package client_test
+package clienttest_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/topupd/topupd/client"
 )
 
-func ExampleClient_PlaceOrder() {
+func Example_placeOrder() {
 	demo := startDemo() // a topupd in-process, with an account holding 10 USD
 	defer demo.Stop()
 	ctx := context.Background()
@@ -52,7 +52,7 @@ func ExampleClient_PlaceOrder() {
 	// 400 INSUFFICIENT BALANCE orderCreated: false
 }
 
-func ExampleClient_WaitForOrder() {
+func Example_waitForOrder() {
 	demo := startDemo()
 	defer demo.Stop()
 	demo.SimDelay(300 * time.Millisecond) // the supplier takes 300 ms
@@ -92,7 +92,7 @@ func ExampleClient_WaitForOrder() {
 	// then: cancelled INVALID PLAYER refunded: true
 }
 
-func ExampleClient_AllOrders() {
+func Example_allOrders() {
 	demo := startDemo()
 	defer demo.Stop()
 	ctx := context.Background()

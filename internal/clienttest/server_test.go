@@ -1,6 +1,6 @@
-package client_test
+package clienttest_test
 
-// The client's tests run against a real topupd in-process
+// These tests run the client against a real topupd in-process
 // (internal/topupdtest) with the shared test catalog loaded.
 
 import (
