@@ -6,8 +6,6 @@ import (
 	"net/url"
 	"strconv"
 	"time"
-
-	"github.com/topupd/topupd"
 )
 
 // CreateAccount creates an account named name; fields may set any account
@@ -366,17 +364,17 @@ func (a *Admin) Actions(ctx context.Context, query url.Values) (ActionPage, erro
 }
 
 // StockPacks reads the packs whose orders draw codes from their own stock,
-// as the server decides it (topupd.Pack.DrawsStock: packs of key and card
-// lines and stock-based packs, unless an upstream fulfils them), each with
-// StockBased set.
+// as the server decides it: packs of key and card lines (gamekey,
+// giftcard) and stock-based packs, unless an upstream fulfils them; each
+// with StockBased set.
 func (a *Admin) StockPacks(ctx context.Context) ([]Pack, error) {
 	lines, err := a.Services(ctx)
 	if err != nil {
 		return nil, err
 	}
-	kinds := map[string]topupd.LineKind{}
+	stocked := map[string]bool{}
 	for _, l := range lines {
-		kinds[l.Slug] = topupd.LineKind(l.Kind)
+		stocked[l.Slug] = l.Kind == "gamekey" || l.Kind == "giftcard"
 	}
 	packs, err := a.Products(ctx)
 	if err != nil {
@@ -384,8 +382,7 @@ func (a *Admin) StockPacks(ctx context.Context) ([]Pack, error) {
 	}
 	var out []Pack
 	for _, p := range packs {
-		line, pack := topupd.Line{Kind: kinds[p.Slug]}, topupd.Pack{StockBased: p.StockBased, Provider: p.Provider}
-		if pack.DrawsStock(&line) {
+		if (stocked[p.Slug] || p.StockBased) && p.Provider != "upstream" {
 			p.StockBased = true
 			out = append(out, p)
 		}

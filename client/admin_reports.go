@@ -3,11 +3,10 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"net/http"
 	"net/url"
 	"time"
-
-	"github.com/topupd/topupd"
 )
 
 // StatementEntry is one ledger entry of a statement; an order's charge or
@@ -73,7 +72,7 @@ type SalesReport struct {
 
 // DurationOverflow stands for a percentile longer than the last bucket
 // edge of a durations report (48 h), whose upper bound nobody knows.
-const DurationOverflow = topupd.DurationOverflow
+const DurationOverflow = time.Duration(math.MaxInt64)
 
 // DurationLine is how long the orders of one line took from placed to
 // final: how many reached a final state, and upper bounds of the median

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-
-	"github.com/topupd/topupd"
 )
 
 // flexString reads a JSON string, or a JSON number as its literal text.
@@ -34,7 +32,7 @@ func (s *flexString) UnmarshalJSON(b []byte) error {
 
 // flexMoney reads an exact amount from a JSON number or a numeric string;
 // null is zero.
-type flexMoney topupd.Money
+type flexMoney Money
 
 func (m *flexMoney) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
@@ -48,7 +46,7 @@ func (m *flexMoney) UnmarshalJSON(b []byte) error {
 			return err
 		}
 	}
-	v, err := topupd.ParseMoney(text)
+	v, err := ParseMoney(text)
 	if err != nil {
 		return fmt.Errorf("client: amount %.40s: %w", b, err)
 	}

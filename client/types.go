@@ -3,16 +3,7 @@ package client
 import (
 	"encoding/json"
 	"time"
-
-	"github.com/topupd/topupd"
 )
-
-// Money is an exact amount of USD: an integer count of ten-thousandths of a
-// dollar, read from and written to JSON numbers without floating point.
-type Money = topupd.Money
-
-// ParseMoney converts decimal text such as "0.89" to Money exactly.
-func ParseMoney(s string) (Money, error) { return topupd.ParseMoney(s) }
 
 // Status is the state of an order.
 type Status string

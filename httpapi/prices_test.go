@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/client"
 	"github.com/topupd/topupd/internal/topupdtest"
 )
@@ -269,12 +268,12 @@ func TestRacePriceEdit(t *testing.T) {
 		}
 		check("order", orders)
 		check("catalog", catalogs)
-		var charged topupd.Money
+		var charged client.Money
 		for _, s := range orders {
 			p, _ := client.ParseMoney(s.price)
 			charged += p
 		}
-		want := topupd.USD(1000) - charged
+		want := client.USD(1000) - charged
 		if got := h.Balance(a); got != want.String() {
 			t.Errorf("balance %s, want 1000 less the %d charges shown, %s", got, len(orders), want)
 		}

@@ -15,8 +15,6 @@ import (
 	"time"
 
 	topupdclient "github.com/topupd/topupd/client"
-
-	"github.com/topupd/topupd"
 )
 
 // benchClients is the number of concurrent clients in the benchmarks.
@@ -56,7 +54,7 @@ func benchServerAdmin(b *testing.B) (api, admin, key string, client *http.Client
 	must(err)
 	k, err := adm.CreateKey(ctx, acct.ID, "bench")
 	must(err)
-	_, err = adm.Credit(ctx, acct.ID, topupd.USD(100_000_000), "bench")
+	_, err = adm.Credit(ctx, acct.ID, topupdclient.USD(100_000_000), "bench")
 	must(err)
 	return api, admin, k.APIKey, client
 }

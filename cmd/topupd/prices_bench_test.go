@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/topupd/topupd"
 	topupdclient "github.com/topupd/topupd/client"
 )
 
@@ -50,7 +49,7 @@ func pricedServer(b *testing.B) (api, plainKey, tieredKey string, client *http.C
 	must(adm.Do(ctx, "PUT", "/admin/accounts/"+acct.ID+"/prices/uc60", map[string]any{"priceUsd": 0.99, "allowBelowCost": true}, nil))
 	k, err := adm.CreateKey(ctx, acct.ID, "bench")
 	must(err)
-	_, err = adm.Credit(ctx, acct.ID, topupd.USD(100_000_000), "bench")
+	_, err = adm.Credit(ctx, acct.ID, topupdclient.USD(100_000_000), "bench")
 	must(err)
 	return api, plainKey, k.APIKey, client
 }

@@ -171,8 +171,8 @@ func (c *Checker) logf(format string, args ...any) {
 // ledgerFacts are what the ledgers say about one order.
 type ledgerFacts struct {
 	account string
-	charges []topupd.Money
-	refunds []topupd.Money
+	charges []client.Money
+	refunds []client.Money
 }
 
 // Check proves the invariants. An error means the books could not be read
@@ -418,7 +418,7 @@ func (c *Checker) stockedPIDs(ctx context.Context) (map[string]bool, error) {
 // checkLedger proves one account's ledger: newest first, it must chain
 // (each entry's balance after is the one before plus its amount), sum to the
 // balance, and never go below zero.
-func checkLedger(id string, balance topupd.Money, entries []client.LedgerEntry, v *violations) {
+func checkLedger(id string, balance client.Money, entries []client.LedgerEntry, v *violations) {
 	if len(entries) >= LedgerLimit {
 		v.add(CheckLedgerSums, "account %s: the ledger has %d entries or more, too many to sum through the admin API", id, LedgerLimit)
 		return
@@ -426,7 +426,7 @@ func checkLedger(id string, balance topupd.Money, entries []client.LedgerEntry, 
 	if balance < 0 {
 		v.add(CheckNoNegative, "account %s: balance %s", id, balance)
 	}
-	var sum topupd.Money
+	var sum client.Money
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := entries[i]
 		sum += e.AmountUSD

@@ -28,16 +28,16 @@ func mustAdmin(t *testing.T, base, token string) *client.Admin {
 // checker can be fed books that break an invariant.
 type fakeBooks struct {
 	mu       sync.Mutex
-	balances map[string]topupd.Money
+	balances map[string]client.Money
 	ledgers  map[string][]client.LedgerEntry // oldest first here; served newest first
 	orders   map[string]*client.AdminOrder
 	audit    *client.Audit // nil: GET /admin/audit is 404
 	seq      int
 }
 
-func money(t *testing.T, s string) topupd.Money {
+func money(t *testing.T, s string) client.Money {
 	t.Helper()
-	m, err := topupd.ParseMoney(s)
+	m, err := client.ParseMoney(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,11 +45,11 @@ func money(t *testing.T, s string) topupd.Money {
 }
 
 func newFakeBooks() *fakeBooks {
-	return &fakeBooks{balances: map[string]topupd.Money{}, ledgers: map[string][]client.LedgerEntry{}, orders: map[string]*client.AdminOrder{}}
+	return &fakeBooks{balances: map[string]client.Money{}, ledgers: map[string][]client.LedgerEntry{}, orders: map[string]*client.AdminOrder{}}
 }
 
 // entry appends a ledger entry with a correct balance after, and moves the balance.
-func (f *fakeBooks) entry(acct, kind string, amount topupd.Money, order string) {
+func (f *fakeBooks) entry(acct, kind string, amount client.Money, order string) {
 	f.seq++
 	bal := f.balances[acct] + amount
 	f.ledgers[acct] = append(f.ledgers[acct], client.LedgerEntry{ID: "led_" + itoa(f.seq), Kind: kind, AmountUSD: amount, BalanceAfterUSD: bal, OrderID: order})

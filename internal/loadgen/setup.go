@@ -50,7 +50,7 @@ func CheckLoopback(raw string) error {
 type pack struct {
 	PID   string
 	Kind  OrderKind
-	Price topupd.Money
+	Price client.Money
 	// stock numbering, for the codes of stocked packs
 	nextCode atomic.Int64
 }
@@ -95,7 +95,7 @@ func setupCatalog(ctx context.Context, admin *client.Admin, runID string) (*cata
 		}
 		cat.lines[d.slug] = d.line
 		for i, name := range d.packNames {
-			price, err := topupd.ParseMoney(d.prices[i])
+			price, err := client.ParseMoney(d.prices[i])
 			if err != nil {
 				return nil, err
 			}
@@ -168,7 +168,7 @@ type tracked struct {
 const recentKept = 64
 
 // openingCredit is what each account is credited with, far more than a run spends.
-var openingCredit = topupd.USD(1_000_000)
+var openingCredit = client.USD(1_000_000)
 
 // setupAccounts creates n accounts, each with a key and an opening credit.
 func setupAccounts(ctx context.Context, admin *client.Admin, runID string, n int) ([]*account, error) {

@@ -50,7 +50,7 @@ func (h *T) NewAccount(credit string, flags map[string]any) Account {
 // Credit credits an account under a fresh reference.
 func (h *T) Credit(a Account, amount string) {
 	h.TB.Helper()
-	_, err := h.AdminClient.Credit(h.ctx(), a.ID, ParseUSD(h.TB, amount), fmt.Sprintf("ref-%d", h.seq.Add(1)))
+	_, err := h.AdminClient.Credit(h.ctx(), a.ID, ParseClientUSD(h.TB, amount), fmt.Sprintf("ref-%d", h.seq.Add(1)))
 	h.must("crediting "+a.ID, err)
 }
 

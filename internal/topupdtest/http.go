@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/client"
 )
 
 // Reply is one HTTP answer.
@@ -145,6 +146,17 @@ func USD(s string) json.Number { return json.Number(s) }
 func ParseUSD(t testing.TB, s string) topupd.Money {
 	t.Helper()
 	m, err := topupd.ParseMoney(s)
+	if err != nil {
+		t.Fatalf("money %q: %v", s, err)
+	}
+	return m
+}
+
+// ParseClientUSD parses a decimal USD text exactly as the Go client's
+// Money, for the amounts tests send through AdminClient and Client.
+func ParseClientUSD(t testing.TB, s string) client.Money {
+	t.Helper()
+	m, err := client.ParseMoney(s)
 	if err != nil {
 		t.Fatalf("money %q: %v", s, err)
 	}
