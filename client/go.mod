@@ -1,0 +1,3 @@
+module github.com/topupd/topupd/client
+
+go 1.26.8
