@@ -3,7 +3,6 @@ package clienttest_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -113,9 +112,6 @@ func countingHTTP(n *atomic.Int64) *http.Client {
 type atomic64 struct{ atomic.Int64 }
 
 func (n *atomic64) client() *http.Client { return countingHTTP(&n.Int64) }
-
-// jsonMarshal is json.Marshal.
-func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 
 // bytesReader is bytes.NewReader.
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
