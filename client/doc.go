@@ -1,5 +1,7 @@
 // Package client is the Go client of the topupd reseller API: the catalog,
 // the balance, placing orders, polling them and reading the order history.
+// Admin is the client of the admin API. The module,
+// github.com/topupd/topupd/client, needs only the standard library.
 //
 // A Client is safe for concurrent use. Amounts are exact (Money counts
 // ten-thousandths of a USD and never goes through float64), failures are
