@@ -96,6 +96,7 @@ func newStandIn(balance string) *standIn {
 	return s
 }
 
+// writeJSON answers status with v as JSON.
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
