@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/client"
 	"github.com/topupd/topupd/internal/botapitest"
 	"github.com/topupd/topupd/internal/topupdtest"
 	"github.com/topupd/topupd/telegram"
@@ -104,7 +104,7 @@ func TestNotices(t *testing.T) {
 		notice(two, "(from the operator). (by the operator (root))")
 		// A credit sent again under its reference credits nothing: told once.
 		for range 2 {
-			if _, err := e.h.AdminClient.Credit(t.Context(), a.ID, topupd.USD(3), "bank-77"); err != nil {
+			if _, err := e.h.AdminClient.Credit(t.Context(), a.ID, client.USD(3), "bank-77"); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -256,7 +256,7 @@ func TestNoticesAcrossRestart(t *testing.T) {
 		told("A credit of 1 USD arrived")
 		e.h.App.Close() // no bot runs now
 		quiet := topupdtest.New(t, topupdtest.WithDB(e.h.DB), topupdtest.WithSecretKey(e.h.SecretKey), topupdtest.WithClock(e.clock))
-		if _, err := quiet.AdminClient.Credit(t.Context(), a.ID, topupd.USD(2), "while-away"); err != nil {
+		if _, err := quiet.AdminClient.Credit(t.Context(), a.ID, client.USD(2), "while-away"); err != nil {
 			t.Fatal(err)
 		}
 		topupdtest.New(t, topupdtest.WithDB(e.h.DB), topupdtest.WithSecretKey(e.h.SecretKey), topupdtest.WithClock(e.clock), topupdtest.WithTelegram(e.api.URL(), token))
@@ -382,7 +382,7 @@ func TestEveryCommandOnce(t *testing.T) {
 		if keys, err := e.h.AdminClient.Keys(t.Context(), a.ID); err != nil || len(keys) != 3 {
 			t.Errorf("keys after /newkey and /rotate, each delivered twice: %d, %v; want 3", len(keys), err)
 		}
-		if acct, err := e.h.AdminClient.Account(t.Context(), a.ID); err != nil || acct.BalanceUSD != topupd.USD(10) {
+		if acct, err := e.h.AdminClient.Account(t.Context(), a.ID); err != nil || acct.BalanceUSD != client.USD(10) {
 			t.Errorf("the balance after /credit was asked, never confirmed: %+v, %v", acct.BalanceUSD, err)
 		}
 	})
