@@ -128,7 +128,9 @@ type LowStockNotes struct {
 }
 
 // WithLowStockNotes returns ctx carrying n.
-func WithLowStockNotes(ctx context.Context, n *LowStockNotes) context.Context { return withValue(ctx, n) }
+func WithLowStockNotes(ctx context.Context, n *LowStockNotes) context.Context {
+	return withValue(ctx, n)
+}
 
 // LowStockNotesOf returns the notes ctx carries, or nil.
 func LowStockNotesOf(ctx context.Context) *LowStockNotes { return valueOf[*LowStockNotes](ctx) }
