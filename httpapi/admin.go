@@ -182,13 +182,13 @@ func operatorOf(ctx context.Context) topupd.Operator {
 	return op
 }
 
-func (a *admin) read(h handlerFunc) http.Handler { return a.auth(topupd.PermRead, "", "", h) }
+func (a *admin) read(h handlerFunc) http.Handler { return a.auth(topupd.PermRead, h) }
 
 // call runs h, which calls op of the service layer, for an operator whose
 // role allows op (as the service says, before the body is read); the
 // service records the change itself.
 func (a *admin) call(op service.Op, h handlerFunc) http.Handler {
-	return a.authorize("", "", "", false, func(w http.ResponseWriter, r *http.Request) error {
+	return a.auth("", func(w http.ResponseWriter, r *http.Request) error {
 		if err := service.Allowed(a.actor(r), op); err != nil {
 			return err
 		}
@@ -202,29 +202,15 @@ func (a *admin) actor(r *http.Request) service.Actor {
 	return service.Actor{Operator: op.Name, Role: op.Role, IP: clientIPText(r, a.TrustedProxies), RequestID: logctx.RequestID(r.Context())}
 }
 
-// write lets an operator whose role allows perm run h, and records the
-// change it makes in the action log as action, about the path value target
-// names.
-func (a *admin) write(perm topupd.Permission, action, target string, h handlerFunc) http.Handler {
-	return a.auth(perm, action, target, h)
-}
-
 // auth finds the operator behind the bearer token (401 when none, counted
 // against the client IP's limit on calls without a valid token: 429 past
-// it, see keyless), checks
-// that their role allows perm (403 ROLE_FORBIDDEN, before anything
-// changes) and that the path and query are clean text (adminText, 400),
-// then runs h; a change (action not empty) carries a
-// topupd.Change in its context, which the store writes to the action log
-// with it.
-func (a *admin) auth(perm topupd.Permission, action, target string, h handlerFunc) http.Handler {
-	return a.authorize(perm, action, target, true, h)
-}
-
-// authorize is auth; invalidate says whether a change's handler leaves
-// the auth cache to it (false for the service layer's operations, which
-// invalidate it themselves).
-func (a *admin) authorize(perm topupd.Permission, action, target string, invalidate bool, h handlerFunc) http.Handler {
+// it, see keyless), checks that their role allows perm (403
+// ROLE_FORBIDDEN; "" leaves it to the service layer's operation) and that
+// the path and query are clean text (adminText, 400), then runs h. Every
+// change is the service layer's, which writes its action log entry and
+// makes every node forget what it cached of accounts, keys and settings
+// before the answer goes out.
+func (a *admin) auth(perm topupd.Permission, h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		err := func() error {
 			op, err := a.operator(r)
@@ -240,27 +226,7 @@ func (a *admin) authorize(perm topupd.Permission, action, target string, invalid
 			if err := adminText(r); err != nil {
 				return err
 			}
-			r = r.WithContext(context.WithValue(r.Context(), operatorKey{}, op))
-			if action != "" {
-				c := &topupd.Change{Actor: topupd.Actor{Operator: op.Name, IP: clientIPText(r, a.TrustedProxies), RequestID: logctx.RequestID(r.Context())},
-					Action: action}
-				if target != "" {
-					c.Target = r.PathValue(target)
-				}
-				r = r.WithContext(topupd.WithChange(r.Context(), c))
-			}
-			if r.Method == http.MethodGet || !invalidate {
-				return h(w, r)
-			}
-			// Accounts, keys and settings decide who is admitted: every node
-			// forgets them before the answer goes out.
-			held := &heldAnswer{ResponseWriter: w}
-			err = h(held, r)
-			if ierr := a.AuthCache.Invalidate(r.Context()); ierr != nil {
-				a.Logger.WarnContext(r.Context(), "invalidating the auth cache", "err", ierr)
-			}
-			held.send()
-			return err
+			return h(w, r.WithContext(context.WithValue(r.Context(), operatorKey{}, op)))
 		}()
 		if err != nil {
 			writeError(w, a.Logger, r, err)

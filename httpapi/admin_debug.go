@@ -16,7 +16,7 @@ import (
 // before any token is looked at, so that it tells nothing either way.
 func (a *admin) debugRoutes(mux router) {
 	serve := func(h http.HandlerFunc) http.Handler {
-		return a.auth(topupd.PermDebug, "", "", func(w http.ResponseWriter, r *http.Request) error {
+		return a.auth(topupd.PermDebug, func(w http.ResponseWriter, r *http.Request) error {
 			// The handlers expect the paths of net/http/pprof: /debug/pprof/….
 			http.StripPrefix("/admin", h).ServeHTTP(w, r)
 			return nil

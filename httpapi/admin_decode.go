@@ -51,16 +51,6 @@ func (o *object) take(name string, dst any) bool {
 	return true
 }
 
-// clone returns a copy to take fields from again: a store transaction
-// that runs again applies the same body afresh.
-func (o *object) clone() *object {
-	m := make(map[string]json.RawMessage, len(o.m))
-	for k, v := range o.m {
-		m[k] = v
-	}
-	return &object{m: m, err: o.err}
-}
-
 // has reports whether a field is present, even as null.
 func (o *object) has(name string) bool {
 	_, ok := o.m[name]

@@ -37,12 +37,6 @@ const (
 	accountsCursor = "a"
 )
 
-// cursorOf spells the cursor of a list's next page.
-func cursorOf(kind, row string) *string {
-	c := kind + ":" + row
-	return &c
-}
-
 // nextCursor spells the cursor of a timed list's next page
 // (service.ListCursor), or nil on the last page.
 func nextCursor(kind string, next *topupd.ListKey) *string {

@@ -1,9 +1,7 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -133,33 +131,4 @@ func (c *AuthCache) currentSettings(ctx context.Context, load func(context.Conte
 	}
 	c.mu.Unlock()
 	return st, nil
-}
-
-// heldAnswer keeps a handler's answer until send, so that what must happen
-// before the caller hears it (every node forgetting) can come between.
-type heldAnswer struct {
-	http.ResponseWriter
-	status int
-	body   bytes.Buffer
-}
-
-// WriteHeader keeps the status.
-func (h *heldAnswer) WriteHeader(status int) {
-	if h.status == 0 {
-		h.status = status
-	}
-}
-
-// Write keeps the body.
-func (h *heldAnswer) Write(b []byte) (int, error) {
-	h.WriteHeader(http.StatusOK)
-	return h.body.Write(b)
-}
-
-// send answers what was kept, if anything.
-func (h *heldAnswer) send() {
-	if h.status != 0 {
-		h.ResponseWriter.WriteHeader(h.status)
-		h.ResponseWriter.Write(h.body.Bytes())
-	}
 }
