@@ -42,14 +42,7 @@ type salesAnswer struct {
 // format=csv, as text/csv.
 func (a *admin) salesReport(w http.ResponseWriter, r *http.Request) error {
 	v := r.URL.Query()
-	if err := knownParams(v, "from", "to", "groupBy", "format"); err != nil {
-		return err
-	}
-	from, to, err := parseSpan(v)
-	if err != nil {
-		return err
-	}
-	csvOut, err := wantCSV(v)
+	from, to, csvOut, err := reportQuery(v, "from", "to", "groupBy", "format")
 	if err != nil {
 		return err
 	}
@@ -101,11 +94,7 @@ func durationMs(d time.Duration) *int64 {
 // UTC days that [from, to) touches reached a final state, and upper bounds
 // of the median and 95th percentile of their time from placed to final.
 func (a *admin) durationsReport(w http.ResponseWriter, r *http.Request) error {
-	v := r.URL.Query()
-	if err := knownParams(v, "from", "to"); err != nil {
-		return err
-	}
-	from, to, err := parseSpan(v)
+	from, to, err := spanQuery(r.URL.Query(), "from", "to")
 	if err != nil {
 		return err
 	}

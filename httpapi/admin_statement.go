@@ -3,7 +3,9 @@ package httpapi
 import (
 	"encoding/csv"
 	"net/http"
+	"net/url"
 	"strings"
+	"time"
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/service"
@@ -35,15 +37,7 @@ type statementAnswer struct {
 // statement answers an account's statement for [from, to), in JSON or, with
 // format=csv, as text/csv.
 func (a *admin) statement(w http.ResponseWriter, r *http.Request) error {
-	v := r.URL.Query()
-	if err := knownParams(v, "from", "to", "format"); err != nil {
-		return err
-	}
-	from, to, err := parseSpan(v)
-	if err != nil {
-		return err
-	}
-	csvOut, err := wantCSV(v)
+	from, to, csvOut, err := reportQuery(r.URL.Query(), "from", "to", "format")
 	if err != nil {
 		return err
 	}
@@ -63,6 +57,26 @@ func (a *admin) statement(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, statementAnswer{Success: true, AccountID: id, From: rfc3339(from), To: rfc3339(to),
 		OpeningBalanceUsd: st.Opening, ClosingBalanceUsd: st.Closing, Entries: entries})
 	return nil
+}
+
+// reportQuery reads a report's query: it refuses a parameter not named, or
+// one given twice, then reads the span [from, to) (parseSpan) and the format
+// (wantCSV).
+func reportQuery(v url.Values, names ...string) (from, to time.Time, csvOut bool, err error) {
+	if from, to, err = spanQuery(v, names...); err != nil {
+		return from, to, false, err
+	}
+	csvOut, err = wantCSV(v)
+	return from, to, csvOut, err
+}
+
+// spanQuery refuses a parameter not named, or one given twice, then reads
+// the span [from, to) (parseSpan).
+func spanQuery(v url.Values, names ...string) (from, to time.Time, err error) {
+	if err := knownParams(v, names...); err != nil {
+		return from, to, err
+	}
+	return parseSpan(v)
 }
 
 // knownParams refuses a query parameter not named, or one given twice.
