@@ -16,6 +16,7 @@ import (
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/internal/logctx"
 	"github.com/topupd/topupd/internal/metrics"
+	"github.com/topupd/topupd/internal/statuswriter"
 )
 
 // MaxHeaderBytes is the documented limit on a request's line and header
@@ -45,7 +46,7 @@ func headerBytes(r *http.Request) int {
 // of the log line is the peer's, or, behind a trusted proxy, the one it
 // forwards.
 func guard(api string, log *slog.Logger, m *metrics.Metrics, maxBody int64, mux *http.ServeMux, trusted []netip.Prefix) http.Handler {
-	return observe(api, log, m, mux, trusted, func(w *statusWriter) {
+	return observe(api, log, m, mux, trusted, func(w *statuswriter.Writer) {
 		writeJSON(w, http.StatusInternalServerError, failure{Code: string(topupd.EInternal), Error: topupd.EInternal.Message()})
 	}, func(w http.ResponseWriter, r *http.Request, pattern string) {
 		answer(log, maxBody, mux, w, r, pattern)
@@ -58,7 +59,7 @@ func guard(api string, log *slog.Logger, m *metrics.Metrics, maxBody int64, mux 
 // low-stock alerts its changes raise or clear; a panic is logged and
 // answered by panicked.
 func observe(api string, log *slog.Logger, m *metrics.Metrics, mux *http.ServeMux, trusted []netip.Prefix,
-	panicked func(w *statusWriter), serve func(w http.ResponseWriter, r *http.Request, pattern string)) http.Handler {
+	panicked func(w *statuswriter.Writer), serve func(w http.ResponseWriter, r *http.Request, pattern string)) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := requestID(r)
@@ -66,7 +67,7 @@ func observe(api string, log *slog.Logger, m *metrics.Metrics, mux *http.ServeMu
 		caller := &who{}
 		r = r.WithContext(context.WithValue(logctx.WithRequestID(r.Context(), id), whoKey{}, caller))
 		r, logLowStock := withLowStockLog(log, m, r) // admin_batches.go
-		w := &statusWriter{ResponseWriter: rw}
+		w := &statuswriter.Writer{ResponseWriter: rw}
 		_, pattern := mux.Handler(r)
 		defer func() {
 			if v := recover(); v != nil {
@@ -76,7 +77,7 @@ func observe(api string, log *slog.Logger, m *metrics.Metrics, mux *http.ServeMu
 				log.ErrorContext(r.Context(), "panic", "method", r.Method, "route", routeOf(pattern), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 				panicked(w)
 			}
-			status := cmp.Or(w.status, http.StatusOK)
+			status := cmp.Or(w.Status, http.StatusOK)
 			logRequest(log, r, routeOf(pattern), status, start, caller, clientIPText(r, trusted))
 			m.Request(api, routeOf(pattern), status, time.Since(start))
 			logLowStock()

@@ -11,6 +11,7 @@ import (
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/internal/logctx"
 	"github.com/topupd/topupd/internal/metrics"
+	"github.com/topupd/topupd/internal/statuswriter"
 )
 
 // RequestIDHeader carries a request's id, on every answer of both APIs.
@@ -58,31 +59,6 @@ func whoOf(ctx context.Context) *who {
 	return w
 }
 
-// statusWriter remembers the status an answer was given.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-// WriteHeader remembers the status and sends it.
-func (s *statusWriter) WriteHeader(code int) {
-	if s.status == 0 {
-		s.status = code
-	}
-	s.ResponseWriter.WriteHeader(code)
-}
-
-// Write sends b, with status 200 unless one was set.
-func (s *statusWriter) Write(b []byte) (int, error) {
-	if s.status == 0 {
-		s.status = http.StatusOK
-	}
-	return s.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach the writer underneath.
-func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
-
 // logRequest writes a request's one line: its id (from ctx), method, route
 // (the pattern, never the raw path, which may hold ids), status, duration,
 // caller and client IP. It holds no header, body or query: no key, token
@@ -119,8 +95,8 @@ func routeOf(pattern string) string {
 // under api, and the low-stock alerts its changes raise or clear, as the
 // admin API logs them. A panic is logged and answered 500.
 func Observe(api string, log *slog.Logger, m *metrics.Metrics, mux *http.ServeMux, h http.Handler, trusted []netip.Prefix) http.Handler {
-	return observe(api, logctx.Logger(log), m, mux, trusted, func(w *statusWriter) {
-		if w.status == 0 {
+	return observe(api, logctx.Logger(log), m, mux, trusted, func(w *statuswriter.Writer) {
+		if w.Status == 0 {
 			http.Error(w, "internal error", http.StatusInternalServerError)
 		}
 	}, func(w http.ResponseWriter, r *http.Request, _ string) { h.ServeHTTP(w, r) })

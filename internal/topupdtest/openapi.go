@@ -16,6 +16,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/legacy"
 
 	"github.com/topupd/topupd/api"
+	"github.com/topupd/topupd/internal/statuswriter"
 )
 
 // document is one loaded OpenAPI document and its router.
@@ -79,12 +80,12 @@ func (c *checker) admin(next http.Handler) http.Handler { return c.wrap(c.adminD
 // once next returns, the answer is checked against d.
 func (c *checker) wrap(d *document, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tee := &teeWriter{ResponseWriter: w}
+		tee := &teeWriter{Writer: statuswriter.Writer{ResponseWriter: w}}
 		next.ServeHTTP(tee, r)
-		if tee.status == 0 {
-			tee.status = http.StatusOK
+		if tee.Status == 0 {
+			tee.Status = http.StatusOK
 		}
-		resp := &http.Response{StatusCode: tee.status, Header: w.Header().Clone()}
+		resp := &http.Response{StatusCode: tee.Status, Header: w.Header().Clone()}
 		if resp.Header.Get("Content-Type") == "" && tee.body.Len() > 0 {
 			resp.Header.Set("Content-Type", http.DetectContentType(tee.body.Bytes())) // as net/http will
 		}
@@ -120,32 +121,18 @@ func (c *checker) take() []string {
 	return f
 }
 
-// teeWriter writes an answer through and keeps a copy of it.
+// teeWriter writes an answer through, remembering its status, and keeps a
+// copy of it.
 type teeWriter struct {
-	http.ResponseWriter
-	status int
-	body   bytes.Buffer
-}
-
-// WriteHeader records the status and sends it.
-func (t *teeWriter) WriteHeader(status int) {
-	if t.status == 0 {
-		t.status = status
-	}
-	t.ResponseWriter.WriteHeader(status)
+	statuswriter.Writer
+	body bytes.Buffer
 }
 
 // Write keeps a copy of b and sends it.
 func (t *teeWriter) Write(b []byte) (int, error) {
-	if t.status == 0 {
-		t.status = http.StatusOK
-	}
 	t.body.Write(b)
-	return t.ResponseWriter.Write(b)
+	return t.Writer.Write(b)
 }
-
-// Unwrap lets http.ResponseController reach the writer underneath (to flush).
-func (t *teeWriter) Unwrap() http.ResponseWriter { return t.ResponseWriter }
 
 // validate checks one answer against the operation its request matches.
 // A path the document does not have (a 404 or 405 test) must answer the
