@@ -6,8 +6,6 @@
 package app
 
 import (
-	"sync/atomic"
-
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +14,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/topupd/topupd"
