@@ -114,6 +114,26 @@ func parseOrdersQuery(v url.Values) (topupd.OrdersQuery, error) {
 	return q, err
 }
 
+// reportQuery reads a report's query: it refuses a parameter not named, or
+// one given twice, then reads the span [from, to) (parseSpan) and the format
+// (wantCSV).
+func reportQuery(v url.Values, names ...string) (from, to time.Time, csvOut bool, err error) {
+	if from, to, err = spanQuery(v, names...); err != nil {
+		return from, to, false, err
+	}
+	csvOut, err = wantCSV(v)
+	return from, to, csvOut, err
+}
+
+// spanQuery refuses a parameter not named, or one given twice, then reads
+// the span [from, to) (parseSpan).
+func spanQuery(v url.Values, names ...string) (from, to time.Time, err error) {
+	if err := knownParams(v, names...); err != nil {
+		return from, to, err
+	}
+	return parseSpan(v)
+}
+
 // parseSpan reads the from and to parameters: RFC 3339 times, either may
 // be absent (zero).
 func parseSpan(v url.Values) (from, to time.Time, err error) {

@@ -3,9 +3,7 @@ package httpapi
 import (
 	"encoding/csv"
 	"net/http"
-	"net/url"
 	"strings"
-	"time"
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/service"
@@ -57,26 +55,6 @@ func (a *admin) statement(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, statementAnswer{Success: true, AccountID: id, From: rfc3339(from), To: rfc3339(to),
 		OpeningBalanceUsd: st.Opening, ClosingBalanceUsd: st.Closing, Entries: entries})
 	return nil
-}
-
-// reportQuery reads a report's query: it refuses a parameter not named, or
-// one given twice, then reads the span [from, to) (parseSpan) and the format
-// (wantCSV).
-func reportQuery(v url.Values, names ...string) (from, to time.Time, csvOut bool, err error) {
-	if from, to, err = spanQuery(v, names...); err != nil {
-		return from, to, false, err
-	}
-	csvOut, err = wantCSV(v)
-	return from, to, csvOut, err
-}
-
-// spanQuery refuses a parameter not named, or one given twice, then reads
-// the span [from, to) (parseSpan).
-func spanQuery(v url.Values, names ...string) (from, to time.Time, err error) {
-	if err := knownParams(v, names...); err != nil {
-		return from, to, err
-	}
-	return parseSpan(v)
 }
 
 // knownParams refuses a query parameter not named, or one given twice.
