@@ -1,20 +1,16 @@
 package httpapi
 
 import (
-	"cmp"
 	"context"
 	"crypto/subtle"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"net/netip"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/internal/logctx"
 	"github.com/topupd/topupd/internal/metrics"
 	"github.com/topupd/topupd/internal/statuswriter"
 )
@@ -50,39 +46,6 @@ func guard(api string, log *slog.Logger, m *metrics.Metrics, maxBody int64, mux 
 		writeJSON(w, http.StatusInternalServerError, failure{Code: string(topupd.EInternal), Error: topupd.EInternal.Message()})
 	}, func(w http.ResponseWriter, r *http.Request, pattern string) {
 		answer(log, maxBody, mux, w, r, pattern)
-	})
-}
-
-// observe serves each request with serve, giving it what every answer of
-// topupd gets: an X-Request-Id, one log line under the route mux matches,
-// its count in the metrics under api, and the log lines and metrics of the
-// low-stock alerts its changes raise or clear; a panic is logged and
-// answered by panicked.
-func observe(api string, log *slog.Logger, m *metrics.Metrics, mux *http.ServeMux, trusted []netip.Prefix,
-	panicked func(w *statuswriter.Writer), serve func(w http.ResponseWriter, r *http.Request, pattern string)) http.Handler {
-	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		id := requestID(r)
-		rw.Header().Set(RequestIDHeader, id)
-		caller := &who{}
-		r = r.WithContext(context.WithValue(logctx.WithRequestID(r.Context(), id), whoKey{}, caller))
-		r, logLowStock := withLowStockLog(log, m, r) // admin_batches.go
-		w := &statuswriter.Writer{ResponseWriter: rw}
-		_, pattern := mux.Handler(r)
-		defer func() {
-			if v := recover(); v != nil {
-				if v == http.ErrAbortHandler {
-					panic(v)
-				}
-				log.ErrorContext(r.Context(), "panic", "method", r.Method, "route", routeOf(pattern), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-				panicked(w)
-			}
-			status := cmp.Or(w.Status, http.StatusOK)
-			logRequest(log, r, routeOf(pattern), status, start, caller, clientIPText(r, trusted))
-			m.Request(api, routeOf(pattern), status, time.Since(start))
-			logLowStock()
-		}()
-		serve(w, r, pattern)
 	})
 }
 

@@ -1,10 +1,13 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -86,6 +89,39 @@ func routeOf(pattern string) string {
 		return path
 	}
 	return pattern
+}
+
+// observe serves each request with serve, giving it what every answer of
+// topupd gets: an X-Request-Id, one log line under the route mux matches,
+// its count in the metrics under api, and the log lines and metrics of the
+// low-stock alerts its changes raise or clear; a panic is logged and
+// answered by panicked.
+func observe(api string, log *slog.Logger, m *metrics.Metrics, mux *http.ServeMux, trusted []netip.Prefix,
+	panicked func(w *statuswriter.Writer), serve func(w http.ResponseWriter, r *http.Request, pattern string)) http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := requestID(r)
+		rw.Header().Set(RequestIDHeader, id)
+		caller := &who{}
+		r = r.WithContext(context.WithValue(logctx.WithRequestID(r.Context(), id), whoKey{}, caller))
+		r, logLowStock := withLowStockLog(log, m, r) // admin_batches.go
+		w := &statuswriter.Writer{ResponseWriter: rw}
+		_, pattern := mux.Handler(r)
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				log.ErrorContext(r.Context(), "panic", "method", r.Method, "route", routeOf(pattern), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				panicked(w)
+			}
+			status := cmp.Or(w.Status, http.StatusOK)
+			logRequest(log, r, routeOf(pattern), status, start, caller, clientIPText(r, trusted))
+			m.Request(api, routeOf(pattern), status, time.Since(start))
+			logLowStock()
+		}()
+		serve(w, r, pattern)
+	})
 }
 
 // Observe gives a handler that is neither API (the console) what every
