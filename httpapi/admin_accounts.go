@@ -205,6 +205,14 @@ func rfc3339Ptr(t *time.Time) *string {
 	return &s
 }
 
+// rfc3339OrNull spells a time, or null for the zero time.
+func rfc3339OrNull(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	return rfc3339Ptr(&t)
+}
+
 // accountsFilters are the filters of GET /admin/accounts besides paging.
 var accountsFilters = map[string]bool{"q": true}
 

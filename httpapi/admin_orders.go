@@ -51,17 +51,10 @@ type attemptView struct {
 
 // viewAttempts shows an order's supplier attempts.
 func viewAttempts(list []topupd.SupplierAttempt) []attemptView {
-	at := func(t time.Time) *string {
-		if t.IsZero() {
-			return nil
-		}
-		s := t.UTC().Format(time.RFC3339Nano)
-		return &s
-	}
 	out := make([]attemptView, len(list))
 	for i, a := range list {
 		out[i] = attemptView{Attempt: a.Attempt, Provider: a.Provider, Upstream: a.Upstream, UpstreamPID: a.UpstreamPID,
-			Outcome: string(a.Outcome), Why: a.Why, StartedAt: at(a.StartedAt), FinishedAt: at(a.FinishedAt)}
+			Outcome: string(a.Outcome), Why: a.Why, StartedAt: rfc3339OrNull(a.StartedAt), FinishedAt: rfc3339OrNull(a.FinishedAt)}
 		if a.Cost > 0 {
 			out[i].CostUSD = &list[i].Cost
 		}

@@ -25,14 +25,7 @@ type healthView struct {
 }
 
 func viewHealth(h topupd.Health) healthView {
-	at := func(t time.Time) *string {
-		if t.IsZero() {
-			return nil
-		}
-		s := t.UTC().Format(time.RFC3339Nano)
-		return &s
-	}
-	return healthView{Provider: h.Provider, Upstream: h.Upstream, LastSuccess: at(h.LastSuccess), LastError: at(h.LastError),
+	return healthView{Provider: h.Provider, Upstream: h.Upstream, LastSuccess: rfc3339OrNull(h.LastSuccess), LastError: rfc3339OrNull(h.LastError),
 		LastErrorMessage: h.LastErrorMessage, ErrorRate: h.ErrorRate(), Calls: h.Calls, Errors: h.Errors, Alert: h.Alert}
 }
 
