@@ -29,10 +29,33 @@ import (
 //go:embed assets templates
 var files embed.FS
 
+// Store is what the console needs of the database: operators'
+// credentials, sign-in attempts and sessions, and the dashboard's gauges
+// and low stock. Everything else goes through Deps.Service.
+type Store interface {
+	// Signing in and out.
+	Operator(ctx context.Context, name string) (topupd.Operator, error)
+	ConsoleCredentials(ctx context.Context, name string) (topupd.ConsoleCredentials, error)
+	ReserveLogin(ctx context.Context, name string, now time.Time) (lockedUntil time.Time, ok bool, err error)
+	RecordLogin(ctx context.Context, a topupd.LoginAttempt) error
+	UseTOTPStep(ctx context.Context, name string, step int64) error
+	UseRecoveryCode(ctx context.Context, name string, code topupd.KeyHash, now time.Time) error
+	SetupLinkOperator(ctx context.Context, link topupd.KeyHash, now time.Time) (topupd.Operator, error)
+	CompleteSetup(ctx context.Context, link topupd.KeyHash, c topupd.ConsoleCredentials, now time.Time) (topupd.Operator, error)
+	// Sessions.
+	CreateSession(ctx context.Context, s topupd.ConsoleSession) error
+	Session(ctx context.Context, id topupd.KeyHash, now time.Time) (topupd.ConsoleSession, topupd.Operator, error)
+	EndSession(ctx context.Context, id topupd.KeyHash) error
+	SeeOperator(ctx context.Context, name string, now time.Time) error
+	// The dashboard's and the stock page's reads.
+	Gauges(ctx context.Context) (topupd.Gauges, error)
+	LowStock(ctx context.Context) (map[string]bool, error)
+}
+
 // Deps are what the console needs.
 type Deps struct {
 	// Store keeps operators' credentials and sessions.
-	Store topupd.Store
+	Store Store
 	// Service runs every operation the console's pages ask for, as the
 	// signed-in operator; StatusOf is the HTTP status of one of its errors.
 	Service  *service.Service

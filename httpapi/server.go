@@ -28,9 +28,31 @@ type Fulfiller interface {
 	Attempt(ctx context.Context, o topupd.Order, wait time.Duration) topupd.Order
 }
 
+// ResellerStore is what the reseller API needs of the database: keys'
+// accounts and the settings to let a call in, then the catalog, the
+// balance and the orders of the caller's account.
+type ResellerStore interface {
+	// Letting a call in.
+	AccountByKey(ctx context.Context, h topupd.KeyHash, now time.Time) (topupd.Account, error)
+	UseKey(ctx context.Context, h topupd.KeyHash, minute time.Time) error
+	Settings(ctx context.Context) (topupd.Settings, error)
+	CreditedTotal(ctx context.Context, accountID string) (topupd.Money, error)
+	// The catalog.
+	Lines(ctx context.Context) ([]topupd.Line, error)
+	Packs(ctx context.Context) ([]topupd.Pack, error)
+	StockLevels(ctx context.Context) (map[string]int, error)
+	PriceBook(ctx context.Context, accountID string) (topupd.PriceBook, error)
+	// The caller's balance and orders.
+	Balance(ctx context.Context, accountID string) (topupd.Money, error)
+	PlaceOrder(ctx context.Context, p topupd.PlaceOrder) (o topupd.Order, replay bool, err error)
+	ResellerOrder(ctx context.Context, accountID, id string) (topupd.Order, error)
+	History(ctx context.Context, accountID string, q topupd.HistoryQuery) (orders []topupd.Order, total int, err error)
+}
+
 // Deps are what the reseller API needs.
 type Deps struct {
-	Store     topupd.Store
+	// Store is the database.
+	Store     ResellerStore
 	Limiter   topupd.RateLimiter
 	InFlight  topupd.InFlight
 	Fulfiller Fulfiller

@@ -26,6 +26,35 @@ import (
 	"github.com/topupd/topupd/service"
 )
 
+// Store is what the bot needs of the database: chats and their links,
+// the updates acted on, the poller's lease and offset, and what the
+// notices read. Every change a command asks for goes through
+// Deps.Service.
+type Store interface {
+	// Chats and their links.
+	Chat(ctx context.Context, chatID int64) (topupd.Chat, error)
+	Chats(ctx context.Context, accountID, operator string) ([]topupd.Chat, error)
+	OperatorChats(ctx context.Context) ([]topupd.Chat, error)
+	LinkChat(ctx context.Context, code topupd.KeyHash, c topupd.Chat, u topupd.BotUpdate) (topupd.Chat, error)
+	Operator(ctx context.Context, name string) (topupd.Operator, error)
+	// Updates acted on at most once.
+	UpdateSeen(ctx context.Context, updateID int64) (bool, error)
+	RecordUpdate(ctx context.Context, u topupd.BotUpdate) error
+	// The poller's lease and offset.
+	TakeBotLease(ctx context.Context, holder string, now, until time.Time) (bool, error)
+	ReleaseBotLease(ctx context.Context, holder string) error
+	BotOffset(ctx context.Context) (int64, error)
+	SetBotOffset(ctx context.Context, offset int64) error
+	// Balance alerts and operators' alerts.
+	Balance(ctx context.Context, accountID string) (topupd.Money, error)
+	BalanceAlertChats(ctx context.Context) ([]topupd.Chat, error)
+	SetBalanceAlert(ctx context.Context, chatID int64, below *topupd.Money, low bool, u topupd.BotUpdate) error
+	SetBalanceLow(ctx context.Context, chatID int64, low bool) (changed bool, err error)
+	BotAlerts(ctx context.Context) (map[string]string, error)
+	SetBotAlert(ctx context.Context, key, message string, on bool, at time.Time) (changed bool, err error)
+	LowStock(ctx context.Context) (map[string]bool, error)
+}
+
 // Deps are what the bot needs.
 type Deps struct {
 	// Token is the bot's token from BotFather.
@@ -33,7 +62,7 @@ type Deps struct {
 	// APIURL is the Bot API's base URL (Telegram's when empty).
 	APIURL string
 	// Store keeps chats, link codes, the lease and the updates acted on.
-	Store topupd.Store
+	Store Store
 	// Service runs the operations the bot's commands ask for, as the
 	// chat's actor.
 	Service *service.Service
