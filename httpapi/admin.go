@@ -18,52 +18,47 @@ import (
 	"github.com/topupd/topupd/service"
 )
 
+// AdminStore is what the admin API needs of the database itself: the
+// operators' tokens, and its health and audit. Every operation goes
+// through AdminDeps.Service.
+type AdminStore interface {
+	OperatorByToken(ctx context.Context, token topupd.KeyHash) (topupd.Operator, error)
+	SeeOperator(ctx context.Context, name string, now time.Time) error
+	Ping(ctx context.Context) error
+	Audit(ctx context.Context) (topupd.Audit, error)
+}
+
 // AdminDeps are what the admin API needs.
 type AdminDeps struct {
-	Store  topupd.Store
+	// Store is the database.
+	Store  AdminStore
 	Logger *slog.Logger
 	Now    func() time.Time
 	// Token is the admin bearer token; empty refuses every call.
 	Token string
-	// Wake, if set, tells the fulfilment engine that orders changed.
-	Wake func()
-	// Health, if set, reports how each supplier's recent calls went.
-	Health func() []topupd.Health
-	// Deadline is how long an operator's retry gives a stuck order.
-	Deadline time.Duration
 	// Checks are the readiness checks of GET /admin/healthz besides the
 	// database (for example "redis").
 	Checks map[string]func(ctx context.Context) error
 	// AuthCache, when set, is the reseller API's cache: every change made
 	// here clears it.
 	AuthCache *AuthCache
-	// SimOff refuses packs fulfilled by sim (--sim off) with SIM_DISABLED.
-	SimOff bool
 	// Metrics, when set, are served at GET /metrics and count this API's
 	// requests and the orders operators settle.
 	Metrics *metrics.Metrics
 	// MetricsToken, when set, is a bearer token that may read /metrics
 	// (besides an operator's).
 	MetricsToken string
-	// ConsoleURL, when set, is the console's public address, which setup
-	// links start with; by default the admin address the call came to.
-	ConsoleURL string
 	// KeylessLimiter, when set, limits per client IP the calls that end
 	// without a valid token (see keyless); the reseller API's may be shared.
 	KeylessLimiter topupd.RateLimiter
-	// Service runs the operations that have moved to the service layer
-	// (by default one over Store, Now, Deadline, Wake, AuthCache, SimOff
-	// and Health).
+	// Service runs the operations, with their clock, deadline, wake-up,
+	// health, console address and bot username (service.Deps); give it
+	// the AuthCache's Invalidate so that its changes clear the cache.
 	Service *service.Service
 	// TrustedProxies are the peers whose X-Forwarded-For is believed, as on
 	// the reseller API: a reverse proxy in front of the console and the
 	// admin API.
 	TrustedProxies []netip.Prefix
-	// BotUsername returns the messaging app bot's username, which chat
-	// link codes' URLs open (https://t.me/<username>?start=<code>); when
-	// it is nil or answers "" (no bot, or the bot has not yet learnt its
-	// name from the Bot API), their url is "".
-	BotUsername func() string
 }
 
 // admin is the operator's API.
@@ -75,8 +70,11 @@ type admin struct {
 
 // NewAdmin returns the admin API handler.
 func NewAdmin(d AdminDeps) (http.Handler, error) {
-	if d.Store == nil {
+	switch {
+	case d.Store == nil:
 		return nil, errors.New("httpapi.NewAdmin: a store is required")
+	case d.Service == nil:
+		return nil, errors.New("httpapi.NewAdmin: the service is required")
 	}
 	if d.Logger == nil {
 		d.Logger = slog.Default()
@@ -84,20 +82,6 @@ func NewAdmin(d AdminDeps) (http.Handler, error) {
 	d.Logger = logctx.Logger(d.Logger)
 	if d.Now == nil {
 		d.Now = time.Now
-	}
-	if d.Health == nil {
-		d.Health = func() []topupd.Health { return nil }
-	}
-	if d.Deadline <= 0 {
-		d.Deadline = topupd.DefaultOrderDeadline
-	}
-	if d.Service == nil {
-		svc, err := service.New(service.Deps{Store: d.Store, Now: d.Now, Deadline: d.Deadline, Wake: d.Wake, Invalidate: d.AuthCache.Invalidate,
-			Logger: d.Logger, SimOff: d.SimOff, Health: d.Health, ConsoleURL: d.ConsoleURL, BotUsername: d.BotUsername})
-		if err != nil {
-			return nil, err
-		}
-		d.Service = svc
 	}
 	a := &admin{AdminDeps: d, keyless: newKeyless(d.KeylessLimiter, d.Logger, d.Now)}
 	mux := http.NewServeMux()

@@ -131,7 +131,7 @@ type setupLinkAnswer struct {
 
 // createSetupLink gives an operator a one-time link, valid 24 h, where they
 // set a console password and enrol TOTP; earlier unused links stop working.
-// Without AdminDeps.ConsoleURL, the link starts with /console/ on the host
+// Without the service's ConsoleURL (service.Deps), the link starts with /console/ on the host
 // the call was made to.
 func (a *admin) createSetupLink(w http.ResponseWriter, r *http.Request) error {
 	if _, err := readAdminObject(r); err != nil {

@@ -228,10 +228,8 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 		return nil, err
 	}
 	a.Admin, err = httpapi.NewAdmin(httpapi.AdminDeps{Service: a.Service,
-		Store: a.Store, Logger: cfg.Logger, Now: cfg.Now, Token: cfg.AdminToken, Wake: a.Engine.Wake, Health: a.Engine.Health,
-		Deadline: cfg.Deadline, Checks: a.limits.checks, AuthCache: cache, SimOff: cfg.SimOff,
-		Metrics: a.Metrics, MetricsToken: cfg.MetricsToken, ConsoleURL: cfg.ConsoleURL, BotUsername: a.botUsername,
-		KeylessLimiter: a.limits.keyless, TrustedProxies: cfg.TrustedProxies,
+		Store: a.Store, Logger: cfg.Logger, Now: cfg.Now, Token: cfg.AdminToken, Checks: a.limits.checks, AuthCache: cache,
+		Metrics: a.Metrics, MetricsToken: cfg.MetricsToken, KeylessLimiter: a.limits.keyless, TrustedProxies: cfg.TrustedProxies,
 	})
 	if err != nil {
 		return nil, err
