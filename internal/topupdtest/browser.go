@@ -38,9 +38,13 @@ func chromium() string {
 // Browser returns a fresh browser tab, 1280×800, in a browser context of
 // its own, closed when the test ends. Without a Chromium the test is
 // skipped with a reason, or fails when TOPUPD_REQUIRE_BROWSER is set (as
-// CI sets it).
+// CI sets it). A browser test is end-to-end: go test -short skips it
+// before Chromium starts.
 func Browser(t testing.TB) context.Context {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end (a browser): skipped by -short")
+	}
 	browser.once.Do(startBrowser)
 	if browser.err != "" {
 		if os.Getenv("TOPUPD_REQUIRE_BROWSER") != "" {
