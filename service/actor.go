@@ -18,7 +18,16 @@ type actorStore interface {
 // account, asking by a Bot API update (acted on at most once).
 func ChatActor(chatID int64, accountID string, updateID int64) Actor {
 	return Actor{Operator: topupd.ChatActor(chatID), Role: topupd.RoleResellerChat, Account: accountID, IP: "127.0.0.1",
-		RequestID: "upd_" + strconv.FormatInt(updateID, 10), UpdateID: updateID}
+		RequestID: updateRequestID(updateID), UpdateID: updateID}
+}
+
+// updateRequestID is the request id of what a Bot API update asks for.
+func updateRequestID(updateID int64) string { return "upd_" + strconv.FormatInt(updateID, 10) }
+
+// OperatorChatActor is OperatorActor for an operator's own chat in the
+// messaging app, asking by a Bot API update (acted on at most once).
+func (s *Service) OperatorChatActor(ctx context.Context, name string, updateID int64) (Actor, error) {
+	return s.OperatorActor(ctx, name, "127.0.0.1", updateRequestID(updateID), updateID)
 }
 
 // RootActor is the command line's operator, or the server itself (what

@@ -3,7 +3,6 @@ package telegram
 import (
 	"context"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/topupd/topupd"
@@ -212,7 +211,7 @@ func (b *Bot) command(ctx context.Context, r *request) {
 	case resellerCommands:
 		r.actor = service.ChatActor(r.chatID, chat.AccountID, r.updateID)
 	case operatorCommands:
-		r.actor, r.actorErr = b.Service.OperatorActor(ctx, chat.Operator, "127.0.0.1", "upd_"+strconv.FormatInt(r.updateID, 10), r.updateID)
+		r.actor, r.actorErr = b.Service.OperatorChatActor(ctx, chat.Operator, r.updateID)
 	}
 	if cmd.readOnly {
 		b.noteRead(ctx, r)
