@@ -3,6 +3,7 @@ package fulfil_test
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	mrand "math/rand/v2"
 	"sync"
 	"testing"
@@ -358,28 +359,39 @@ func TestInlineAttemptMovesOn(t *testing.T) {
 // a worker still waits for the first's answer; the later worker asks the
 // first for the status (it has none) and moves the order on. Every order
 // moves once: the first refused or was found without it, once; the second
-// sold it once; the books add up.
+// sold it once; the books add up. A third of the orders are held at the
+// first until a second worker calls for them too, so the overlap happens
+// on every run, however the machine schedules.
 func TestTwoEnginesNeverDoubleMove(t *testing.T) {
 	f := newFixture(t, topupd.USD(1000))
 	rng := mrand.New(mrand.NewPCG(3, 5))
 	var rngMu sync.Mutex
 	overlap := map[string]bool{}
 	calling := map[string]int{}
+	joined := map[string]chan struct{}{}
 	var mu sync.Mutex
 	slowRefusal := &slowSeller{refuse: refuses("UPSTREAM: UNKNOWN PID"), delay: func() time.Duration {
 		rngMu.Lock()
 		defer rngMu.Unlock()
-		if rng.IntN(3) == 0 {
-			return 150*time.Millisecond + time.Duration(rng.IntN(50))*time.Millisecond
-		}
 		return time.Duration(rng.IntN(5)) * time.Millisecond
-	}, enter: func(id string) {
+	}, enter: func(id string) <-chan struct{} {
 		mu.Lock()
+		defer mu.Unlock()
 		calling[id]++
 		if calling[id] > 1 {
 			overlap[id] = true
+			if j, ok := joined[id]; ok {
+				close(j)
+				delete(joined, id)
+			}
+			return nil
 		}
-		mu.Unlock()
+		if overlap[id] || !holdFor(id) {
+			return nil
+		}
+		j := make(chan struct{})
+		joined[id] = j
+		return j
 	}, leave: func(id string) {
 		mu.Lock()
 		calling[id]--
@@ -406,8 +418,14 @@ func TestTwoEnginesNeverDoubleMove(t *testing.T) {
 	mu.Lock()
 	n := len(overlap)
 	mu.Unlock()
-	if n == 0 {
-		t.Error("no order was called by two workers at once: the test did not exercise duplicated claims")
+	held := 0
+	for _, o := range final {
+		if holdFor(o.ID) {
+			held++
+		}
+	}
+	if n < held || held == 0 {
+		t.Errorf("%d orders were called by two workers at once, want at least the %d held: a lease ran out and no other worker claimed the order", n, held)
 	}
 	t.Logf("%d of %d orders were worked on by two workers at once", n, len(final))
 	f.checkBooks(t, final, topupd.USD(1000))
@@ -427,12 +445,28 @@ func TestTwoEnginesNeverDoubleMove(t *testing.T) {
 type slowSeller struct {
 	refuse       func(s *seller, o *topupd.Order, submit bool) (topupd.Outcome, error)
 	delay        func() time.Duration
-	enter, leave func(id string)
+	// enter returns a channel to wait on before answering, or nil.
+	enter func(id string) <-chan struct{}
+	leave func(id string)
+}
+
+// holdFor picks a third of the orders, by id, to hold at the first
+// supplier until another worker calls for them too.
+func holdFor(id string) bool {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	return h.Sum32()%3 == 0
 }
 
 func (s *slowSeller) call(o *topupd.Order, submit bool) (topupd.Outcome, error) {
-	s.enter(o.ID)
+	wait := s.enter(o.ID)
 	defer s.leave(o.ID)
+	if wait != nil {
+		select {
+		case <-wait:
+		case <-time.After(20 * time.Second):
+		}
+	}
 	time.Sleep(s.delay())
 	return s.refuse(nil, o, submit)
 }
