@@ -70,10 +70,11 @@ var rejectedAtSubmit = map[topupd.ErrorCode]bool{
 
 // failure is the body of an error answer.
 type failure struct {
-	Success bool   `json:"success"`
-	Code    string `json:"code,omitempty"`
-	Error   string `json:"error"`
-	Detail  string `json:"detail,omitempty"`
+	Success   bool   `json:"success"`
+	Code      string `json:"code,omitempty"`
+	Error     string `json:"error"`
+	Detail    string `json:"detail,omitempty"`
+	Retryable bool   `json:"retryable"`
 }
 
 // rejection is the body of an order rejected at submit.
@@ -84,7 +85,22 @@ type rejection struct {
 	Game         string `json:"game"`
 	Error        string `json:"error"`
 	Code         string `json:"code"`
+	Retryable    bool   `json:"retryable"`
 }
+
+// retryable reports whether a client should retry a call answered with
+// status, with the same trxid: only for 429, 500, 502, 503 and 504.
+func retryable(status int) bool {
+	switch status {
+	case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway,
+		http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
+}
+
+// internalFailure is the body of a 500 answer.
+var internalFailure = failure{Code: string(topupd.EInternal), Error: topupd.EInternal.Message(), Retryable: true}
 
 // StatusOf is the HTTP status an error is answered with: its code's, or
 // 500 for an error without a code (or with one the table lacks).
@@ -105,7 +121,7 @@ func writeError(w http.ResponseWriter, log *slog.Logger, r *http.Request, err er
 	var e *topupd.Error
 	if !errors.As(err, &e) || e.Code == topupd.EInternal {
 		log.ErrorContext(r.Context(), "internal error", "method", r.Method, "path", r.URL.Path, "err", err)
-		writeJSON(w, http.StatusInternalServerError, failure{Code: string(topupd.EInternal), Error: topupd.EInternal.Message()})
+		writeJSON(w, http.StatusInternalServerError, internalFailure)
 		return
 	}
 	status, ok := statusOf[e.Code]
@@ -113,10 +129,11 @@ func writeError(w http.ResponseWriter, log *slog.Logger, r *http.Request, err er
 		status = http.StatusInternalServerError
 	}
 	if rejectedAtSubmit[e.Code] && e.Game != "" {
-		writeJSON(w, status, rejection{Status: string(topupd.StatusCancelled), Game: e.Game, Error: e.Code.Message(), Code: string(e.Code)})
+		writeJSON(w, status, rejection{Status: string(topupd.StatusCancelled), Game: e.Game, Error: e.Code.Message(), Code: string(e.Code),
+			Retryable: retryable(status)})
 		return
 	}
-	f := failure{Code: string(e.Code), Error: e.Code.Message(), Detail: e.Detail}
+	f := failure{Code: string(e.Code), Error: e.Code.Message(), Detail: e.Detail, Retryable: retryable(status)}
 	if e.Code == topupd.EInvalidJSON {
 		f.Code = "" // the spec gives INVALID JSON no code
 	}
@@ -128,7 +145,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		status = http.StatusInternalServerError
-		b = []byte(`{"success":false,"code":"INTERNAL","error":"INTERNAL ERROR"}`)
+		b = []byte(`{"success":false,"code":"INTERNAL","error":"INTERNAL ERROR","retryable":true}`)
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")

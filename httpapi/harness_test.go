@@ -36,6 +36,17 @@ func wantFailure(t testing.TB, r topupdtest.Reply, status int, code, msg string)
 	if r.Body["success"] != false {
 		t.Errorf("success = %v, want false; body %s", r.Body["success"], r.Raw)
 	}
+	wantRetryable(t, r)
+}
+
+// wantRetryable checks a refusal's retryable: true exactly for 429, 500,
+// 502, 503 and 504.
+func wantRetryable(t testing.TB, r topupdtest.Reply) {
+	t.Helper()
+	want := r.Status == 429 || r.Status == 500 || r.Status == 502 || r.Status == 503 || r.Status == 504
+	if got, ok := r.Body["retryable"].(bool); !ok || got != want {
+		t.Errorf("retryable = %v, want %v for a %d; body %s", r.Body["retryable"], want, r.Status, r.Raw)
+	}
 }
 
 // stringsOf returns a JSON array of strings.

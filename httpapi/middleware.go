@@ -43,7 +43,7 @@ func headerBytes(r *http.Request) int {
 // forwards.
 func guard(api string, log *slog.Logger, m *metrics.Metrics, maxBody int64, mux *http.ServeMux, trusted []netip.Prefix) http.Handler {
 	return observe(api, log, m, mux, trusted, func(w *statuswriter.Writer) {
-		writeJSON(w, http.StatusInternalServerError, failure{Code: string(topupd.EInternal), Error: topupd.EInternal.Message()})
+		writeJSON(w, http.StatusInternalServerError, internalFailure)
 	}, func(w http.ResponseWriter, r *http.Request, pattern string) {
 		answer(log, maxBody, mux, w, r, pattern)
 	})

@@ -324,7 +324,7 @@ func TestAdminBodyTooLarge(t *testing.T) {
 		if err := json.Unmarshal(raw, &got); err != nil || resp.Header.Get("Content-Type") != "application/json" {
 			t.Fatalf("413 body %q (%s) is not JSON: %v", raw, resp.Header.Get("Content-Type"), err)
 		}
-		want := map[string]any{"success": false, "code": "BODY_TOO_LARGE", "error": "BODY TOO LARGE"}
+		want := map[string]any{"success": false, "code": "BODY_TOO_LARGE", "error": "BODY TOO LARGE", "retryable": false}
 		if resp.StatusCode != http.StatusRequestEntityTooLarge || !cmp.Equal(want, got) {
 			t.Errorf("got %d %s, want 413 %v", resp.StatusCode, raw, want)
 		}

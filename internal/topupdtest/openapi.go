@@ -96,6 +96,9 @@ func (c *checker) wrap(d *document, next http.Handler) http.Handler {
 // check validates one answer; a failure is remembered for report.
 func (c *checker) check(d *document, req *http.Request, resp *http.Response, raw []byte) {
 	err := validate(d, req, resp, raw)
+	if err == nil {
+		err = checkRetryable(resp.StatusCode, raw)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.checked++
@@ -156,6 +159,23 @@ func validate(d *document, req *http.Request, resp *http.Response, raw []byte) e
 	}
 	in.SetBodyBytes(raw)
 	return openapi3filter.ValidateResponse(context.Background(), in)
+}
+
+// checkRetryable checks the retryable of a refusal (a body with an error):
+// true exactly for 429, 500, 502, 503 and 504, as integration.md has it.
+func checkRetryable(status int, raw []byte) error {
+	var body struct {
+		Error     *string `json:"error"`
+		Retryable *bool   `json:"retryable"`
+	}
+	if status < 300 || json.Unmarshal(raw, &body) != nil || body.Error == nil {
+		return nil
+	}
+	want := status == 429 || status == 500 || status == 502 || status == 503 || status == 504
+	if body.Retryable == nil || *body.Retryable != want {
+		return fmt.Errorf("a %d refusal must carry \"retryable\": %v", status, want)
+	}
+	return nil
 }
 
 // validateFailure checks a body against the document's Failure schema.
