@@ -128,6 +128,7 @@ func TestStrict(t *testing.T) {
 	admin := load(t, "admin.yaml", api.AdminYAML())
 	order := `"orderCreated":true,"orderId":"ord_1","trxid":"t1","status":"completed","game":"pubg","pid":"pubg-60",` +
 		`"packName":"60 UC","quantity":1,"amountUsd":0.89,"durationSec":0,"userId":"5123456789","createdAt":"2026-01-02T03:04:05.678Z"`
+	cancelled := strings.Replace(order, `"status":"completed"`, `"status":"cancelled"`, 1)
 	for _, c := range []struct {
 		name   string
 		doc    *openapi3.T
@@ -144,6 +145,10 @@ func TestStrict(t *testing.T) {
 		{"order", reseller, "POST", "/orders", 200, `{"success":true,` + order + `,"idempotentReplay":false}`, true},
 		{"order without idempotentReplay", reseller, "POST", "/orders", 200, `{"success":true,` + order + `}`, false},
 		{"order with refunded", reseller, "POST", "/orders", 200, `{"success":true,` + order + `,"idempotentReplay":false,"refunded":true}`, false},
+		{"cancelled order", reseller, "POST", "/orders", 200, `{"success":true,` + cancelled + `,"idempotentReplay":false,"refunded":true}`, true},
+		{"cancelled order without refunded", reseller, "POST", "/orders", 200, `{"success":true,` + cancelled + `,"idempotentReplay":false}`, false},
+		{"cancelled order on GET", reseller, "GET", "/orders/ord_1", 200, `{"success":true,` + cancelled + `,"refunded":false}`, true},
+		{"history item cancelled without refunded", reseller, "GET", "/history", 200, `{"success":true,"count":1,"orders":[{` + cancelled + `}]}`, false},
 		{"rejected order", reseller, "POST", "/orders", 400, `{"success":false,"orderCreated":false,"status":"cancelled","game":"pubg","error":"INSUFFICIENT BALANCE","code":"INSUFFICIENT_BALANCE","retryable":false}`, true},
 		{"failed order", reseller, "POST", "/orders", 400, `{"success":false,"code":"UNKNOWN_PID","error":"UNKNOWN PID","retryable":false}`, true},
 		{"failed order without retryable", reseller, "POST", "/orders", 400, `{"success":false,"code":"UNKNOWN_PID","error":"UNKNOWN PID"}`, false},
