@@ -56,6 +56,7 @@ const (
 	EProviderRequired    ErrorCode = "PROVIDER_REQUIRED"
 	EBelowCost           ErrorCode = "BELOW_COST"
 	ESpendLimit          ErrorCode = "SPEND_LIMIT_EXCEEDED"
+	EPriceAboveMax       ErrorCode = "PRICE_ABOVE_MAX"
 )
 
 // messages holds the spec's `error` text for codes whose text differs from the code.
@@ -84,6 +85,7 @@ var messages = map[ErrorCode]string{
 	EOrderFinal:          "ORDER ALREADY FINAL",
 	ERoleForbidden:       "ROLE FORBIDDEN",
 	ESpendLimit:          "SPEND LIMIT EXCEEDED",
+	EPriceAboveMax:       "PRICE ABOVE MAX",
 }
 
 // Message returns the spec's `error` text for a code: its own table entry, or
@@ -102,6 +104,9 @@ type Error struct {
 	Detail string
 	// Game is set on an order rejected at submit: the line's game key.
 	Game string
+	// Amount, on an order rejected for its price (PRICE_ABOVE_MAX), is
+	// what the order would have cost.
+	Amount *Money
 }
 
 // Error implements error.

@@ -72,6 +72,10 @@ type OrderRequest struct {
 	Fields         AccountFields
 	// Quantity is 0 when the body carried none.
 	Quantity int
+	// MaxPrice, when set, is the most the order may cost (maxPriceUsd).
+	// It is not part of what makes two requests the same: a replay
+	// answers the earlier order whatever it says.
+	MaxPrice *Money
 }
 
 // Key returns the idempotency key of the request: idempotencyKey when sent,
@@ -203,6 +207,19 @@ func Prepare(req *OrderRequest, line *Line, pack *Pack) (Draft, error) {
 		return Draft{}, Fail(EInvalidPack)
 	}
 	return Draft{Quantity: qty, Amount: amount, Fields: fields, DrawsStock: pack.DrawsStock(line)}, nil
+}
+
+// CheckMaxPrice refuses a draft that costs more than the request's
+// MaxPrice: PRICE_ABOVE_MAX, rejected at submit for the line's game,
+// saying what the order would cost. The draft's amount must be the one
+// about to be charged, fixed in the charge's transaction.
+func (r *OrderRequest) CheckMaxPrice(d *Draft, game string) error {
+	if r.MaxPrice == nil || d.Amount <= *r.MaxPrice {
+		return nil
+	}
+	amount := d.Amount
+	return &Error{Code: EPriceAboveMax, Game: game, Amount: &amount,
+		Detail: "the order costs " + amount.String() + " USD, above maxPriceUsd " + r.MaxPrice.String()}
 }
 
 // checkQuantity checks the order's quantity (0 when the body had none)

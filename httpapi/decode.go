@@ -322,6 +322,24 @@ func quantityField(obj map[string]json.RawMessage) (int, error) {
 	return int(n), nil
 }
 
+// maxPriceField reads maxPriceUsd: a JSON number of USD, taken exactly as
+// every amount is (topupd.ParseMoney), at least 0; absent or null is nil.
+func maxPriceField(obj map[string]json.RawMessage) (*topupd.Money, error) {
+	raw, ok := obj["maxPriceUsd"]
+	raw = bytes.TrimSpace(raw)
+	if !ok || string(raw) == "null" {
+		return nil, nil
+	}
+	m, err := topupd.ParseMoney(string(raw))
+	if err != nil {
+		return nil, topupd.Errorf(topupd.EInvalidBody, "maxPriceUsd: %v", err)
+	}
+	if m < 0 {
+		return nil, topupd.Errorf(topupd.EInvalidBody, "maxPriceUsd: at least 0")
+	}
+	return &m, nil
+}
+
 // token checks a trxid or idempotency key: at most 128 characters, no
 // control characters.
 func token(name, v string) error {
@@ -368,6 +386,9 @@ func DecodeOrder(r *http.Request) (topupd.OrderRequest, error) {
 		}
 	}
 	if req.Quantity, err = quantityField(obj); err != nil {
+		return req, err
+	}
+	if req.MaxPrice, err = maxPriceField(obj); err != nil {
 		return req, err
 	}
 	if err := token("trxid", req.TrxID); err != nil {

@@ -56,6 +56,7 @@ var statusOf = map[topupd.ErrorCode]int{
 	topupd.EProviderRequired:    http.StatusBadRequest,
 	topupd.EBelowCost:           http.StatusBadRequest,
 	topupd.ESpendLimit:          http.StatusBadRequest,
+	topupd.EPriceAboveMax:       http.StatusBadRequest,
 	topupd.EInternal:            http.StatusInternalServerError,
 }
 
@@ -66,6 +67,7 @@ var rejectedAtSubmit = map[topupd.ErrorCode]bool{
 	topupd.EInsufficientBalance: true,
 	topupd.EInsufficientStock:   true,
 	topupd.ESpendLimit:          true,
+	topupd.EPriceAboveMax:       true,
 }
 
 // failure is the body of an error answer.
@@ -85,7 +87,9 @@ type rejection struct {
 	Game         string `json:"game"`
 	Error        string `json:"error"`
 	Code         string `json:"code"`
-	Retryable    bool   `json:"retryable"`
+	// AmountUsd, on PRICE_ABOVE_MAX, is what the order would cost.
+	AmountUsd *topupd.Money `json:"amountUsd,omitempty"`
+	Retryable bool          `json:"retryable"`
 }
 
 // retryable reports whether a client should retry a call answered with
@@ -130,7 +134,7 @@ func writeError(w http.ResponseWriter, log *slog.Logger, r *http.Request, err er
 	}
 	if rejectedAtSubmit[e.Code] && e.Game != "" {
 		writeJSON(w, status, rejection{Status: string(topupd.StatusCancelled), Game: e.Game, Error: e.Code.Message(), Code: string(e.Code),
-			Retryable: retryable(status)})
+			AmountUsd: e.Amount, Retryable: retryable(status)})
 		return
 	}
 	f := failure{Code: string(e.Code), Error: e.Code.Message(), Detail: e.Detail, Retryable: retryable(status)}

@@ -64,6 +64,10 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 	if err != nil {
 		return topupd.Order{}, false, err
 	}
+	// The price guard compares the amount charged below, in this transaction.
+	if err := p.Request.CheckMaxPrice(&draft, line.Game); err != nil {
+		return topupd.Order{}, false, err
+	}
 	reject := func(code topupd.ErrorCode) error { return &topupd.Error{Code: code, Game: line.Game} }
 	if err := s.withinLimits(ctx, tx, p, &limits, draft.Amount); err != nil {
 		if e, ok := err.(*topupd.Error); ok {
