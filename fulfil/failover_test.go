@@ -443,8 +443,8 @@ func TestTwoEnginesNeverDoubleMove(t *testing.T) {
 // slowSeller refuses every order, at times slower than a lease, ignoring
 // the caller's deadline as a remote supplier's work would.
 type slowSeller struct {
-	refuse       func(s *seller, o *topupd.Order, submit bool) (topupd.Outcome, error)
-	delay        func() time.Duration
+	refuse func(s *seller, o *topupd.Order, submit bool) (topupd.Outcome, error)
+	delay  func() time.Duration
 	// enter returns a channel to wait on before answering, or nil.
 	enter func(id string) <-chan struct{}
 	leave func(id string)
