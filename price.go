@@ -91,7 +91,7 @@ func (t *Tier) MarkedUp(cost Money) (Money, bool) {
 		step := big.NewInt(int64(t.RoundTo))
 		price = new(big.Int).Mul(ceilDiv(price, step), step)
 	}
-	if !price.IsInt64() || price.Int64() > maxMoneyUSD*MoneyScale || price.Sign() <= 0 {
+	if !price.IsInt64() || price.Int64() > int64(MaxMoney) || price.Sign() <= 0 {
 		return 0, false
 	}
 	return Money(price.Int64()), true

@@ -8,17 +8,16 @@ import (
 	"github.com/topupd/topupd/client"
 )
 
-// FuzzParseMoney checks ParseMoney against exact rational arithmetic, as
-// the server's own fuzz target checks its twin: an accepted amount is
-// exactly the decimal it was parsed from and renders back to itself; a
-// refused one really has too many decimals, is out of range, or is not a
-// number. (internal/clienttest holds the two to each other.)
+// FuzzParseMoney checks ParseMoney against exact rational arithmetic (the
+// server's topupd.Money is this Money): an accepted amount is exactly the
+// decimal it was parsed from and renders back to itself; a refused one
+// really has too many decimals, is out of range, or is not a number.
 func FuzzParseMoney(f *testing.F) {
 	for _, s := range []string{"0", "1.99", "-0.0001", "1e2", "1.5E-2", "0.00001", "12.3400", "1e30", "abc", "", "-", "1.", ".5", "+3", "0e-9999"} {
 		f.Add(s)
 	}
 	scale := big.NewRat(client.MoneyScale, 1)
-	limit := big.NewRat(1_000_000_000_000, 1) // the largest amount, in USD
+	limit := big.NewRat(int64(client.MaxMoney), client.MoneyScale)
 	f.Fuzz(func(t *testing.T, s string) {
 		m, err := client.ParseMoney(s)
 		exact, ok := new(big.Rat).SetString(s)

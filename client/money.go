@@ -13,9 +13,10 @@ const MoneyScale = 10_000
 // moneyDecimals is the number of decimal places MoneyScale allows.
 const moneyDecimals = 4
 
-// maxMoneyUSD bounds parsed amounts as the server bounds them, far below
-// int64 overflow.
-const maxMoneyUSD = 1_000_000_000_000
+// MaxMoney is the largest amount ParseMoney accepts (a trillion USD), as
+// the server bounds them: far below int64 overflow, so that sums of many
+// amounts cannot overflow either.
+const MaxMoney Money = 1_000_000_000_000 * MoneyScale
 
 // Money is an exact amount of USD: an integer count of ten-thousandths of a
 // dollar (MoneyScale to the dollar). It is read from and written to JSON
@@ -91,7 +92,7 @@ func ParseMoney(s string) (Money, error) {
 		digits += strings.Repeat("0", shift)
 	}
 	n, err := strconv.ParseInt(digits, 10, 64)
-	if err != nil || n > maxMoneyUSD*MoneyScale {
+	if err != nil || n > int64(MaxMoney) {
 		return 0, ErrMoneyRange
 	}
 	if neg {
@@ -152,7 +153,7 @@ func (m Money) Times(q int) (Money, bool) {
 	if q < 0 || m < 0 {
 		return 0, false
 	}
-	if q != 0 && int64(m) > maxMoneyUSD*MoneyScale*10/int64(q) {
+	if q != 0 && int64(m) > int64(MaxMoney)*10/int64(q) {
 		return 0, false
 	}
 	return Money(int64(m) * int64(q)), true
