@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/client"
 	"github.com/topupd/topupd/internal/logctx"
 	"github.com/topupd/topupd/internal/metrics"
 	"github.com/topupd/topupd/service"
@@ -294,23 +295,6 @@ func (a *admin) healthz(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// auditCheck is one invariant of the books and how many rows break it.
-type auditCheck struct {
-	Name       string   `json:"name"`
-	OK         bool     `json:"ok"`
-	Violations int      `json:"violations"`
-	Examples   []string `json:"examples"`
-}
-
-// auditAnswer is the audit of the whole database.
-type auditAnswer struct {
-	Success       bool         `json:"success"`
-	Accounts      int          `json:"accounts"`
-	Orders        int          `json:"orders"`
-	LedgerEntries int          `json:"ledgerEntries"`
-	Checks        []auditCheck `json:"checks"`
-}
-
 // audit checks every invariant of the books over the whole database; success
 // is false, and the failing checks name examples, when one breaks.
 func (a *admin) audit(w http.ResponseWriter, r *http.Request) error {
@@ -318,11 +302,11 @@ func (a *admin) audit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	checks := make([]auditCheck, len(au.Checks))
+	checks := make([]client.AuditCheck, len(au.Checks))
 	for i, c := range au.Checks {
-		checks[i] = auditCheck{Name: c.Name, OK: c.Violations == 0, Violations: c.Violations, Examples: c.Examples}
+		checks[i] = client.AuditCheck{Name: c.Name, OK: c.Violations == 0, Violations: c.Violations, Examples: c.Examples}
 	}
-	writeJSON(w, http.StatusOK, auditAnswer{Success: au.OK(), Accounts: au.Accounts, Orders: au.Orders,
+	writeJSON(w, http.StatusOK, client.Audit{Success: au.OK(), Accounts: au.Accounts, Orders: au.Orders,
 		LedgerEntries: au.LedgerEntries, Checks: checks})
 	return nil
 }

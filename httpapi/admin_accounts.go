@@ -5,47 +5,26 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/client"
 	"github.com/topupd/topupd/service"
 )
 
-// accountView is an account as the operator sees it.
-type accountView struct {
-	ID                  string       `json:"id"`
-	Name                string       `json:"name"`
-	BalanceUsd          topupd.Money `json:"balanceUsd"`
-	APIEnabled          bool         `json:"apiEnabled"`
-	AdminDisabled       bool         `json:"adminDisabled"`
-	Banned              bool         `json:"banned"`
-	RestrictedUntil     *string      `json:"restrictedUntil"`
-	IPAllowlist         []string     `json:"ipAllowlist"`
-	IPAllowlistRequired bool         `json:"ipAllowlistRequired"`
-	CreatedAt           string       `json:"createdAt"`
-	// Tier, MaxOrderUsd and DailyLimitUsd are null when not set.
-	Tier          *string       `json:"tier"`
-	MaxOrderUsd   *topupd.Money `json:"maxOrderUsd"`
-	DailyLimitUsd *topupd.Money `json:"dailyLimitUsd"`
-}
-
 // writeAccount answers an account with its balance.
 func writeAccount(w http.ResponseWriter, status int, acct service.Account) error {
-	writeJSON(w, status, viewAccount(acct))
+	writeJSON(w, status, viewAccount(&acct))
 	return nil
 }
 
 // viewAccount is an account with its balance, as the operator sees it.
-func viewAccount(acct service.Account) accountView {
-	v := accountView{ID: acct.ID, Name: acct.Name, BalanceUsd: acct.Balance, APIEnabled: acct.APIEnabled, AdminDisabled: acct.AdminDisabled,
-		Banned: acct.Banned, IPAllowlist: acct.IPAllowlist, IPAllowlistRequired: acct.IPAllowlistRequired,
-		CreatedAt: acct.CreatedAt.Format(time.RFC3339Nano), MaxOrderUsd: acct.Limits.MaxOrder, DailyLimitUsd: acct.Limits.Daily}
+func viewAccount(acct *service.Account) client.AdminAccount {
+	v := client.AdminAccount{ID: acct.ID, Name: acct.Name, BalanceUSD: acct.Balance, APIEnabled: acct.APIEnabled, AdminDisabled: acct.AdminDisabled,
+		Banned: acct.Banned, RestrictedUntil: acct.RestrictedUntil, IPAllowlist: acct.IPAllowlist, IPAllowlistRequired: acct.IPAllowlistRequired,
+		CreatedAt: acct.CreatedAt, MaxOrderUSD: acct.Limits.MaxOrder, DailyLimitUSD: acct.Limits.Daily}
 	if acct.Tier != "" {
 		v.Tier = &acct.Tier
 	}
 	if v.IPAllowlist == nil {
 		v.IPAllowlist = []string{}
-	}
-	if acct.RestrictedUntil != nil {
-		s := acct.RestrictedUntil.Format(time.RFC3339Nano)
-		v.RestrictedUntil = &s
 	}
 	return v
 }
@@ -162,20 +141,10 @@ func (a *admin) rotateKey(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// keyView is a key as the operator sees it: never the key itself.
-type keyView struct {
-	KeyID      string  `json:"keyId"`
-	Label      string  `json:"label"`
-	Prefix     string  `json:"prefix"`
-	CreatedAt  string  `json:"createdAt"`
-	LastUsedAt *string `json:"lastUsedAt"`
-	RevokedAt  *string `json:"revokedAt"`
-}
-
 // keysAnswer is an account's keys.
 type keysAnswer struct {
-	Keys    []keyView `json:"keys"`
-	Success bool      `json:"success"`
+	Keys    []client.Key `json:"keys"`
+	Success bool         `json:"success"`
 }
 
 // listKeys answers an account's keys, newest first.
@@ -184,33 +153,13 @@ func (a *admin) listKeys(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := make([]keyView, len(keys))
+	out := make([]client.Key, len(keys))
 	for i, k := range keys {
-		out[i] = keyView{KeyID: k.ID, Label: k.Label, Prefix: k.Prefix, CreatedAt: rfc3339(k.CreatedAt),
-			LastUsedAt: rfc3339Ptr(k.LastUsedAt), RevokedAt: rfc3339Ptr(k.RevokedAt)}
+		out[i] = client.Key{KeyID: k.ID, Label: k.Label, Prefix: k.Prefix, CreatedAt: k.CreatedAt.UTC(),
+			LastUsedAt: utcPtr(k.LastUsedAt), RevokedAt: utcPtr(k.RevokedAt)}
 	}
 	writeJSON(w, http.StatusOK, keysAnswer{Success: true, Keys: out})
 	return nil
-}
-
-// rfc3339 spells a time as the API does.
-func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
-
-// rfc3339Ptr spells a time that may be absent (null).
-func rfc3339Ptr(t *time.Time) *string {
-	if t == nil {
-		return nil
-	}
-	s := rfc3339(*t)
-	return &s
-}
-
-// rfc3339OrNull spells a time, or null for the zero time.
-func rfc3339OrNull(t time.Time) *string {
-	if t.IsZero() {
-		return nil
-	}
-	return rfc3339Ptr(&t)
 }
 
 // accountsFilters are the filters of GET /admin/accounts besides paging.
@@ -218,9 +167,9 @@ var accountsFilters = map[string]bool{"q": true}
 
 // accountsAnswer is a page of accounts.
 type accountsAnswer struct {
-	Accounts   []accountView `json:"accounts"`
-	NextCursor *string       `json:"nextCursor"`
-	Success    bool          `json:"success"`
+	Accounts   []client.AdminAccount `json:"accounts"`
+	NextCursor *string               `json:"nextCursor"`
+	Success    bool                  `json:"success"`
 }
 
 // listAccounts answers accounts newest first: q matches the id or a part
@@ -235,10 +184,7 @@ func (a *admin) listAccounts(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := accountsAnswer{Success: true, Accounts: make([]accountView, len(page.Accounts))}
-	for i := range page.Accounts {
-		out.Accounts[i] = viewAccount(page.Accounts[i])
-	}
+	out := accountsAnswer{Success: true, Accounts: viewEach(page.Accounts, viewAccount)}
 	if page.NextCursor != "" {
 		out.NextCursor = &page.NextCursor
 	}
@@ -295,21 +241,10 @@ func (a *admin) credit(w http.ResponseWriter, r *http.Request) error {
 // entryID spells a ledger entry id.
 func entryID(id int64) string { return "led_" + itoa(id) }
 
-// entryView is a ledger entry as the operator sees it.
-type entryView struct {
-	ID              string       `json:"id"`
-	Kind            string       `json:"kind"`
-	AmountUsd       topupd.Money `json:"amountUsd"`
-	BalanceAfterUsd topupd.Money `json:"balanceAfterUsd"`
-	OrderID         string       `json:"orderId,omitempty"`
-	Reference       string       `json:"reference,omitempty"`
-	CreatedAt       string       `json:"createdAt"`
-}
-
 // ledgerAnswer is an account's newest ledger entries.
 type ledgerAnswer struct {
-	Entries []entryView `json:"entries"`
-	Success bool        `json:"success"`
+	Entries []client.LedgerEntry `json:"entries"`
+	Success bool                 `json:"success"`
 }
 
 func (a *admin) ledger(w http.ResponseWriter, r *http.Request) error {
@@ -326,11 +261,11 @@ func (a *admin) ledger(w http.ResponseWriter, r *http.Request) error {
 }
 
 // viewEntries shows ledger entries as the admin API does.
-func viewEntries(entries []topupd.LedgerEntry) []entryView {
-	out := make([]entryView, len(entries))
+func viewEntries(entries []topupd.LedgerEntry) []client.LedgerEntry {
+	out := make([]client.LedgerEntry, len(entries))
 	for i, e := range entries {
-		out[i] = entryView{ID: entryID(e.ID), Kind: string(e.Kind), AmountUsd: e.Amount, BalanceAfterUsd: e.BalanceAfter,
-			OrderID: e.OrderID, Reference: e.Reference, CreatedAt: e.CreatedAt.Format(time.RFC3339Nano)}
+		out[i] = client.LedgerEntry{ID: entryID(e.ID), Kind: string(e.Kind), AmountUSD: e.Amount, BalanceAfterUSD: e.BalanceAfter,
+			OrderID: e.OrderID, Reference: e.Reference, CreatedAt: e.CreatedAt}
 	}
 	return out
 }

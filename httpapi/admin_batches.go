@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/client"
 	"github.com/topupd/topupd/internal/metrics"
 )
 
@@ -16,30 +17,10 @@ import (
 // exported (its unsold codes in plaintext: owner only, in the action log
 // without them).
 
-// batchView is a batch as the admin API shows it.
-type batchView struct {
-	ID        int64         `json:"id"`
-	PID       string        `json:"pid"`
-	CreatedAt string        `json:"createdAt"`
-	CostUsd   *topupd.Money `json:"costUsd,omitempty"`
-	Note      string        `json:"note"`
-	Operator  string        `json:"operator"`
-	Added     int           `json:"added"`
-	Sold      int           `json:"sold"`
-	Unsold    int           `json:"unsold"`
-	Withdrawn int           `json:"withdrawn"`
-	Voided    bool          `json:"voided"`
-	VoidedAt  *string       `json:"voidedAt,omitempty"`
-}
-
-func viewBatch(b *topupd.Batch) batchView {
-	v := batchView{ID: b.ID, PID: b.PID, CreatedAt: rfc3339(b.CreatedAt), CostUsd: b.Cost, Note: b.Note, Operator: b.Operator,
-		Added: b.Added, Sold: b.Sold, Unsold: b.Unsold(), Withdrawn: b.Withdrawn, Voided: b.Voided()}
-	if b.VoidedAt != nil {
-		s := rfc3339(*b.VoidedAt)
-		v.VoidedAt = &s
-	}
-	return v
+// viewBatch is a batch as the admin API shows it.
+func viewBatch(b *topupd.Batch) client.Batch {
+	return client.Batch{ID: b.ID, PID: b.PID, CreatedAt: b.CreatedAt.UTC(), CostUSD: b.Cost, Note: b.Note, Operator: b.Operator,
+		Added: b.Added, Sold: b.Sold, Unsold: b.Unsold(), Withdrawn: b.Withdrawn, Voided: b.Voided(), VoidedAt: utcPtr(b.VoidedAt)}
 }
 
 // stockAnswer is what an upload of codes did.
@@ -79,8 +60,8 @@ func (a *admin) addStock(w http.ResponseWriter, r *http.Request) error {
 
 // batchesAnswer is a pack's batches.
 type batchesAnswer struct {
-	Batches []batchView `json:"batches"`
-	Success bool        `json:"success"`
+	Batches []client.Batch `json:"batches"`
+	Success bool           `json:"success"`
 }
 
 // listBatches lists a pack's batches, newest first.
@@ -89,11 +70,7 @@ func (a *admin) listBatches(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := make([]batchView, len(list))
-	for i := range list {
-		out[i] = viewBatch(&list[i])
-	}
-	writeJSON(w, http.StatusOK, batchesAnswer{Batches: out, Success: true})
+	writeJSON(w, http.StatusOK, batchesAnswer{Batches: viewEach(list, viewBatch), Success: true})
 	return nil
 }
 
@@ -109,9 +86,9 @@ func batchID(r *http.Request) (int64, error) {
 
 // batchAnswer is one batch, and its unsold codes when exported.
 type batchAnswer struct {
-	Batch   batchView `json:"batch"`
-	Codes   *[]string `json:"codes,omitempty"`
-	Success bool      `json:"success"`
+	Batch   client.Batch `json:"batch"`
+	Codes   *[]string    `json:"codes,omitempty"`
+	Success bool         `json:"success"`
 }
 
 // voidBatch withdraws a batch's unsold codes.

@@ -123,11 +123,7 @@ func (a *admin) listServices(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := make([]adminLineView, len(lines))
-	for i := range lines {
-		out[i] = viewAdminLine(&lines[i])
-	}
-	writeJSON(w, http.StatusOK, servicesAnswer{Services: out, Success: true})
+	writeJSON(w, http.StatusOK, servicesAnswer{Services: viewEach(lines, viewAdminLine), Success: true})
 	return nil
 }
 

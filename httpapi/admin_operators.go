@@ -2,24 +2,15 @@ package httpapi
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/client"
 	"github.com/topupd/topupd/service"
 )
 
-// operatorView is an operator as the admin API shows it.
-type operatorView struct {
-	Name       string  `json:"name"`
-	Role       string  `json:"role"`
-	Disabled   bool    `json:"disabled"`
-	CreatedAt  string  `json:"createdAt"`
-	LastSeenAt *string `json:"lastSeenAt"`
-}
-
 // viewOperator shows an operator.
-func viewOperator(o *topupd.Operator) operatorView {
-	return operatorView{Name: o.Name, Role: string(o.Role), Disabled: o.Disabled, CreatedAt: rfc3339(o.CreatedAt), LastSeenAt: rfc3339Ptr(o.LastSeenAt)}
+func viewOperator(o *topupd.Operator) client.Operator {
+	return client.Operator{Name: o.Name, Role: string(o.Role), Disabled: o.Disabled, CreatedAt: o.CreatedAt.UTC(), LastSeenAt: utcPtr(o.LastSeenAt)}
 }
 
 // newOperatorAnswer is an operator just added, with their first token.
@@ -52,8 +43,8 @@ func (a *admin) createOperator(w http.ResponseWriter, r *http.Request) error {
 
 // operatorsAnswer lists the operators.
 type operatorsAnswer struct {
-	Success   bool           `json:"success"`
-	Operators []operatorView `json:"operators"`
+	Success   bool              `json:"success"`
+	Operators []client.Operator `json:"operators"`
 }
 
 func (a *admin) listOperators(w http.ResponseWriter, r *http.Request) error {
@@ -61,11 +52,7 @@ func (a *admin) listOperators(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := make([]operatorView, len(ops))
-	for i := range ops {
-		out[i] = viewOperator(&ops[i])
-	}
-	writeJSON(w, http.StatusOK, operatorsAnswer{Success: true, Operators: out})
+	writeJSON(w, http.StatusOK, operatorsAnswer{Success: true, Operators: viewEach(ops, viewOperator)})
 	return nil
 }
 
@@ -176,26 +163,12 @@ func (a *admin) createOperatorChatLink(w http.ResponseWriter, r *http.Request) e
 	return nil
 }
 
-// actionView is an entry of the action log.
-type actionView struct {
-	ID        string         `json:"id"`
-	At        string         `json:"at"`
-	Operator  string         `json:"operator"`
-	IP        string         `json:"ip"`
-	RequestID string         `json:"requestId"`
-	Action    string         `json:"action"`
-	Target    string         `json:"target"`
-	AccountID string         `json:"accountId,omitempty"`
-	Before    map[string]any `json:"before"`
-	After     map[string]any `json:"after"`
-}
-
 // actionsAnswer is a page of the action log, with the cursor of the next
 // page (null on the last).
 type actionsAnswer struct {
-	Success    bool         `json:"success"`
-	Actions    []actionView `json:"actions"`
-	NextCursor *string      `json:"nextCursor"`
+	Success    bool            `json:"success"`
+	Actions    []client.Action `json:"actions"`
+	NextCursor *string         `json:"nextCursor"`
 }
 
 // actionsFilters are the filters of GET /admin/actions besides paging.
@@ -216,9 +189,9 @@ func (a *admin) listActions(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := make([]actionView, len(page.Actions))
+	out := make([]client.Action, len(page.Actions))
 	for i, x := range page.Actions {
-		out[i] = actionView{ID: itoa(x.ID), At: x.At.UTC().Format(time.RFC3339Nano), Operator: x.Actor.Operator, IP: x.Actor.IP,
+		out[i] = client.Action{ID: itoa(x.ID), At: x.At.UTC(), Operator: x.Actor.Operator, IP: x.Actor.IP,
 			RequestID: x.Actor.RequestID, Action: x.Action, Target: x.Target, AccountID: x.AccountID, Before: x.Before, After: x.After}
 	}
 	writeJSON(w, http.StatusOK, actionsAnswer{Success: true, Actions: out, NextCursor: nextCursor(service.ActionsCursor, page.Next)})

@@ -5,23 +5,15 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/client"
 	"github.com/topupd/topupd/service"
 )
 
-// adminOrder is an order as the operator sees it: the reseller shape plus
-// its internal id, account, supplier and any alert.
+// adminOrder is an order as the operator sees it: the admin fields
+// (client.OrderAdmin, the client's reading of them) before the reseller
+// shape.
 type adminOrder struct {
-	ID          string `json:"id"`
-	AccountID   string `json:"accountId"`
-	Provider    string `json:"provider"`
-	Upstream    string `json:"upstream,omitempty"`
-	UpstreamPID string `json:"upstreamPid,omitempty"`
-	SupplierRef string `json:"supplierRef,omitempty"`
-	Attempts    int    `json:"attempts"`
-	DeadlineAt  string `json:"deadlineAt"`
-	Alert       string `json:"alert,omitempty"`
-	// CostUsd is what the order cost the business, fixed when it was fulfilled.
-	CostUsd *topupd.Money `json:"costUsd,omitempty"`
+	client.OrderAdmin
 	orderView
 }
 
@@ -31,30 +23,17 @@ type adminOrder struct {
 type adminOrderView struct {
 	Success bool `json:"success"`
 	adminOrder
-	History          []orderEvent  `json:"history"`
-	Ledger           []entryView   `json:"ledger"`
-	SupplierAttempts []attemptView `json:"supplierAttempts"`
-}
-
-// attemptView is one supplier of an order's list and how trying it went.
-type attemptView struct {
-	Attempt     int           `json:"attempt"`
-	Provider    string        `json:"provider"`
-	Upstream    string        `json:"upstream,omitempty"`
-	UpstreamPID string        `json:"upstreamPid,omitempty"`
-	CostUSD     *topupd.Money `json:"costUsd,omitempty"`
-	Outcome     string        `json:"outcome"`
-	Why         string        `json:"why,omitempty"`
-	StartedAt   *string       `json:"startedAt,omitempty"`
-	FinishedAt  *string       `json:"finishedAt,omitempty"`
+	History          []orderEvent             `json:"history"`
+	Ledger           []client.LedgerEntry     `json:"ledger"`
+	SupplierAttempts []client.SupplierAttempt `json:"supplierAttempts"`
 }
 
 // viewAttempts shows an order's supplier attempts.
-func viewAttempts(list []topupd.SupplierAttempt) []attemptView {
-	out := make([]attemptView, len(list))
+func viewAttempts(list []topupd.SupplierAttempt) []client.SupplierAttempt {
+	out := make([]client.SupplierAttempt, len(list))
 	for i, a := range list {
-		out[i] = attemptView{Attempt: a.Attempt, Provider: a.Provider, Upstream: a.Upstream, UpstreamPID: a.UpstreamPID,
-			Outcome: string(a.Outcome), Why: a.Why, StartedAt: rfc3339OrNull(a.StartedAt), FinishedAt: rfc3339OrNull(a.FinishedAt)}
+		out[i] = client.SupplierAttempt{Attempt: a.Attempt, Provider: a.Provider, Upstream: a.Upstream, UpstreamPID: a.UpstreamPID,
+			Outcome: string(a.Outcome), Why: a.Why, StartedAt: a.StartedAt.UTC(), FinishedAt: a.FinishedAt.UTC()}
 		if a.Cost > 0 {
 			out[i].CostUSD = &list[i].Cost
 		}
@@ -96,9 +75,9 @@ func (a *admin) writeOrder(w http.ResponseWriter, r *http.Request, o *topupd.Ord
 // GET /admin/orders/{orderId}/codes, the owner's and logged, is the one
 // way to read them.
 func (a *admin) orderItem(o *topupd.Order) adminOrder {
-	return adminOrder{ID: itoa(o.Seq), AccountID: o.AccountID, Provider: o.Provider, Upstream: o.Upstream,
-		UpstreamPID: o.UpstreamPID, SupplierRef: o.SupplierRef, Attempts: o.Attempts, Alert: o.Alert, CostUsd: o.Cost,
-		DeadlineAt: o.DeadlineAt.UTC().Format(time.RFC3339Nano), orderView: viewOrder(o, a.Now())}
+	return adminOrder{OrderAdmin: client.OrderAdmin{ID: itoa(o.Seq), AccountID: o.AccountID, Provider: o.Provider, Upstream: o.Upstream,
+		UpstreamPID: o.UpstreamPID, SupplierRef: o.SupplierRef, Attempts: o.Attempts, DeadlineAt: o.DeadlineAt.UTC(), Alert: o.Alert,
+		CostUSD: o.Cost}, orderView: viewOrder(o, a.Now())}
 }
 
 // orderCodesAnswer is an order's delivered codes in full.
@@ -151,10 +130,7 @@ func (a *admin) writeOrders(w http.ResponseWriter, r *http.Request, q topupd.Ord
 	if err != nil {
 		return err
 	}
-	out := make([]adminOrder, len(page.Orders))
-	for i := range page.Orders {
-		out[i] = a.orderItem(&page.Orders[i])
-	}
+	out := viewEach(page.Orders, a.orderItem)
 	writeJSON(w, http.StatusOK, orderPageAnswer{Success: true, Count: len(out), Orders: out, NextCursor: nextCursor(service.OrdersCursor, page.Next)})
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/client"
 )
 
 // tierView is a tier as the operator sees it.
@@ -65,29 +66,16 @@ func (a *admin) listTiers(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := make([]tierView, len(tiers))
-	for i := range tiers {
-		out[i] = viewTier(&tiers[i])
-	}
-	writeJSON(w, http.StatusOK, tiersAnswer{Success: true, Tiers: out})
+	writeJSON(w, http.StatusOK, tiersAnswer{Success: true, Tiers: viewEach(tiers, viewTier)})
 	return nil
-}
-
-// accountPriceView is what one account pays for one pack, and why.
-type accountPriceView struct {
-	PID      string        `json:"pid"`
-	PriceUsd topupd.Money  `json:"priceUsd"`
-	Source   string        `json:"source"`
-	PackUsd  topupd.Money  `json:"packPriceUsd"`
-	CostUsd  *topupd.Money `json:"costUsd,omitempty"`
 }
 
 // accountPricesAnswer is what one account pays for every pack.
 type accountPricesAnswer struct {
-	AccountID string             `json:"accountId"`
-	Prices    []accountPriceView `json:"prices"`
-	Success   bool               `json:"success"`
-	Tier      *string            `json:"tier"`
+	AccountID string                `json:"accountId"`
+	Prices    []client.AccountPrice `json:"prices"`
+	Success   bool                  `json:"success"`
+	Tier      *string               `json:"tier"`
 }
 
 // accountPrices lists what the account pays for every pack, and where each
@@ -98,9 +86,9 @@ func (a *admin) accountPrices(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := accountPricesAnswer{Success: true, AccountID: ap.AccountID, Prices: make([]accountPriceView, len(ap.Prices))}
+	out := accountPricesAnswer{Success: true, AccountID: ap.AccountID, Prices: make([]client.AccountPrice, len(ap.Prices))}
 	for i, p := range ap.Prices {
-		out.Prices[i] = accountPriceView{PID: p.PID, PriceUsd: p.Price, Source: p.Source, PackUsd: p.PackPrice, CostUsd: p.Cost}
+		out.Prices[i] = client.AccountPrice{PID: p.PID, PriceUSD: p.Price, Source: p.Source, PackPriceUSD: p.PackPrice, CostUSD: p.Cost}
 	}
 	if ap.Tier != "" {
 		out.Tier = &ap.Tier

@@ -5,36 +5,19 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/client"
 )
 
-// salesRow is one row of a sales report as the API shows it.
-type salesRow struct {
-	Key        string       `json:"key"`
-	Orders     int64        `json:"orders"`
-	Completed  int64        `json:"completed"`
-	Cancelled  int64        `json:"cancelled"`
-	Processing int64        `json:"processing"`
-	RevenueUsd topupd.Money `json:"revenueUsd"`
-	RefundsUsd topupd.Money `json:"refundsUsd"`
-	NetUsd     topupd.Money `json:"netUsd"`
-	CostUsd    topupd.Money `json:"costUsd"`
-	MarginUsd  topupd.Money `json:"marginUsd"`
-}
-
 // newSalesRow shows a row of the store's report.
-func newSalesRow(r topupd.SalesRow) salesRow {
-	return salesRow{Key: r.Key, Orders: r.Orders, Completed: r.Completed, Cancelled: r.Cancelled, Processing: r.Processing,
-		RevenueUsd: r.Revenue, RefundsUsd: r.Refunds, NetUsd: r.Net(), CostUsd: r.Cost, MarginUsd: r.Margin()}
+func newSalesRow(r *topupd.SalesRow) client.SalesRow {
+	return client.SalesRow{Key: r.Key, Orders: r.Orders, Completed: r.Completed, Cancelled: r.Cancelled, Processing: r.Processing,
+		RevenueUSD: r.Revenue, RefundsUSD: r.Refunds, NetUSD: r.Net(), CostUSD: r.Cost, MarginUSD: r.Margin()}
 }
 
 // salesAnswer is a sales report with its total.
 type salesAnswer struct {
-	Success bool              `json:"success"`
-	From    string            `json:"from"`
-	To      string            `json:"to"`
-	GroupBy topupd.SalesGroup `json:"groupBy"`
-	Rows    []salesRow        `json:"rows"`
-	Total   salesRow          `json:"total"`
+	Success bool `json:"success"`
+	client.SalesReport
 }
 
 // salesReport answers the sales of orders created in [from, to), grouped by
@@ -53,12 +36,8 @@ func (a *admin) salesReport(w http.ResponseWriter, r *http.Request) error {
 	if csvOut {
 		return writeCSV(w, "sales-by-"+string(report.By)+".csv", report.CSV())
 	}
-	rows := make([]salesRow, len(report.Rows))
-	for i, row := range report.Rows {
-		rows[i] = newSalesRow(row)
-	}
-	writeJSON(w, http.StatusOK, salesAnswer{Success: true, From: rfc3339(report.From), To: rfc3339(report.To), GroupBy: report.By,
-		Rows: rows, Total: newSalesRow(report.Total)})
+	writeJSON(w, http.StatusOK, salesAnswer{Success: true, SalesReport: client.SalesReport{From: report.From.UTC(), To: report.To.UTC(),
+		GroupBy: string(report.By), Rows: viewEach(report.Rows, newSalesRow), Total: newSalesRow(&report.Total)}})
 	return nil
 }
 

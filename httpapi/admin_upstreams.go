@@ -5,27 +5,13 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/client"
 )
 
-// healthView is a supplier's health as the operator sees it.
-type healthView struct {
-	Provider         string  `json:"provider"`
-	Upstream         string  `json:"upstream,omitempty"`
-	LastSuccess      *string `json:"lastSuccess"`
-	LastError        *string `json:"lastError"`
-	LastErrorMessage string  `json:"lastErrorMessage,omitempty"`
-	ErrorRate        float64 `json:"errorRate"`
-	Calls            int     `json:"calls"`
-	Errors           int     `json:"errors"`
-	Alert            bool    `json:"alert"`
-	// StuckOrders counts the supplier's processing orders that need the
-	// operator (past their deadline, or carrying an alert), from the
-	// database: every node's orders.
-	StuckOrders int `json:"stuckOrders"`
-}
-
-func viewHealth(h topupd.Health) healthView {
-	return healthView{Provider: h.Provider, Upstream: h.Upstream, LastSuccess: rfc3339OrNull(h.LastSuccess), LastError: rfc3339OrNull(h.LastError),
+// viewHealth is a supplier's health as the operator sees it; StuckOrders
+// is the caller's to fill.
+func viewHealth(h topupd.Health) client.Health {
+	return client.Health{Provider: h.Provider, Upstream: h.Upstream, LastSuccess: utcOrNil(h.LastSuccess), LastError: utcOrNil(h.LastError),
 		LastErrorMessage: h.LastErrorMessage, ErrorRate: h.ErrorRate(), Calls: h.Calls, Errors: h.Errors, Alert: h.Alert}
 }
 
@@ -57,15 +43,15 @@ func (a *admin) putUpstream(w http.ResponseWriter, r *http.Request) error {
 // upstreamView is an upstream with its health, which its own members
 // repeat.
 type upstreamView struct {
-	Alert            bool       `json:"alert"`
-	BaseURL          string     `json:"baseUrl"`
-	ErrorRate        float64    `json:"errorRate"`
-	Health           healthView `json:"health"`
-	LastError        *string    `json:"lastError"`
-	LastErrorMessage string     `json:"lastErrorMessage"`
-	LastSuccess      *string    `json:"lastSuccess"`
-	Name             string     `json:"name"`
-	UpdatedAt        string     `json:"updatedAt"`
+	Alert            bool          `json:"alert"`
+	BaseURL          string        `json:"baseUrl"`
+	ErrorRate        float64       `json:"errorRate"`
+	Health           client.Health `json:"health"`
+	LastError        *time.Time    `json:"lastError"`
+	LastErrorMessage string        `json:"lastErrorMessage"`
+	LastSuccess      *time.Time    `json:"lastSuccess"`
+	Name             string        `json:"name"`
+	UpdatedAt        time.Time     `json:"updatedAt"`
 }
 
 // upstreamsAnswer is the list of upstreams.
@@ -83,7 +69,7 @@ func (a *admin) listUpstreams(w http.ResponseWriter, r *http.Request) error {
 	out := make([]upstreamView, len(ups))
 	for i, u := range ups {
 		v := viewHealth(u.Health)
-		out[i] = upstreamView{Name: u.Name, BaseURL: u.BaseURL, UpdatedAt: u.UpdatedAt.UTC().Format(time.RFC3339Nano), Health: v,
+		out[i] = upstreamView{Name: u.Name, BaseURL: u.BaseURL, UpdatedAt: u.UpdatedAt.UTC(), Health: v,
 			LastSuccess: v.LastSuccess, LastError: v.LastError, LastErrorMessage: v.LastErrorMessage, ErrorRate: v.ErrorRate, Alert: v.Alert}
 	}
 	writeJSON(w, http.StatusOK, upstreamsAnswer{Success: true, Upstreams: out})
@@ -92,8 +78,8 @@ func (a *admin) listUpstreams(w http.ResponseWriter, r *http.Request) error {
 
 // providersAnswer is every supplier's health.
 type providersAnswer struct {
-	Providers []healthView `json:"providers"`
-	Success   bool         `json:"success"`
+	Providers []client.Health `json:"providers"`
+	Success   bool            `json:"success"`
 }
 
 // listProviders answers every supplier's health as this node has seen it,
@@ -104,7 +90,7 @@ func (a *admin) listProviders(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := make([]healthView, len(list))
+	out := make([]client.Health, len(list))
 	for i, h := range list {
 		out[i] = viewHealth(h.Health)
 		out[i].StuckOrders = h.StuckOrders
