@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/topupd/topupd/client"
 )
 
 // DefaultOrderDeadline is how long an order may stay processing before it
@@ -11,18 +13,17 @@ import (
 // for the supplier's answer or the operator).
 const DefaultOrderDeadline = 30 * time.Minute
 
-// OrderStatus is the state of an order as the reseller API shows it.
-type OrderStatus string
+// OrderStatus is the state of an order as the reseller API shows it: the
+// Go client's Status, with its Final method (completed and cancelled are
+// final), as Money is the client's Money.
+type OrderStatus = client.Status
 
-// The order states. completed and cancelled are final.
+// The order states.
 const (
-	StatusProcessing OrderStatus = "processing"
-	StatusCompleted  OrderStatus = "completed"
-	StatusCancelled  OrderStatus = "cancelled"
+	StatusProcessing = client.StatusProcessing
+	StatusCompleted  = client.StatusCompleted
+	StatusCancelled  = client.StatusCancelled
 )
-
-// Final reports whether the status can no longer change.
-func (s OrderStatus) Final() bool { return s == StatusCompleted || s == StatusCancelled }
 
 // SupplierState records how far the supplier has got with an order, so that
 // a retry after an unknown outcome asks before it submits again.
