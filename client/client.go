@@ -65,7 +65,7 @@ func New(baseURL, apiKey string, opts ...Option) (*Client, error) {
 		backoffMax:  DefaultBackoffMax,
 		poll:        DefaultPollInterval,
 		userAgent:   DefaultUserAgent,
-		sleep:       sleepCtx,
+		sleep:       Sleep,
 	}
 	for _, o := range opts {
 		if err := o(c); err != nil {
@@ -151,10 +151,11 @@ func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
 // noRedirects makes an http.Client return 3xx answers as they are.
 func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
-// sleepCtx waits d or until ctx ends. When ctx has a deadline that would
-// pass during the wait, it returns at once with an error matching
+// Sleep waits d or until ctx ends, as the client waits between retries
+// and polls unless WithSleep replaces it. When ctx has a deadline that
+// would pass during the wait, it returns at once with an error matching
 // context.DeadlineExceeded instead of sleeping in vain.
-func sleepCtx(ctx context.Context, d time.Duration) error {
+func Sleep(ctx context.Context, d time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}

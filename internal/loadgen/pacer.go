@@ -6,6 +6,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/topupd/topupd/client"
 )
 
 // ErrStopped is the cause of a call the generator dropped because its
@@ -119,7 +121,8 @@ func (p *Pacer) trim(now time.Time) {
 }
 
 // Wait books a slot and sleeps until it. It returns ErrStopped when the slot
-// would be after notAfter, and ctx's error when ctx ends first.
+// would be after notAfter, and ctx's error when ctx ends first (at once
+// when ctx's deadline comes before the slot, as client.Sleep does).
 func (p *Pacer) Wait(ctx context.Context, notAfter time.Time) error {
 	slot, ok := p.Reserve(notAfter)
 	if !ok {
@@ -129,12 +132,5 @@ func (p *Pacer) Wait(ctx context.Context, notAfter time.Time) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return client.Sleep(ctx, d)
 }
