@@ -19,10 +19,7 @@ func writeAccount(w http.ResponseWriter, status int, acct service.Account) error
 func viewAccount(acct *service.Account) client.AdminAccount {
 	v := client.AdminAccount{ID: acct.ID, Name: acct.Name, BalanceUSD: acct.Balance, APIEnabled: acct.APIEnabled, AdminDisabled: acct.AdminDisabled,
 		Banned: acct.Banned, RestrictedUntil: acct.RestrictedUntil, IPAllowlist: acct.IPAllowlist, IPAllowlistRequired: acct.IPAllowlistRequired,
-		CreatedAt: acct.CreatedAt, MaxOrderUSD: acct.Limits.MaxOrder, DailyLimitUSD: acct.Limits.Daily}
-	if acct.Tier != "" {
-		v.Tier = &acct.Tier
-	}
+		CreatedAt: acct.CreatedAt, Tier: nullable(acct.Tier), MaxOrderUSD: acct.Limits.MaxOrder, DailyLimitUSD: acct.Limits.Daily}
 	if v.IPAllowlist == nil {
 		v.IPAllowlist = []string{}
 	}
@@ -184,11 +181,7 @@ func (a *admin) listAccounts(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := accountsAnswer{Success: true, Accounts: viewEach(page.Accounts, viewAccount)}
-	if page.NextCursor != "" {
-		out.NextCursor = &page.NextCursor
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, accountsAnswer{Success: true, Accounts: viewEach(page.Accounts, viewAccount), NextCursor: nullable(page.NextCursor)})
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/client"
+	"github.com/topupd/topupd/service"
 )
 
 // tierView is a tier as the operator sees it.
@@ -86,15 +87,14 @@ func (a *admin) accountPrices(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := accountPricesAnswer{Success: true, AccountID: ap.AccountID, Prices: make([]client.AccountPrice, len(ap.Prices))}
-	for i, p := range ap.Prices {
-		out.Prices[i] = client.AccountPrice{PID: p.PID, PriceUSD: p.Price, Source: p.Source, PackPriceUSD: p.PackPrice, CostUSD: p.Cost}
-	}
-	if ap.Tier != "" {
-		out.Tier = &ap.Tier
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, accountPricesAnswer{Success: true, AccountID: ap.AccountID, Prices: viewEach(ap.Prices, viewAccountPrice),
+		Tier: nullable(ap.Tier)})
 	return nil
+}
+
+// viewAccountPrice is what an account pays for a pack, and why.
+func viewAccountPrice(p *service.AccountPrice) client.AccountPrice {
+	return client.AccountPrice{PID: p.PID, PriceUSD: p.Price, Source: p.Source, PackPriceUSD: p.PackPrice, CostUSD: p.Cost}
 }
 
 // accountPriceSet is the answer of an account's own price set.

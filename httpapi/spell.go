@@ -27,6 +27,14 @@ func utcOrNil(t time.Time) *time.Time {
 	return utcPtr(&t)
 }
 
+// nullable is s, or nil (null) when it is empty.
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
 // viewEach shows every element of a list with view.
 func viewEach[T, V any](list []T, view func(*T) V) []V {
 	out := make([]V, len(list))
