@@ -135,6 +135,9 @@ type PlaceOrder struct {
 type HistoryQuery struct {
 	Offset int
 	Limit  int
+	// TrxID, when set, selects the account's order of that trxid alone:
+	// the total is then 0 or 1.
+	TrxID string
 }
 
 // OrdersQuery selects orders of every account for the operator, newest

@@ -47,14 +47,19 @@ func (a *admin) statement(w http.ResponseWriter, r *http.Request) error {
 	if csvOut {
 		return writeCSV(w, "statement-"+id+".csv", service.StatementCSV(st))
 	}
+	writeJSON(w, http.StatusOK, statementAnswer{Success: true, AccountID: id, From: rfc3339(from), To: rfc3339(to),
+		OpeningBalanceUsd: st.Opening, ClosingBalanceUsd: st.Closing, Entries: viewStatementEntries(st)})
+	return nil
+}
+
+// viewStatementEntries are a statement's entries as both APIs show them.
+func viewStatementEntries(st topupd.Statement) []statementEntry {
 	entries := make([]statementEntry, len(st.Entries))
 	for i, e := range st.Entries {
 		entries[i] = statementEntry{At: rfc3339(e.CreatedAt), Kind: string(e.Kind), AmountUsd: e.Amount, BalanceAfterUsd: e.BalanceAfter,
 			Reference: e.Reference, OrderID: e.OrderID, TrxID: e.TrxID, PID: e.PID}
 	}
-	writeJSON(w, http.StatusOK, statementAnswer{Success: true, AccountID: id, From: rfc3339(from), To: rfc3339(to),
-		OpeningBalanceUsd: st.Opening, ClosingBalanceUsd: st.Closing, Entries: entries})
-	return nil
+	return entries
 }
 
 // knownParams refuses a query parameter not named, or one given twice.

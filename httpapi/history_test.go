@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -111,7 +112,6 @@ func TestHistory(t *testing.T) {
 		{"?page=1", page{newest[:20], "35", "20", true, "1", "20"}},
 		{"?page=2", page{newest[20:], "35", "15", false, "2", "20"}},
 		{"?page=3", page{nil, "35", "0", false, "3", "20"}},
-		{"?page=", page{newest[:20], "35", "20", true, "1", "20"}},
 		{"?page=1&pageSize=7", page{newest[:7], "35", "7", true, "1", "7"}},
 		{"?page=5&pageSize=7", page{newest[28:], "35", "7", false, "5", "7"}},
 		{"?page=4&pageSize=10", page{newest[30:], "35", "5", false, "4", "10"}},
@@ -145,7 +145,8 @@ func TestHistory(t *testing.T) {
 		t.Errorf("pages walked (-want +got):\n%s", diff)
 	}
 
-	for _, q := range []string{"?limit=abc", "?page=0", "?page=-1", "?page=x", "?page=1&pageSize=x"} {
+	for _, q := range []string{"?limit=abc", "?page=0", "?page=-1", "?page=x", "?page=1&pageSize=x",
+		"?page=", "?limit=", "?page=1&pageSize=", "?limit=&page=1", "?trxid=", "?trxid=" + strings.Repeat("t", 129)} {
 		wantFailure(t, h.Do("GET", "/history"+q, a.Key, nil), 400, "INVALID_REQUEST", "INVALID REQUEST")
 	}
 

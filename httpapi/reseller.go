@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 
 	"github.com/topupd/topupd"
@@ -102,16 +103,24 @@ const (
 	pageSizeMax     = 50
 )
 
-// history answers the caller's orders, newest first, in simple or paged mode.
+// history answers the caller's orders, newest first, in simple or paged
+// mode; with trxid, only the order of that trxid (count 0 or 1).
 func (a *reseller) history(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	acct := callerOf(r.Context()).account.ID
+	if err := notEmpty(q, "limit", "page", "pageSize", "trxid"); err != nil {
+		return err
+	}
+	trxid := q.Get("trxid")
+	if err := token("trxid", trxid); err != nil {
+		return topupd.Errorf(topupd.EInvalidRequest, "trxid: at most %d bytes of text", maxTokenLen)
+	}
 	if !q.Has("page") {
 		limit, err := clampParam(q.Get("limit"), "limit", historyDefault, 1, historyMax)
 		if err != nil {
 			return err
 		}
-		orders, _, err := a.Store.History(r.Context(), acct, topupd.HistoryQuery{Limit: limit})
+		orders, _, err := a.Store.History(r.Context(), acct, topupd.HistoryQuery{Limit: limit, TrxID: trxid})
 		if err != nil {
 			return err
 		}
@@ -127,7 +136,7 @@ func (a *reseller) history(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	orders, total, err := a.Store.History(r.Context(), acct, topupd.HistoryQuery{Offset: (page - 1) * size, Limit: size})
+	orders, total, err := a.Store.History(r.Context(), acct, topupd.HistoryQuery{Offset: (page - 1) * size, Limit: size, TrxID: trxid})
 	if err != nil {
 		return err
 	}
@@ -170,6 +179,17 @@ func clampParam(s, name string, def, lo, hi int) (int, error) {
 		return 0, topupd.Errorf(topupd.EInvalidRequest, "%s: a whole number", name)
 	}
 	return min(max(n, lo), hi), nil
+}
+
+// notEmpty refuses a query parameter given with an empty value
+// (`?page=`): it is not a whole number, nor a trxid.
+func notEmpty(q url.Values, names ...string) error {
+	for _, name := range names {
+		if q.Has(name) && q.Get(name) == "" {
+			return topupd.Errorf(topupd.EInvalidRequest, "%s: given empty", name)
+		}
+	}
+	return nil
 }
 
 // openapi answers the reseller API's OpenAPI document (api/reseller.yaml),

@@ -47,6 +47,7 @@ type ResellerStore interface {
 	PlaceOrder(ctx context.Context, p topupd.PlaceOrder) (o topupd.Order, replay bool, err error)
 	ResellerOrder(ctx context.Context, accountID, id string) (topupd.Order, error)
 	History(ctx context.Context, accountID string, q topupd.HistoryQuery) (orders []topupd.Order, total int, err error)
+	Statement(ctx context.Context, accountID string, from, to time.Time) (topupd.Statement, error)
 }
 
 // Deps are what the reseller API needs.
@@ -139,6 +140,7 @@ func (a *reseller) routes(mux router) {
 	mux.Handle("GET /balance", a.auth(a.balance))
 	mux.Handle("POST /orders", a.auth(a.placeOrder))
 	mux.Handle("GET /history", a.auth(a.history))
+	mux.Handle("GET /statement", a.auth(a.statement))
 	mux.Handle("GET /orders/{orderId}", a.auth(a.order))
 	mux.Handle("GET /openapi.json", a.auth(a.openapi))
 }

@@ -104,6 +104,25 @@ func (s *Service) Statement(ctx context.Context, a Actor, accountID string, from
 	return s.d.Store.Statement(ctx, accountID, from, to)
 }
 
+// MaxAccountStatementSpan is the longest period of a statement an account
+// reads of its own (the reseller API's GET /statement).
+const MaxAccountStatementSpan = 31 * 24 * time.Hour
+
+// CheckAccountStatement checks the period of a statement an account reads
+// of its own, before the store reads it (Store.Statement, for the account
+// or, later, its sandbox): from and to both set, from before to, at most
+// MaxAccountStatementSpan apart. The operator's statements (Statement) have
+// no such bound but the store's count of entries.
+func CheckAccountStatement(from, to time.Time) error {
+	if err := span(from, to); err != nil {
+		return err
+	}
+	if to.Sub(from) > MaxAccountStatementSpan {
+		return topupd.Errorf(topupd.EInvalidRequest, "to: at most 31 days after from")
+	}
+	return nil
+}
+
 // StatementCSV is a statement as the rows of a CSV file: a header, the
 // opening balance, the entries and the closing balance.
 func StatementCSV(st topupd.Statement) [][]string {

@@ -141,8 +141,21 @@ func (s *Store) lookup(ctx context.Context, accountID, id, byID, bySeq string, s
 
 // History returns a page of the account's orders, newest first. Each order
 // carries its place in the account (account_seq), so any page is one index
-// range, whatever the page number or the account's size.
+// range, whatever the page number or the account's size. With a trxid, the
+// page holds the account's order of that trxid alone, if any (trxids are
+// unique, so one index entry).
 func (s *Store) History(ctx context.Context, accountID string, q topupd.HistoryQuery) ([]topupd.Order, int, error) {
+	if q.TrxID != "" {
+		orders, err := s.list(ctx, s.q.viewByTrxID, scanOrderView, q.TrxID, accountID)
+		if err != nil {
+			return nil, 0, fmt.Errorf("store.History %s %q: %w", accountID, q.TrxID, err)
+		}
+		total := len(orders)
+		if q.Offset >= total || q.Limit < 1 {
+			orders = orders[:0]
+		}
+		return orders, total, nil
+	}
 	var total int
 	err := s.read.QueryRowContext(ctx, `SELECT order_count FROM accounts WHERE id = $1`, accountID).Scan(&total)
 	if err != nil {

@@ -37,6 +37,7 @@ type queries struct {
 	orderByTrxID  string
 	viewBySeq     string
 	viewByID      string
+	viewByTrxID   string // an account's order of a trxid, as GET /history?trxid= lists it
 	accountByKey  string
 	drawCodes     string // gives the oldest available codes of a pack (not withdrawn) to an order, returning them
 	claimDue      string // leases the earliest due processing orders whose lease ran out
@@ -75,6 +76,7 @@ func render(d Dialect) queries {
 		orderByTrxID:  `SELECT ` + orderColumns + ` FROM orders WHERE trxid = $1`,
 		viewBySeq:     `SELECT ` + viewColumns + ` FROM orders WHERE seq = $1`,
 		viewByID:      `SELECT ` + viewColumns + ` FROM orders WHERE id = $1`,
+		viewByTrxID:   `SELECT ` + viewColumns + ` FROM orders WHERE trxid = $1 AND account_id = $2`,
 		accountByKey: `SELECT a.id, a.name, a.api_enabled, a.admin_disabled, a.banned, a.restricted_until, a.ip_allowlist,
 			a.ip_allowlist_required, a.created_at, a.tier, a.max_order, a.daily_limit FROM api_keys k JOIN accounts a ON a.id = k.account_id
 			WHERE k.hash = $1 AND (k.revoked_at IS NULL OR k.revoked_at > $2)`,
@@ -134,6 +136,7 @@ func HotQueries(d Dialect) []HotQuery {
 		{Name: "reseller order by id", SQL: q.viewByID, Args: []any{"ord_x"}},
 		{Name: "reseller order by seq", SQL: q.viewBySeq, Args: []any{1}},
 		{Name: "order by trxid", SQL: q.orderByTrxID, Args: []any{"t"}},
+		{Name: "history by trxid", SQL: q.viewByTrxID, Args: []any{"t", "a"}},
 		{Name: "account by key", SQL: q.accountByKey, Args: []any{[]byte("h"), 1}},
 		{Name: "lock account", SQL: q.lockAccount, Args: []any{"a"}},
 		{Name: "stock level", SQL: q.lockStock, Args: []any{"p"}},
