@@ -57,6 +57,8 @@ const (
 	EBelowCost           ErrorCode = "BELOW_COST"
 	ESpendLimit          ErrorCode = "SPEND_LIMIT_EXCEEDED"
 	EPriceAboveMax       ErrorCode = "PRICE_ABOVE_MAX"
+	// ESupplierUnavailable: a supplier could not be asked (a player check).
+	ESupplierUnavailable ErrorCode = "SUPPLIER_UNAVAILABLE"
 )
 
 // messages holds the spec's `error` text for codes whose text differs from the code.
@@ -86,6 +88,7 @@ var messages = map[ErrorCode]string{
 	ERoleForbidden:       "ROLE FORBIDDEN",
 	ESpendLimit:          "SPEND LIMIT EXCEEDED",
 	EPriceAboveMax:       "PRICE ABOVE MAX",
+	ESupplierUnavailable: "SUPPLIER UNAVAILABLE",
 }
 
 // Message returns the spec's `error` text for a code: its own table entry, or

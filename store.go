@@ -174,6 +174,10 @@ type OrderStore interface {
 	// transaction. A request repeating an earlier key returns that order with
 	// replay true and moves nothing; a rejected order moves nothing.
 	PlaceOrder(ctx context.Context, p PlaceOrder) (o Order, replay bool, err error)
+	// PrepareOrder checks an order request as PlaceOrder would, short of
+	// the account's limits, balance and stock, and places nothing: it
+	// returns the pack, at the account's price, and the draft order.
+	PrepareOrder(ctx context.Context, p PlaceOrder) (Pack, Draft, error)
 	// Order returns one order by public or internal id; accountID "" means
 	// any account. Another account's order is EOrderNotFound.
 	Order(ctx context.Context, accountID, id string) (Order, error)

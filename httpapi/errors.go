@@ -57,6 +57,7 @@ var statusOf = map[topupd.ErrorCode]int{
 	topupd.EBelowCost:           http.StatusBadRequest,
 	topupd.ESpendLimit:          http.StatusBadRequest,
 	topupd.EPriceAboveMax:       http.StatusBadRequest,
+	topupd.ESupplierUnavailable: http.StatusServiceUnavailable,
 	topupd.EInternal:            http.StatusInternalServerError,
 }
 

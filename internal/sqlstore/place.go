@@ -47,20 +47,8 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 	if prev, replay, found, err := s.repeatOf(ctx, tx, p); found || err != nil {
 		return prev, replay, err
 	}
-	pack, line, err := s.packAndLine(ctx, tx, p.Request.PID)
-	if err != nil {
-		return topupd.Order{}, false, err
-	}
-	if p.SimOff && pack.Provider == topupd.ProviderSim {
-		return topupd.Order{}, false, topupd.Errorf(topupd.EProductDisabled, "the sim supplier is off")
-	}
 	// The account's price is read here, in the transaction that charges it.
-	book, limits, err := s.orderTerms(ctx, tx, p.AccountID, pack.PID)
-	if err != nil {
-		return topupd.Order{}, false, err
-	}
-	pack.Price = book.PriceOf(&pack)
-	draft, err := topupd.Prepare(&p.Request, &line, &pack)
+	pack, line, draft, limits, err := s.prepare(ctx, tx, &p)
 	if err != nil {
 		return topupd.Order{}, false, err
 	}
@@ -159,6 +147,42 @@ func (s *Store) repeatOf(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder) (
 		return prev, replay, true, s.loadCodes(ctx, tx, &prev)
 	}
 	return topupd.Order{}, false, false, nil
+}
+
+// PrepareOrder checks an order request as PlaceOrder would, short of the
+// account's limits, balance and stock, and places nothing: the pack, at
+// the account's price, and the draft order.
+func (s *Store) PrepareOrder(ctx context.Context, p topupd.PlaceOrder) (topupd.Pack, topupd.Draft, error) {
+	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return topupd.Pack{}, topupd.Draft{}, fmt.Errorf("store.PrepareOrder %q: %w", p.Request.PID, err)
+	}
+	defer tx.Rollback()
+	pack, _, draft, _, err := s.prepare(ctx, tx, &p)
+	if err != nil {
+		return topupd.Pack{}, topupd.Draft{}, fmt.Errorf("store.PrepareOrder %q: %w", p.Request.PID, err)
+	}
+	return pack, draft, nil
+}
+
+// prepare reads the pack the request names, its line and the account's
+// terms, and checks the request against them (topupd.Prepare); the pack
+// comes back at the account's price.
+func (s *Store) prepare(ctx context.Context, tx *sql.Tx, p *topupd.PlaceOrder) (topupd.Pack, topupd.Line, topupd.Draft, topupd.Limits, error) {
+	pack, line, err := s.packAndLine(ctx, tx, p.Request.PID)
+	if err != nil {
+		return pack, line, topupd.Draft{}, topupd.Limits{}, err
+	}
+	if p.SimOff && pack.Provider == topupd.ProviderSim {
+		return pack, line, topupd.Draft{}, topupd.Limits{}, topupd.Errorf(topupd.EProductDisabled, "the sim supplier is off")
+	}
+	book, limits, err := s.orderTerms(ctx, tx, p.AccountID, pack.PID)
+	if err != nil {
+		return pack, line, topupd.Draft{}, limits, err
+	}
+	pack.Price = book.PriceOf(&pack)
+	draft, err := topupd.Prepare(&p.Request, &line, &pack)
+	return pack, line, draft, limits, err
 }
 
 // packAndLine reads the pack a PID names and its line.

@@ -4,7 +4,9 @@
 //
 //   - a top-up whose userId starts with 9999 fails with INVALID PLAYER;
 //   - any other top-up completes simDelayMs after placement;
-//   - every call takes simCallMs, as a slow supplier's would.
+//   - every call takes simCallMs, as a slow supplier's would;
+//   - a player check finds a userId starting with 9999 not valid, and any
+//     other valid, named Player followed by its last 4 characters.
 //
 // It keeps no state of its own: an order's outcome follows from the order and
 // the settings, so it survives restarts like the orders do.
@@ -22,7 +24,7 @@ import (
 const InvalidPlayerPrefix = "9999"
 
 // InvalidPlayer is the error of an order sim refuses.
-const InvalidPlayer = "INVALID PLAYER"
+const InvalidPlayer = topupd.InvalidPlayer
 
 // Settings gives the current simDelayMs and simCallMs.
 type Settings interface {
@@ -51,18 +53,9 @@ func (p *Provider) Submit(ctx context.Context, o *topupd.Order) (topupd.Outcome,
 // Status says how the order stands: pending until simDelayMs after placement,
 // then failed for a 9999 player and completed for anyone else.
 func (p *Provider) Status(ctx context.Context, o *topupd.Order) (topupd.Outcome, error) {
-	st, err := p.settings.Settings(ctx)
+	st, err := p.call(ctx)
 	if err != nil {
 		return topupd.Outcome{}, err
-	}
-	if st.SimCallMs > 0 {
-		t := time.NewTimer(time.Duration(st.SimCallMs) * time.Millisecond)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return topupd.Outcome{}, ctx.Err()
-		}
 	}
 	due := o.CreatedAt.Add(time.Duration(st.SimDelayMs) * time.Millisecond)
 	if p.now().Before(due) {
@@ -72,4 +65,41 @@ func (p *Provider) Status(ctx context.Context, o *topupd.Order) (topupd.Outcome,
 		return topupd.Outcome{State: topupd.OutcomeFailed, Message: InvalidPlayer}, nil
 	}
 	return topupd.Outcome{State: topupd.OutcomeCompleted}, nil
+}
+
+// CheckPlayer checks a player by sim's rules (Check), after simCallMs.
+func (p *Provider) CheckPlayer(ctx context.Context, _ topupd.Supplier, f topupd.AccountFields) (topupd.PlayerCheck, error) {
+	if _, err := p.call(ctx); err != nil {
+		return topupd.PlayerCheck{}, err
+	}
+	return Check(f), nil
+}
+
+// Check is sim's player check, which every sandbox check follows too: a
+// userId starting with 9999 is not valid; any other is valid, with the
+// nickname Player followed by its last 4 characters.
+func Check(f topupd.AccountFields) topupd.PlayerCheck {
+	if strings.HasPrefix(f.UserID, InvalidPlayerPrefix) {
+		return topupd.PlayerCheck{Supported: true}
+	}
+	r := []rune(f.UserID)
+	return topupd.PlayerCheck{Supported: true, Valid: true, Nickname: "Player" + string(r[max(len(r)-4, 0):])}
+}
+
+// call reads the settings and takes simCallMs, as every call of sim does.
+func (p *Provider) call(ctx context.Context) (topupd.Settings, error) {
+	st, err := p.settings.Settings(ctx)
+	if err != nil {
+		return st, err
+	}
+	if st.SimCallMs > 0 {
+		t := time.NewTimer(time.Duration(st.SimCallMs) * time.Millisecond)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return st, ctx.Err()
+		}
+	}
+	return st, nil
 }
