@@ -72,19 +72,24 @@ func New(src Source, opts ...Option) *Provider {
 // clientFor returns the client of the order's upstream, looked up afresh on
 // every call so that a changed URL or rotated key takes effect at once.
 func (p *Provider) clientFor(ctx context.Context, o *topupd.Order) (*client.Client, error) {
-	if o.Upstream == "" || o.UpstreamPID == "" {
-		return nil, needsOperator(o.Upstream, "the order names no upstream or no upstream PID", nil)
+	return p.clientOf(ctx, &topupd.Supplier{Provider: o.Provider, Upstream: o.Upstream, UpstreamPID: o.UpstreamPID})
+}
+
+// clientOf is clientFor for a supplier of a pack.
+func (p *Provider) clientOf(ctx context.Context, s *topupd.Supplier) (*client.Client, error) {
+	if s.Upstream == "" || s.UpstreamPID == "" {
+		return nil, needsOperator(s.Upstream, "no upstream or no upstream PID named", nil)
 	}
-	u, err := p.src.Upstream(ctx, o.Upstream)
+	u, err := p.src.Upstream(ctx, s.Upstream)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("upstream %s: looking it up: %w", o.Upstream, err)
+			return nil, fmt.Errorf("upstream %s: looking it up: %w", s.Upstream, err)
 		}
-		return nil, needsOperator(o.Upstream, "unknown or unreadable upstream", err)
+		return nil, needsOperator(s.Upstream, "unknown or unreadable upstream", err)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if cc, ok := p.clients[o.Upstream]; ok && cc.baseURL == u.BaseURL && cc.apiKey == u.APIKey {
+	if cc, ok := p.clients[s.Upstream]; ok && cc.baseURL == u.BaseURL && cc.apiKey == u.APIKey {
 		return cc.c, nil
 	}
 	opts := []client.Option{
@@ -98,8 +103,8 @@ func (p *Provider) clientFor(ctx context.Context, o *topupd.Order) (*client.Clie
 	}
 	c, err := client.New(u.BaseURL, u.APIKey, opts...)
 	if err != nil {
-		return nil, needsOperator(o.Upstream, "bad upstream settings", err)
+		return nil, needsOperator(s.Upstream, "bad upstream settings", err)
 	}
-	p.clients[o.Upstream] = cachedClient{baseURL: u.BaseURL, apiKey: u.APIKey, c: c}
+	p.clients[s.Upstream] = cachedClient{baseURL: u.BaseURL, apiKey: u.APIKey, c: c}
 	return c, nil
 }
