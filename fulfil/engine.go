@@ -61,6 +61,9 @@ type Config struct {
 	// HealthHold is how long a supplier found unhealthy is passed over by
 	// orders that list another (see docs/failover.md).
 	HealthHold time.Duration
+	// CheckTimeout bounds a player check (CheckPlayer), all its suppliers
+	// together; topupd.PlayerCheckTimeout by default.
+	CheckTimeout time.Duration
 }
 
 // Engine claims processing orders and settles them.
@@ -99,6 +102,7 @@ func New(cfg Config) (*Engine, error) {
 	setDefault(&cfg.BackoffMax, DefaultBackoffMax)
 	setDefault(&cfg.Drain, 10*time.Second)
 	setDefault(&cfg.HealthHold, DefaultHealthHold)
+	setDefault(&cfg.CheckTimeout, topupd.PlayerCheckTimeout)
 	if cfg.Lease <= cfg.CallTimeout {
 		return nil, fmt.Errorf("fulfil.New: lease %v must exceed call timeout %v", cfg.Lease, cfg.CallTimeout)
 	}
