@@ -64,13 +64,16 @@ func (s *resellerStore) Balance(_ context.Context, accountID string) (topupd.Mon
 	return s.balances[accountID], nil
 }
 
-// fulfiller is a Fulfiller these tests never reach.
+// fulfiller is a Fulfiller and a Players these tests never reach.
 type fulfiller struct{}
 
 func (fulfiller) Owner() string                      { return "unit" }
 func (fulfiller) LeaseUntil(now time.Time) time.Time { return now.Add(time.Minute) }
 func (fulfiller) Attempt(_ context.Context, o topupd.Order, _ time.Duration) topupd.Order {
 	return o
+}
+func (fulfiller) CheckPlayer(context.Context, []topupd.Supplier, topupd.AccountFields) (topupd.PlayerCheck, error) {
+	return topupd.PlayerCheck{}, nil
 }
 
 // answer is the part of a JSON answer these tests check.
@@ -124,7 +127,7 @@ func TestResellerKeyCheck(t *testing.T) {
 
 	h, err := httpapi.NewReseller(httpapi.Deps{Store: store, Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now },
 		Limiter:  ratelimit.NewMemory([]ratelimit.Window{{Limit: 1000, Period: time.Minute}}, func() time.Time { return now }),
-		InFlight: ratelimit.NewMemoryInFlight(func() time.Time { return now }), Fulfiller: fulfiller{}})
+		InFlight: ratelimit.NewMemoryInFlight(func() time.Time { return now }), Fulfiller: fulfiller{}, Players: fulfiller{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -362,6 +362,19 @@ func plainText(name, v string) error {
 // DecodeOrder reads a POST /orders body with the spec's field aliases. Fields
 // the spec does not name (a price or a status, say) are ignored.
 func DecodeOrder(r *http.Request) (topupd.OrderRequest, error) {
+	return decodeOrder(r, true)
+}
+
+// DecodePlayerCheck reads a POST /players/check body: an order's body
+// without its trxid, refused as DecodeOrder refuses it. A trxid or
+// idempotency key sent anyway is ignored.
+func DecodePlayerCheck(r *http.Request) (topupd.OrderRequest, error) {
+	return decodeOrder(r, false)
+}
+
+// decodeOrder is DecodeOrder, which with trx reads and requires the trxid
+// and idempotency key, and without them leaves them out.
+func decodeOrder(r *http.Request, trx bool) (topupd.OrderRequest, error) {
 	var req topupd.OrderRequest
 	obj, err := readObject(r)
 	if err != nil {
@@ -381,6 +394,9 @@ func DecodeOrder(r *http.Request) (topupd.OrderRequest, error) {
 		{&req.Fields.MoreID, []string{"moreId"}},
 	}
 	for _, f := range fields {
+		if !trx && (f.dst == &req.TrxID || f.dst == &req.IdempotencyKey) {
+			continue
+		}
 		if *f.dst, err = stringField(obj, f.names...); err != nil {
 			return req, err
 		}
@@ -406,7 +422,7 @@ func DecodeOrder(r *http.Request) (topupd.OrderRequest, error) {
 	switch {
 	case strings.TrimSpace(req.PID) == "":
 		return req, topupd.Errorf(topupd.EInvalidRequest, "pid is required")
-	case strings.TrimSpace(req.TrxID) == "":
+	case trx && strings.TrimSpace(req.TrxID) == "":
 		return req, topupd.Errorf(topupd.EInvalidRequest, "trxid is required")
 	}
 	return req, nil

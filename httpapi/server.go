@@ -45,6 +45,7 @@ type ResellerStore interface {
 	// The caller's balance and orders.
 	Balance(ctx context.Context, accountID string) (topupd.Money, error)
 	PlaceOrder(ctx context.Context, p topupd.PlaceOrder) (o topupd.Order, replay bool, err error)
+	PrepareOrder(ctx context.Context, p topupd.PlaceOrder) (topupd.Pack, topupd.Draft, error)
 	ResellerOrder(ctx context.Context, accountID, id string) (topupd.Order, error)
 	History(ctx context.Context, accountID string, q topupd.HistoryQuery) (orders []topupd.Order, total int, err error)
 	Statement(ctx context.Context, accountID string, from, to time.Time) (topupd.Statement, error)
@@ -57,8 +58,10 @@ type Deps struct {
 	Limiter   topupd.RateLimiter
 	InFlight  topupd.InFlight
 	Fulfiller Fulfiller
-	Logger    *slog.Logger
-	Now       func() time.Time
+	// Players asks the suppliers about players (POST /players/check).
+	Players Players
+	Logger  *slog.Logger
+	Now     func() time.Time
 	// TrustedProxies are the peers whose X-Forwarded-For is believed.
 	TrustedProxies []netip.Prefix
 	// Deadline is how long an order may take before it is cancelled and refunded.
@@ -101,6 +104,8 @@ func NewReseller(d Deps) (http.Handler, error) {
 		return nil, errors.New("httpapi.NewReseller: in-flight locks are required")
 	case d.Fulfiller == nil:
 		return nil, errors.New("httpapi.NewReseller: a fulfiller is required")
+	case d.Players == nil:
+		return nil, errors.New("httpapi.NewReseller: a player checker is required")
 	}
 	if d.Logger == nil {
 		d.Logger = slog.Default()
@@ -139,6 +144,7 @@ func (a *reseller) routes(mux router) {
 	mux.Handle("GET /my-ip", a.auth(a.myIP))
 	mux.Handle("GET /balance", a.auth(a.balance))
 	mux.Handle("POST /orders", a.auth(a.placeOrder))
+	mux.Handle("POST /players/check", a.auth(a.checkPlayer))
 	mux.Handle("GET /history", a.auth(a.history))
 	mux.Handle("GET /statement", a.auth(a.statement))
 	mux.Handle("GET /orders/{orderId}", a.auth(a.order))

@@ -215,7 +215,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 		apiStore = cfg.WrapStore(a.Store)
 	}
 	a.Reseller, err = httpapi.NewReseller(httpapi.Deps{
-		Store: apiStore, Limiter: limiter, InFlight: a.limits.inFlight, Fulfiller: a.Engine, Logger: cfg.Logger, Now: cfg.Now,
+		Store: apiStore, Limiter: limiter, InFlight: a.limits.inFlight, Fulfiller: a.Engine, Players: a.Engine, Logger: cfg.Logger, Now: cfg.Now,
 		TrustedProxies: cfg.TrustedProxies, Deadline: cfg.Deadline, MaxBody: cfg.MaxBody, AuthCache: cache, SimOff: cfg.SimOff,
 		Metrics: a.Metrics, KeylessLimiter: a.limits.keyless,
 	})

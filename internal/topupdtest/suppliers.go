@@ -67,3 +67,12 @@ func newSupplierLog() *SupplierLog {
 
 // watch wraps a supplier so that its calls are recorded.
 func (l *SupplierLog) watch(p topupd.Provider) topupd.Provider { return watched{p, l} }
+
+// CheckPlayer passes a player check on, unrecorded (it concerns no order);
+// a supplier that cannot check stays one that cannot.
+func (w watched) CheckPlayer(ctx context.Context, s topupd.Supplier, f topupd.AccountFields) (topupd.PlayerCheck, error) {
+	if pc, ok := w.inner.(topupd.PlayerChecker); ok {
+		return pc.CheckPlayer(ctx, s, f)
+	}
+	return topupd.PlayerCheck{}, nil
+}
