@@ -247,15 +247,22 @@ func (l *Line) checkQuantity(qty int) error {
 // checkFields keeps the fields the line requires, checks each against its
 // pattern and options, and drops the rest. A region-requiring line that does
 // not itself require serverId also takes the region from serverId, and echoes
-// the region back as serverId.
+// the region back as serverId; there, a region and a serverId that name
+// different regions (ignoring case, as options are matched) are INVALID BODY.
 func (l *Line) checkFields(in AccountFields) (AccountFields, error) {
 	var out AccountFields
 	requires := map[string]bool{}
 	for _, r := range l.Required {
 		requires[r.Field] = true
 	}
-	if requires[FieldRegion] && !requires[FieldServerID] && in.Region == "" {
-		in.Region = in.ServerID
+	if requires[FieldRegion] && !requires[FieldServerID] {
+		region, server := strings.TrimSpace(in.Region), strings.TrimSpace(in.ServerID)
+		switch {
+		case region == "":
+			in.Region = in.ServerID
+		case server != "" && !strings.EqualFold(region, server):
+			return out, Errorf(EInvalidBody, "region and serverId disagree: on this line serverId is the region")
+		}
 	}
 	for _, r := range l.Required {
 		if r.Field == FieldQuantity {

@@ -95,6 +95,20 @@ func (a *reseller) order(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// noOrder answers GET /orders/ (an empty order id) as GET /orders/{orderId}
+// answers an id that names no order of the caller.
+func (a *reseller) noOrder(w http.ResponseWriter, r *http.Request) error {
+	return topupd.Fail(topupd.EOrderNotFound)
+}
+
+// onlyPost answers /orders with a method other than POST as ServeMux
+// answers a method a path does not serve: 405 METHOD_NOT_ALLOWED, with
+// Allow: POST.
+func (a *reseller) onlyPost(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Allow", http.MethodPost)
+	writeError(w, a.Logger, r, topupd.Fail(topupd.EMethodNotAllowed))
+}
+
 // History limits from the spec.
 const (
 	historyDefault  = 30

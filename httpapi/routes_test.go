@@ -41,12 +41,14 @@ func operations(t *testing.T, name string, yaml []byte) []string {
 }
 
 // undocumented are routes served on purpose without an operation in
-// their API's document. None today: the operations paths (/metrics,
-// /livez, /readyz) and the profiles (/admin/debug/pprof/…) are in
-// admin.yaml. The console is not a route of either API: internal/app
-// serves it under /console/ beside the admin API, and its pages are
-// tested in console/.
-var undocumented = map[string]string{}
+// their API's document. The operations paths (/metrics, /livez, /readyz)
+// and the profiles (/admin/debug/pprof/…) are in admin.yaml. The console
+// is not a route of either API: internal/app serves it under /console/
+// beside the admin API, and its pages are tested in console/.
+var undocumented = map[string]string{
+	"GET /orders/{$}": "an empty order id; reseller.yaml documents its answer under GET /orders/{orderId}",
+	"/orders":         "every method but POST, answered 405 as the mux would; it keeps the mux from redirecting GET /orders to GET /orders/",
+}
 
 // unserved are operations a document lists that no route pattern names
 // as such, each with the pattern that serves it.
@@ -77,7 +79,7 @@ func TestRoutesDocumented(t *testing.T) {
 	} {
 		documented := operations(t, c.doc, c.yaml)
 		for _, r := range c.served {
-			if strings.Count(r, " ") != 1 || !strings.HasPrefix(strings.SplitN(r, " ", 2)[1], "/") {
+			if _, listed := undocumented[r]; !listed && (strings.Count(r, " ") != 1 || !strings.HasPrefix(strings.SplitN(r, " ", 2)[1], "/")) {
 				t.Errorf("route %q: want a pattern of a method and a path, as the documents name operations", r)
 			}
 			why, allowed := undocumented[r]

@@ -148,5 +148,9 @@ func (a *reseller) routes(mux router) {
 	mux.Handle("GET /history", a.auth(a.history))
 	mux.Handle("GET /statement", a.auth(a.statement))
 	mux.Handle("GET /orders/{orderId}", a.auth(a.order))
+	mux.Handle("GET /orders/{$}", a.auth(a.noOrder))
+	// Not an operation: without it, ServeMux would redirect GET /orders to
+	// GET /orders/ (the route above). Every method but POST answers 405.
+	mux.HandleFunc("/orders", a.onlyPost)
 	mux.Handle("GET /openapi.json", a.auth(a.openapi))
 }
