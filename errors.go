@@ -59,6 +59,11 @@ const (
 	EPriceAboveMax       ErrorCode = "PRICE_ABOVE_MAX"
 	// ESupplierUnavailable: a supplier could not be asked (a player check).
 	ESupplierUnavailable ErrorCode = "SUPPLIER_UNAVAILABLE"
+	// EWebhookURLForbidden: an endpoint URL that is not https, or whose host
+	// is or resolves to a loopback, private, link-local or unspecified address.
+	EWebhookURLForbidden ErrorCode = "WEBHOOK_URL_FORBIDDEN"
+	// EWebhookLimit: an account already has MaxWebhookEndpoints endpoints.
+	EWebhookLimit ErrorCode = "WEBHOOK_LIMIT"
 )
 
 // messages holds the spec's `error` text for codes whose text differs from the code.

@@ -20,6 +20,7 @@ type Store interface {
 	PriceStore
 	BatchStore
 	StreamStore
+	WebhookStore
 	// Settings returns the operator's settings.
 	Settings(ctx context.Context) (Settings, error)
 	// UpdateSettings applies a patch and returns the new settings.

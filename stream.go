@@ -37,6 +37,10 @@ const (
 	// change the action log records); Data holds the action, its target,
 	// and the fields before and after, as the action log has them.
 	CatalogChanged EventType = "catalog.changed"
+	// WebhookDisabled: the server disabled a webhook endpoint of the
+	// account; Data holds endpointId, url, reason (gone, failing) and the
+	// last attempt's status.
+	WebhookDisabled EventType = "webhook.disabled"
 )
 
 // Event is one change in the stream every consumer reads in order.

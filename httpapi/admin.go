@@ -111,6 +111,7 @@ func (a *admin) routes(mux router) {
 	mux.Handle("POST /admin/accounts/{id}/chat-links", a.call(service.OpChatLink, a.createChatLink))
 	mux.Handle("GET /admin/accounts/{id}/chats", a.call(service.OpRead, a.listChats))
 	mux.Handle("DELETE /admin/accounts/{id}/chats/{chatId}", a.call(service.OpUnlinkChat, a.unlinkChat))
+	a.webhookRoutes(mux)
 	mux.Handle("POST /admin/accounts/{id}/credits", a.call(service.OpCredit, a.credit))
 	mux.Handle("GET /admin/accounts/{id}/prices", a.call(service.OpRead, a.accountPrices))
 	mux.Handle("PUT /admin/accounts/{id}/prices/{pid}", a.call(service.OpSetAccountPrice, a.setAccountPrice))

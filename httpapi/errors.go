@@ -58,6 +58,8 @@ var statusOf = map[topupd.ErrorCode]int{
 	topupd.ESpendLimit:          http.StatusBadRequest,
 	topupd.EPriceAboveMax:       http.StatusBadRequest,
 	topupd.ESupplierUnavailable: http.StatusServiceUnavailable,
+	topupd.EWebhookURLForbidden: http.StatusBadRequest,
+	topupd.EWebhookLimit:        http.StatusConflict,
 	topupd.EInternal:            http.StatusInternalServerError,
 }
 

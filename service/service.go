@@ -47,6 +47,7 @@ type Store interface {
 	catalogStore
 	adminStore
 	actorStore
+	webhookStore
 }
 
 // Deps are the service's dependencies.
@@ -76,6 +77,13 @@ type Deps struct {
 	// BotUsername, when set, is the messaging app bot's username, which
 	// chat link codes' URLs open ("" while it is not known).
 	BotUsername func() string
+	// CheckWebhookURL, when set, checks a webhook endpoint's URL: its form
+	// and where its host points (the webhooks package's Guard); without it
+	// only the form and a host written as an address are checked.
+	CheckWebhookURL func(ctx context.Context, raw string) error
+	// WakeWebhooks, when set, tells the webhook deliverer that a delivery
+	// is due.
+	WakeWebhooks func()
 }
 
 // Service runs the operations.
@@ -106,6 +114,9 @@ func New(d Deps) (*Service, error) {
 	if d.Health == nil {
 		d.Health = func() []topupd.Health { return nil }
 	}
+	if d.WakeWebhooks == nil {
+		d.WakeWebhooks = func() {}
+	}
 	if d.BotUsername == nil {
 		d.BotUsername = func() string { return "" }
 	}
@@ -127,7 +138,7 @@ const OpRead Op = "read"
 // permissionOf is every operation's permission.
 var permissionOf = func() map[Op]topupd.Permission {
 	all := map[Op]topupd.Permission{OpRead: topupd.PermRead}
-	for _, table := range []map[Op]topupd.Permission{orderOps, accountOps, catalogOps, adminOps} {
+	for _, table := range []map[Op]topupd.Permission{orderOps, accountOps, catalogOps, adminOps, webhookOps} {
 		for op, perm := range table {
 			if _, dup := all[op]; dup {
 				panic("service: operation " + string(op) + " declared twice")

@@ -17,6 +17,7 @@ import (
 	"github.com/topupd/topupd/httpapi"
 	"github.com/topupd/topupd/internal/app"
 	"github.com/topupd/topupd/ratelimit"
+	"github.com/topupd/topupd/webhooks"
 )
 
 // config is everything serve needs, from flags and the environment: the
@@ -88,6 +89,11 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	simSwitch := "" // off, or on with --demo
 	fe.Var(choiceValue{&simSwitch, []string{"on", "off"}}, "sim", "TOPUPD_SIM",
 		"on or off: whether the built-in sim supplier may fulfil orders, completing top-ups that nobody delivers; off refuses sim packs (default off, on with --demo)")
+	allowPrivate := "off"
+	fe.Var(choiceValue{&allowPrivate, []string{"on", "off"}}, "webhook-allow-private", "TOPUPD_WEBHOOK_ALLOW_PRIVATE",
+		"on or off: on lets webhook endpoints use http:// and loopback, private and link-local addresses (private deployments, tests)")
+	fe.Int(&c.WebhookConcurrency, "webhook-concurrency", "TOPUPD_WEBHOOK_CONCURRENCY", webhooks.DefaultConcurrency,
+		"how many webhook deliveries this node attempts at once")
 	fe.String(&c.ConsoleURL, "console-url", "TOPUPD_CONSOLE_URL", "",
 		"the console's public base URL, used in setup links (default http://<admin-addr>/console/); when it is https://…, the console's cookies are Secure")
 	if err := fe.parse(args, getenv, stdout, stderr); err != nil {
@@ -97,6 +103,10 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 		return c, fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
 	}
 	c.SimOff = simSwitch == "off" || (simSwitch == "" && !c.Demo)
+	c.WebhookAllowPrivate = allowPrivate == "on"
+	if c.WebhookConcurrency < 1 {
+		return c, fmt.Errorf("--webhook-concurrency (TOPUPD_WEBHOOK_CONCURRENCY) must be at least 1")
+	}
 	if c.SimOff && c.Demo {
 		return c, fmt.Errorf("--demo needs --sim on: the demo catalog is fulfilled by sim")
 	}

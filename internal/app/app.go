@@ -33,6 +33,7 @@ import (
 	"github.com/topupd/topupd/service"
 	"github.com/topupd/topupd/sqlite"
 	"github.com/topupd/topupd/telegram"
+	"github.com/topupd/topupd/webhooks"
 )
 
 // Config is everything the app needs. The zero value of a duration or a
@@ -85,6 +86,12 @@ type Config struct {
 	// TelegramPoll and TelegramLease are the bot's long-poll length and
 	// its poller's lease (the bot's defaults when zero).
 	TelegramPoll, TelegramLease time.Duration
+	// WebhookAllowPrivate lifts the webhook URL rules of https only and no
+	// private addresses (--webhook-allow-private).
+	WebhookAllowPrivate bool
+	// WebhookConcurrency is how many webhook deliveries this node attempts
+	// at once (webhooks.DefaultConcurrency when zero).
+	WebhookConcurrency int
 	// AuthCacheTTL is how long keys' accounts and the settings are
 	// remembered between calls (topupd serve: one second); 0 remembers nothing.
 	AuthCacheTTL time.Duration
@@ -100,6 +107,9 @@ type Config struct {
 	// NotifyPoll is how long the event stream's dispatcher waits, idle,
 	// before reading again; 0 is its default.
 	NotifyPoll time.Duration
+	// WebhookPoll is how long an idle webhook deliverer waits before
+	// looking again; 0 is its default.
+	WebhookPoll time.Duration
 	// MaxBody bounds the reseller API's request bodies; 0 is its default.
 	MaxBody int64
 	// Limiter replaces the rate limiter built from the rates above.
@@ -133,6 +143,8 @@ type App struct {
 	Notify *notify.Dispatcher
 	// Service runs the operations every front end calls.
 	Service *service.Service
+	// Webhooks makes this node's webhook delivery attempts.
+	Webhooks *webhooks.Deliverer
 
 	log           *slog.Logger
 	limits        *limits
@@ -143,6 +155,7 @@ type App struct {
 	bot           atomic.Pointer[telegram.Bot]
 	unlock        func() error // lets go of the SQLite file (Config.Exclusive)
 	stopNotify    func()
+	stopWebhooks  func()
 }
 
 // New opens the store, builds every part and starts the engine. Close
@@ -222,7 +235,10 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	if err != nil {
 		return nil, err
 	}
+	guard := webhooks.Guard{AllowPrivate: cfg.WebhookAllowPrivate}
+	a.Webhooks = newDeliverer(cfg, a.Store, guard, now, a.Metrics)
 	if a.Service, err = service.New(service.Deps{Store: a.Store, Now: cfg.Now, Deadline: cfg.Deadline, Wake: a.Engine.Wake,
+		CheckWebhookURL: guard.Check, WakeWebhooks: a.Webhooks.Wake,
 		Invalidate: cache.Invalidate, Logger: cfg.Logger, SimOff: cfg.SimOff, Health: a.Engine.Health, ConsoleURL: cfg.ConsoleURL,
 		BotUsername: a.botUsername}); err != nil {
 		return nil, err
@@ -241,6 +257,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 		return nil, err
 	}
 	a.startNotify(cfg, now)
+	a.startWebhooks()
 	engineCtx, stop := context.WithCancel(context.Background())
 	a.stopEngine, a.engineDone = stop, make(chan struct{})
 	go func() { a.Engine.Run(engineCtx); close(a.engineDone) }()
@@ -258,6 +275,10 @@ func (a *App) Close() error {
 	if a.stopNotify != nil {
 		a.stopNotify()
 		a.stopNotify = nil
+	}
+	if a.stopWebhooks != nil {
+		a.stopWebhooks()
+		a.stopWebhooks = nil
 	}
 	if a.stopEngine != nil {
 		a.stopEngine()

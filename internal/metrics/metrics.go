@@ -46,6 +46,9 @@ type Metrics struct {
 	toFinal       *prometheus.HistogramVec
 	supplierCalls *prometheus.CounterVec
 	lowStock      *prometheus.CounterVec
+	webhooks      *prometheus.CounterVec
+	webhookTime   *prometheus.HistogramVec
+	webhooksOff   *prometheus.CounterVec
 }
 
 // New returns the series, with the Go runtime's and the process's, and
@@ -74,8 +77,16 @@ func New(src Source, now func() time.Time) *Metrics {
 		lowStock: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "topupd_low_stock_alerts_total",
 			Help: "Low-stock alerts this process raised or cleared (each is raised or cleared by one process), by pack and event."},
 			[]string{"pid", "event"}),
+		webhooks: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "topupd_webhook_attempts_total",
+			Help: "Webhook delivery attempts this process made, by outcome (delivered, retry, failed, gone, refused)."},
+			[]string{"outcome"}),
+		webhookTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "topupd_webhook_attempt_duration_seconds",
+			Help: "Time from the start of a webhook delivery attempt to its answer or failure, by outcome.", Buckets: prometheus.DefBuckets},
+			[]string{"outcome"}),
+		webhooksOff: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "topupd_webhook_endpoints_disabled_total",
+			Help: "Webhook endpoints this process disabled, by reason (gone, failing)."}, []string{"reason"}),
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.placed, m.finished, m.toFinal, m.supplierCalls, m.lowStock,
+	m.reg.MustRegister(m.requests, m.latency, m.placed, m.finished, m.toFinal, m.supplierCalls, m.lowStock, m.webhooks, m.webhookTime, m.webhooksOff,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), &dbCollector{src: src, now: now})
 	return m
 }
@@ -137,6 +148,25 @@ func (m *Metrics) LowStockAlert(pid string, raised bool) {
 		event = "raised"
 	}
 	m.lowStock.WithLabelValues(pid, event).Inc()
+}
+
+// WebhookAttempt counts one webhook delivery attempt and its time: its
+// outcome is delivered, retry (failed, to be tried again), failed (the
+// last attempt failed), gone (a 410) or refused (the address is forbidden).
+func (m *Metrics) WebhookAttempt(outcome string, d time.Duration) {
+	if m == nil {
+		return
+	}
+	m.webhooks.WithLabelValues(outcome).Inc()
+	m.webhookTime.WithLabelValues(outcome).Observe(d.Seconds())
+}
+
+// WebhookDisabled counts an endpoint the server disabled, by reason.
+func (m *Metrics) WebhookDisabled(reason string) {
+	if m == nil {
+		return
+	}
+	m.webhooksOff.WithLabelValues(reason).Inc()
 }
 
 // dbCollector reads the series the database holds at each scrape.

@@ -84,8 +84,8 @@ func tellsCatalog(c *topupd.Change) bool {
 }
 
 // tellsAccount reports whether a change goes into the event stream as an
-// account's change: one made to an account or its keys, chats or prices
-// that changed something (a credit has an event of its own, and order
+// account's change: one made to an account or its keys, chats, prices or
+// webhook endpoints that changed something (a credit has an event of its own, and order
 // changes theirs).
 func tellsAccount(c *topupd.Change) bool {
 	if c.AccountID == "" || len(c.After) == 0 || c.Action == "account.credit" {
@@ -93,7 +93,7 @@ func tellsAccount(c *topupd.Change) bool {
 	}
 	area, _, _ := strings.Cut(c.Action, ".")
 	switch area {
-	case "account", "key", "chat", "price":
+	case "account", "key", "chat", "price", "webhook":
 		return true
 	}
 	return false

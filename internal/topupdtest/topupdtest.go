@@ -47,6 +47,8 @@ type config struct {
 	telegramAPI, telegramToken string
 	db                         string
 	secretKey                  string
+	webhookAllowPrivate        bool
+	webhookConcurrency         int
 }
 
 // Option shapes a server.
@@ -126,6 +128,13 @@ func WithDB(db string) Option { return func(cfg *config) { cfg.db = db } }
 // sharing another's database (WithDB) must: by default each server has a
 // random key of its own. The key is T.SecretKey.
 func WithSecretKey(key string) Option { return func(cfg *config) { cfg.secretKey = key } }
+
+// WithWebhookReceivers lets webhook endpoints be http:// receivers on
+// loopback (--webhook-allow-private on), with concurrency attempts at
+// once on this server (0: the default).
+func WithWebhookReceivers(concurrency int) Option {
+	return func(cfg *config) { cfg.webhookAllowPrivate, cfg.webhookConcurrency = true, concurrency }
+}
 
 // WithWrap wraps the reseller API's handler, to inject failures or watch requests.
 func WithWrap(w func(http.Handler) http.Handler) Option { return func(cfg *config) { cfg.wrap = w } }
@@ -223,6 +232,7 @@ func New(tb testing.TB, opts ...Option) *T {
 		Logger: newLogger(h.Logs), Now: cfg.clockNow(), Poll: 50 * time.Millisecond, MaxBody: cfg.maxBody, Limiter: limiter,
 		WrapStore: cfg.wrapStore, WrapProvider: h.Calls.watch, MetricsToken: h.MetricsToken,
 		RateInvalidKeyPerMinute: cfg.invalidKeyPerMinute,
+		WebhookAllowPrivate:     cfg.webhookAllowPrivate, WebhookConcurrency: cfg.webhookConcurrency, WebhookPoll: 50 * time.Millisecond,
 	}
 	if cfg.telegramToken != "" {
 		ac.TelegramToken, ac.TelegramAPI, ac.TelegramPoll, ac.TelegramLease = cfg.telegramToken, cfg.telegramAPI, 5*time.Second, 3*time.Second

@@ -1,0 +1,122 @@
+package webhooks
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/topupd/topupd"
+)
+
+// NotifierStore is what the notifier needs of the database.
+type NotifierStore interface {
+	Order(ctx context.Context, accountID, id string) (topupd.Order, error)
+	AddWebhookEvents(ctx context.Context, events []topupd.WebhookEvent, now time.Time) error
+}
+
+// Notifier turns the event stream's events into webhook events of their
+// accounts (topupd.Notifier): an order completed, a created order
+// cancelled, a credit. Each keeps the stream event's id; the store queues
+// its deliveries to the account's endpoints in the same transaction and
+// adds nothing for an event told again.
+type Notifier struct {
+	store NotifierStore
+	now   func() time.Time
+	wake  func()
+}
+
+// NewNotifier returns the notifier; wake (may be nil) is called after
+// events were added, to tell this node's deliverer.
+func NewNotifier(store NotifierStore, now func() time.Time, wake func()) *Notifier {
+	if now == nil {
+		now = time.Now
+	}
+	if wake == nil {
+		wake = func() {}
+	}
+	return &Notifier{store: store, now: now, wake: wake}
+}
+
+// Name names the notifier's cursor.
+func (*Notifier) Name() string { return "webhooks" }
+
+// Notify adds the webhook events of the stream's events.
+func (n *Notifier) Notify(ctx context.Context, events []topupd.Event) error {
+	var out []topupd.WebhookEvent
+	for _, e := range events {
+		ev, ok, err := n.event(ctx, &e)
+		if err != nil {
+			return err
+		}
+		if ok {
+			out = append(out, ev)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	if err := n.store.AddWebhookEvents(ctx, out, n.now()); err != nil {
+		return err
+	}
+	n.wake()
+	return nil
+}
+
+// event is the webhook event of a stream event, if it has one.
+func (n *Notifier) event(ctx context.Context, e *topupd.Event) (topupd.WebhookEvent, bool, error) {
+	ev := topupd.WebhookEvent{ID: e.ID, AccountID: e.AccountID, At: e.At}
+	if e.AccountID == "" {
+		return ev, false, nil
+	}
+	var data any
+	switch e.Type {
+	case topupd.OrderCompleted, topupd.OrderCancelled:
+		// Only created orders have events in the stream, so every
+		// cancellation here is of an order with orderCreated true.
+		o, err := n.store.Order(ctx, e.AccountID, e.OrderID)
+		if err != nil {
+			return ev, false, fmt.Errorf("webhooks: event %s: %w", e.ID, err)
+		}
+		v := topupd.ViewOrder(&o, n.now())
+		v.Codes = nil // never sent: the integrator fetches them with its key
+		v.IdempotentReplay = nil
+		data, ev.Type = v, string(e.Type)
+	case topupd.BalanceCredited:
+		var c credited
+		c.Reference, _ = e.Data["reference"].(string)
+		var err error
+		if c.Amount, err = money(e.Data["amountUsd"]); err == nil {
+			c.Balance, err = money(e.Data["balanceUsd"])
+		}
+		if err != nil {
+			return ev, false, fmt.Errorf("webhooks: event %s: %w", e.ID, err)
+		}
+		data, ev.Type = c, topupd.WebhookBalanceCredited
+	default:
+		return ev, false, nil
+	}
+	b, err := json.Marshal(data)
+	if err != nil {
+		return ev, false, fmt.Errorf("webhooks: event %s: %w", e.ID, err)
+	}
+	ev.Data = b
+	return ev, true, nil
+}
+
+// credited is a balance.credited event's data.
+type credited struct {
+	Amount    topupd.Money `json:"amountUsd"`
+	Balance   topupd.Money `json:"balanceUsd"`
+	Reference string       `json:"reference"`
+}
+
+// money reads an amount the stream holds as a JSON number, exactly.
+func money(v any) (topupd.Money, error) {
+	f, ok := v.(float64)
+	if !ok {
+		return 0, fmt.Errorf("an amount: %v", v)
+	}
+	return topupd.ParseMoney(strconv.FormatFloat(f, 'f', -1, 64))
+}
