@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -137,3 +138,6 @@ func endpoint(t *testing.T, h *topupdtest.T, accountID, url string, extra map[st
 	h.Logs.Secret(r.Str("secret"), "a webhook secret")
 	return r.Str("id"), r.Str("secret")
 }
+
+// jsonNumber is an integer as the harness decodes JSON numbers.
+func jsonNumber(n int) json.Number { return json.Number(strconv.Itoa(n)) }
