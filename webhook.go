@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"net/netip"
 	"net/url"
@@ -304,4 +305,17 @@ func WebhookAddrForbidden(ip netip.Addr) bool {
 	ip = ip.Unmap()
 	return !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
 		ip.IsInterfaceLocalMulticast() || ip.IsUnspecified()
+}
+
+// WebhookBody is an event as a delivery's body and GET /events show it.
+type WebhookBody struct {
+	ID        string          `json:"id"`
+	Type      string          `json:"type"`
+	Timestamp string          `json:"timestamp"`
+	Data      json.RawMessage `json:"data"`
+}
+
+// Body is the event as it is sent: its id, type, time (RFC 3339) and data.
+func (e *WebhookEvent) Body() WebhookBody {
+	return WebhookBody{ID: e.ID, Type: e.Type, Timestamp: e.At.UTC().Format(time.RFC3339Nano), Data: e.Data}
 }

@@ -49,6 +49,8 @@ type ResellerStore interface {
 	ResellerOrder(ctx context.Context, accountID, id string) (topupd.Order, error)
 	History(ctx context.Context, accountID string, q topupd.HistoryQuery) (orders []topupd.Order, total int, err error)
 	Statement(ctx context.Context, accountID string, from, to time.Time) (topupd.Statement, error)
+	// The caller's events (integration.md "Pulling events").
+	WebhookEvents(ctx context.Context, accountID, after string, limit int) ([]topupd.WebhookEvent, bool, error)
 }
 
 // Deps are what the reseller API needs.
@@ -152,5 +154,6 @@ func (a *reseller) routes(mux router) {
 	// Not an operation: without it, ServeMux would redirect GET /orders to
 	// GET /orders/ (the route above). Every method but POST answers 405.
 	mux.HandleFunc("/orders", a.onlyPost)
+	mux.Handle("GET /events", a.auth(a.events))
 	mux.Handle("GET /openapi.json", a.auth(a.openapi))
 }

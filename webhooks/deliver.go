@@ -176,19 +176,11 @@ func (d *Deliverer) Run(ctx context.Context) {
 	}
 }
 
-// body is a delivery's JSON body.
-type body struct {
-	ID        string          `json:"id"`
-	Type      string          `json:"type"`
-	Timestamp string          `json:"timestamp"`
-	Data      json.RawMessage `json:"data"`
-}
-
 // attempt posts one claimed delivery and records how it went.
 func (d *Deliverer) attempt(ctx context.Context, j topupd.WebhookJob) {
 	start := d.cfg.Now()
 	ev := j.Event
-	raw, err := json.Marshal(body{ID: ev.ID, Type: ev.Type, Timestamp: ev.At.UTC().Format(time.RFC3339Nano), Data: ev.Data})
+	raw, err := json.Marshal(ev.Body())
 	a := topupd.WebhookAttempt{Seq: j.Delivery.Seq, Owner: d.cfg.Owner}
 	var retryAfter time.Duration
 	if err == nil {
