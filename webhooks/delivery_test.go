@@ -27,11 +27,11 @@ func TestDeliveries(t *testing.T) {
 		endpoint(t, h, other.ID, stranger.URL, nil)
 
 		h.Credit(a, "10")
-		got := rc.wait(t, 1)
+		rc.wait(t, 1)
 		order := h.Place(a, map[string]any{"pid": topupdtest.PIDKey, "trxid": h.Trx(), "quantity": 1})
-		got = rc.wait(t, 2)
+		rc.wait(t, 2)
 		h.AdminOK(http.StatusAccepted, "POST", "/admin/webhooks/"+id+"/test", nil)
-		got = rc.wait(t, 3)
+		got := rc.wait(t, 3)
 
 		for i, g := range got {
 			if !verify(secret, g.ID, g.Timestamp, g.Body, g.Signature) {
