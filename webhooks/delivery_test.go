@@ -76,6 +76,7 @@ func TestDeliveries(t *testing.T) {
 			t.Errorf("another account's endpoint got %d requests", n)
 		}
 
+		waitAttempts(t, h, id, 1) // the newest, the test's, recorded
 		list := h.AdminOK(http.StatusOK, "GET", "/admin/webhooks/"+id+"/deliveries?limit=2", nil)
 		ds := list.Body["deliveries"].([]any)
 		if len(ds) != 2 || list.Body["nextCursor"] == nil {

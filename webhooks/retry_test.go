@@ -3,6 +3,7 @@ package webhooks_test
 import (
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -136,9 +137,10 @@ func TestDisabling(t *testing.T) {
 			t.Errorf("disabled: %s", e.Raw)
 		}
 
-		gone := true
+		var gone atomic.Bool
+		gone.Store(true)
 		rc := newReceiver(t, func(_ int, _ received, w http.ResponseWriter) {
-			if gone {
+			if gone.Load() {
 				w.WriteHeader(http.StatusGone)
 			}
 		})
@@ -153,9 +155,7 @@ func TestDisabling(t *testing.T) {
 		if d := delivery(t, h, id2); d["state"] != "pending" || d["attempts"] != jsonNumber(0) {
 			t.Errorf("a test for a disabled endpoint: %v", d)
 		}
-		rc.mu.Lock()
-		gone = false
-		rc.mu.Unlock()
+		gone.Store(false)
 		if e := h.AdminOK(http.StatusOK, "PATCH", "/admin/webhooks/"+id2, map[string]any{"enabled": true}); e.Body["disabledReason"] != nil {
 			t.Errorf("enabled again: %s", e.Raw)
 		}
