@@ -144,6 +144,14 @@ const (
 	AlertCodeUsed = "SUPPLIER DELIVERED A USED CODE"
 )
 
+// TakesCodes reports whether an operator completing the order may deliver
+// codes with it: a key or gift-card order, or an order an upstream server
+// fulfils (whose packs may deliver codes). A top-up or subscription of any
+// other supplier delivers none.
+func (o *Order) TakesCodes() bool {
+	return o.Kind == KindGamekey || o.Kind == KindGiftcard || o.Provider == ProviderUpstream
+}
+
 // Duration returns how long the order has taken: until now while processing.
 func (o *Order) Duration(now time.Time) time.Duration {
 	end := now

@@ -77,16 +77,25 @@ func TestAccountKeysAndFlags(t *testing.T) {
 	}
 }
 
-// TestOrderCompleteRetry: support completes a manual order with a code
+// TestOrderCompleteRetry: support completes an order by hand with a code
 // (after a confirmation) and the reseller gets it; another is retried.
 func TestOrderCompleteRetry(t *testing.T) {
 	t.Parallel()
 	b := newTab(t)
 	b.h.LoadCatalog()
+	// A top-up that may take codes: bought from an upstream (a manual
+	// top-up of our own delivers none) whose own pack is manual.
+	up := topupdtest.New(t)
+	up.LoadCatalog()
+	at := up.NewAccount("100", nil)
+	b.h.Logs.Secret(at.Key, "our key at the upstream")
+	b.h.AdminCall("PUT", "/admin/upstreams/by-hand", map[string]any{"baseUrl": up.API.URL, "apiKey": at.Key}, nil)
+	b.h.PutPack("pubg-by-hand", map[string]any{"slug": "pubg", "name": "60 UC by hand", "priceUsd": topupdtest.USD("2"), "status": "active",
+		"provider": "upstream", "upstream": "by-hand", "upstreamPid": topupdtest.PIDPubgManual})
 	sup := b.setUp("sup", "support")
 	b.signIn(sup)
 	a := b.h.NewAccount("10", nil)
-	one := b.h.Place(a, map[string]any{"pid": topupdtest.PIDPubgManual, "userId": "5123456789", "trxid": b.h.Trx()}).Str("orderId")
+	one := b.h.Place(a, map[string]any{"pid": "pubg-by-hand", "userId": "5123456789", "trxid": b.h.Trx()}).Str("orderId")
 	two := b.h.Place(a, map[string]any{"pid": topupdtest.PIDPubgManual, "userId": "5123456789", "trxid": b.h.Trx()}).Str("orderId")
 	b.open("/console/orders/" + one)
 	b.fill(map[string]string{"[name=codes]": "UC CODE-1"})

@@ -138,7 +138,8 @@ func TestCodesUniqueEverywhere(t *testing.T) {
 		t.Errorf("upload of a delivered code to another pack: %v", r)
 	}
 
-	manual := h.Place(a, order{"pid": topupdtest.PIDPubgManual, "trxid": h.Trx(), "userId": "5123"}).Str("orderId")
+	byHand(t, h)
+	manual := h.Place(a, order{"pid": pidByHand, "trxid": h.Trx(), "userId": "5123"}).Str("orderId")
 	before := h.Snapshot(a)
 	for _, used := range []string{code, "FRESH-GIFT-1", keys[1]} {
 		r := h.AdminDo("POST", "/admin/orders/"+manual+"/complete", map[string]any{"codes": []string{"NEW-ONE-" + used, used}})

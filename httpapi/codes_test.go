@@ -28,7 +28,8 @@ func TestDeliveredCodesMasked(t *testing.T) {
 		if len(keyCodes) != 3 {
 			t.Fatalf("the key order: %v", keys)
 		}
-		manual := h.Place(a, order{"pid": topupdtest.PIDPubgManual, "trxid": h.Trx(), "userId": "5123"}).Str("orderId")
+		byHand(t, h)
+		manual := h.Place(a, order{"pid": pidByHand, "trxid": h.Trx(), "userId": "5123"}).Str("orderId")
 		handCodes := []string{"HAND-DELIVERED-0001", "ab"}
 		h.Logs.Secret(handCodes[0], "a code delivered by hand")
 		completed := h.AdminOK(http.StatusOK, "POST", "/admin/orders/"+manual+"/complete", map[string]any{"codes": handCodes})

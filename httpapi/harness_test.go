@@ -76,3 +76,22 @@ func ledgerSum(t testing.TB, entries []topupdtest.Entry) topupd.Money {
 	}
 	return s
 }
+
+// pidByHand is a pack of LoadCatalog's pubg line bought from an upstream
+// whose own pack is manual (see byHand).
+const pidByHand = "pubg-by-hand"
+
+// byHand gives h a pack, pidByHand, bought from another server where an
+// operator fulfils it: its orders stay processing until h's operator
+// completes or cancels them, and, being an upstream's, may be completed
+// with codes (a manual top-up may not).
+func byHand(t *testing.T, h *topupdtest.T) {
+	t.Helper()
+	up := topupdtest.New(t)
+	up.LoadCatalog()
+	at := up.NewAccount("1000", nil)
+	h.Logs.Secret(at.Key, "our key at the upstream")
+	h.AdminCall("PUT", "/admin/upstreams/by-hand", map[string]any{"baseUrl": up.API.URL, "apiKey": at.Key}, nil)
+	h.PutPack(pidByHand, map[string]any{"slug": "pubg", "name": "60 UC by hand", "priceUsd": topupdtest.USD("2"), "status": "active",
+		"provider": "upstream", "upstream": "by-hand", "upstreamPid": topupdtest.PIDPubgManual})
+}

@@ -136,7 +136,7 @@ func TestAdminChanges(t *testing.T) {
 	if st, err := svc.UpdateSettings(ctx, owner, topupd.SettingsPatch{OrdersDisabled: &on}); err != nil || !st.OrdersDisabled {
 		t.Errorf("settings: %+v %v", st, err)
 	}
-	done, err := svc.CompleteOrder(ctx, owner, f.order().ID, []string{"GIFT-CODE-123456"})
+	done, err := svc.CompleteOrder(ctx, owner, f.upstreamOrder().ID, []string{"GIFT-CODE-123456"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,9 +175,10 @@ func TestAdminReads(t *testing.T) {
 	ctx := context.Background()
 	owner := as("olga", topupd.RoleOwner)
 	var ids []string
-	for range 3 {
+	for range 2 {
 		ids = append(ids, f.order().ID)
 	}
+	ids = append(ids, f.upstreamOrder().ID)
 	if _, err := f.svc.CompleteOrder(ctx, owner, ids[2], []string{"GIFT-CODE-123456"}); err != nil {
 		t.Fatal(err)
 	}

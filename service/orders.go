@@ -35,9 +35,11 @@ const OperatorCancelled = "CANCELLED BY OPERATOR"
 // MaxSettleCodes bounds the codes one completion delivers.
 const MaxSettleCodes = 10_000
 
-// CompleteOrder completes a processing order, delivering codes (none for
-// a top-up): each 1 to 1,000 characters, and never one delivered before or
-// held in stock (CODE_ALREADY_USED). A final order is ORDER_FINAL.
+// CompleteOrder completes a processing order, delivering codes: each 1 to
+// 1,000 characters, and never one delivered before or held in stock
+// (CODE_ALREADY_USED). Codes for an order that takes none (a top-up or
+// subscription not from an upstream, topupd.Order.TakesCodes) are INVALID
+// BODY. A final order is ORDER_FINAL.
 func (s *Service) CompleteOrder(ctx context.Context, a Actor, orderID string, codes []string) (topupd.Order, error) {
 	if err := Allowed(a, OpCompleteOrder); err != nil {
 		return topupd.Order{}, err
@@ -90,6 +92,9 @@ func (s *Service) settle(ctx context.Context, a Actor, op Op, orderID string, st
 	}
 	if o.Status.Final() {
 		return o, topupd.Errorf(topupd.EOrderFinal, "order %s is already %s", o.ID, o.Status)
+	}
+	if len(st.Codes) > 0 && !o.TakesCodes() {
+		return o, topupd.Errorf(topupd.EInvalidBody, "codes: order %s is a %s and delivers no codes", o.ID, o.Kind)
 	}
 	st.Now = s.d.Now()
 	return s.d.Store.Settle(change(ctx, a, op, orderID), o.Seq, st)

@@ -12,7 +12,8 @@ import (
 	"github.com/topupd/topupd/sqlite"
 )
 
-// fixture is a store with one manual top-up pack and a funded account.
+// fixture is a store with one manual top-up pack and a funded account
+// (upstreamOrder adds the same pack bought from an upstream).
 type fixture struct {
 	t     *testing.T
 	store topupd.Store
@@ -54,12 +55,34 @@ func newFixture(t *testing.T) *fixture {
 	return f
 }
 
-// order places a processing order and returns its id.
-func (f *fixture) order() topupd.Order {
+// order places a processing manual top-up order and returns it.
+func (f *fixture) order() topupd.Order { return f.orderOf("uc") }
+
+// upstreamOrder places a processing order of the same pack bought from an
+// upstream (added on the first call), which an operator may complete with
+// codes, and returns it.
+func (f *fixture) upstreamOrder() topupd.Order {
+	f.t.Helper()
+	ctx := f.t.Context()
+	if _, err := f.store.Upstream(ctx, "up"); topupd.CodeOf(err) == topupd.ENotFound {
+		err := f.store.PutUpstream(ctx, topupd.Upstream{Name: "up", BaseURL: "https://up.example", APIKey: "tpd_x", UpdatedAt: t0})
+		if err == nil {
+			err = f.store.PutPack(ctx, topupd.Pack{PID: "uc-up", Slug: "pubg", Name: "60 UC", Price: topupd.USD(1), Status: topupd.StatusActive,
+				Provider: topupd.ProviderUpstream, Upstream: "up", UpstreamPID: "UC60"})
+		}
+		if err != nil {
+			f.t.Fatal(err)
+		}
+	}
+	return f.orderOf("uc-up")
+}
+
+// orderOf places a processing order of a pack and returns it.
+func (f *fixture) orderOf(pid string) topupd.Order {
 	f.t.Helper()
 	f.n++
 	o, _, err := f.store.PlaceOrder(f.t.Context(), topupd.PlaceOrder{AccountID: f.acct, Now: t0, Deadline: time.Hour,
-		Request: topupd.OrderRequest{PID: "uc", TrxID: "t-" + string(rune('a'+f.n)), Fields: topupd.AccountFields{UserID: "5123"}}})
+		Request: topupd.OrderRequest{PID: pid, TrxID: "t-" + string(rune('a'+f.n)), Fields: topupd.AccountFields{UserID: "5123"}}})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -124,11 +147,18 @@ func TestOrderOperations(t *testing.T) {
 	ctx := context.Background()
 	owner := as("olga", topupd.RoleOwner)
 
-	done, err := f.svc.CompleteOrder(ctx, owner, f.order().ID, []string{"CODE-1"})
+	topup := f.order()
+	if _, err := f.svc.CompleteOrder(ctx, owner, topup.ID, []string{"CODE-0"}); topupd.CodeOf(err) != topupd.EInvalidBody {
+		t.Errorf("a manual top-up completed with codes: %v, want INVALID_BODY", err)
+	}
+	if o, err := f.store.Order(ctx, "", topup.ID); err != nil || o.Status != topupd.StatusProcessing {
+		t.Errorf("the top-up after the refused completion: %+v, %v", o, err)
+	}
+	done, err := f.svc.CompleteOrder(ctx, owner, f.upstreamOrder().ID, []string{"CODE-1"})
 	if err != nil || done.Status != topupd.StatusCompleted || len(done.Codes) != 1 {
 		t.Fatalf("complete: %+v, %v", done, err)
 	}
-	if _, err := f.svc.CompleteOrder(ctx, owner, f.order().ID, []string{"CODE-1"}); topupd.CodeOf(err) != topupd.ECodeAlreadyUsed {
+	if _, err := f.svc.CompleteOrder(ctx, owner, f.upstreamOrder().ID, []string{"CODE-1"}); topupd.CodeOf(err) != topupd.ECodeAlreadyUsed {
 		t.Errorf("a code sold before: %v", err)
 	}
 	gone, err := f.svc.CancelOrder(ctx, owner, f.order().ID, "", true)
@@ -145,7 +175,7 @@ func TestOrderOperations(t *testing.T) {
 	if _, err := f.svc.CancelOrder(ctx, owner, f.order().ID, string(long), true); topupd.CodeOf(err) != topupd.EInvalidBody {
 		t.Errorf("a reason of 501 characters: %v", err)
 	}
-	if _, err := f.svc.CompleteOrder(ctx, owner, f.order().ID, []string{""}); topupd.CodeOf(err) != topupd.EInvalidBody {
+	if _, err := f.svc.CompleteOrder(ctx, owner, f.upstreamOrder().ID, []string{""}); topupd.CodeOf(err) != topupd.EInvalidBody {
 		t.Errorf("an empty code: %v", err)
 	}
 	again, err := f.svc.RetryOrder(ctx, owner, f.order().ID)

@@ -55,9 +55,17 @@ func TestWaitForOrderCancelledAndRefunded(t *testing.T) {
 
 func TestWaitForOrderManualCodes(t *testing.T) {
 	s := newTestServer(t)
+	// A top-up an operator completes with codes: bought from an upstream
+	// (a manual top-up of our own delivers none) whose pack is manual.
+	up := newTestServer(t)
+	at := mustAccount(t, up, "100")
+	s.Logs.Secret(at.Key, "our key at the upstream")
+	s.AdminCall("PUT", "/admin/upstreams/by-hand", map[string]any{"baseUrl": up.API.URL, "apiKey": at.Key}, nil)
+	s.PutPack("pubg-by-hand", map[string]any{"slug": "pubg", "name": "60 UC by hand", "priceUsd": topupdtest.USD("2"), "status": "active",
+		"provider": "upstream", "upstream": "by-hand", "upstreamPid": topupdtest.PIDPubgManual})
 	a := mustAccount(t, s, "10")
 	c := newClient(t, s, a.Key, client.WithPollInterval(20*time.Millisecond))
-	o := mustOrder(t, c, client.OrderRequest{PID: topupdtest.PIDPubgManual, TrxID: s.Trx(), UserID: "5123456789"})
+	o := mustOrder(t, c, client.OrderRequest{PID: "pubg-by-hand", TrxID: s.Trx(), UserID: "5123456789"})
 	go func() {
 		time.Sleep(100 * time.Millisecond)
 		if err := s.AdminClient.Do(context.Background(), "POST", "/admin/orders/"+o.OrderID+"/complete", map[string]any{"codes": []string{"CODE-1"}}, nil); err != nil {
