@@ -113,7 +113,7 @@ var unlinkedCommands = &commandSet{
 var resellerCommands = &commandSet{
 	who:     "reseller",
 	intro:   "Commands:",
-	outro:   "Keys are shown only in a private chat.",
+	outro:   "Keys and webhook secrets are shown only in a private chat.",
 	unknown: "I do not know that command. /help lists them.",
 	commands: []command{
 		{name: "/balance", help: "the balance", readOnly: true, run: (*Bot).balance},
@@ -122,6 +122,9 @@ var resellerCommands = &commandSet{
 		{name: "/revoke", forms: []string{"<keyId>"}, help: "revoke a key (asks first)", privateOnly: true, readOnly: true, run: (*Bot).askRevoke},
 		{name: "/rotate", forms: []string{"<keyId>"}, help: "a new key; the old one works 24 more hours", privateOnly: true, run: (*Bot).rotate},
 		{name: "/api", forms: []string{"on", "off"}, help: "turn API access on or off", run: (*Bot).apiAccess},
+		{name: "/webhook", forms: []string{"", "add <URL>", "rm <endpointId>", "test <endpointId>"},
+			help:        "the webhook endpoints: list them, add one (its secret shown once), delete one (asks first), or send it a test event",
+			privateOnly: true, run: (*Bot).webhook},
 		{name: "/ip", forms: []string{"", "add <IPv4 or CIDR>", "rm <entry>", "required on|off"},
 			help: "the IPv4 allow-list: show it, add or remove an entry, require one or not", run: (*Bot).ip},
 		{name: "/order", forms: []string{"<orderId or trxid>"}, help: "an order's status", readOnly: true, run: (*Bot).order},

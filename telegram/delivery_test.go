@@ -331,6 +331,7 @@ func TestEveryCommandOnce(t *testing.T) {
 				"/ip":      {{"/ip rm 10.0.0.1", "not in the allow-list"}, {"/ip add 10.0.0.1", "Added 10.0.0.1"}},
 				"/order":   {{"/order nothing-here", "No order"}},
 				"/alert":   {{"/alert balance lots", "must be a number"}, {"/alert balance 5", "falls below 5.00 USD"}},
+				"/webhook": {{"/webhook add http://203.0.113.9/h", "Refused"}, {"/webhook add https://203.0.113.9/h", "shown only here"}},
 				"/help":    {{"/help", "/alert balance <usd>"}},
 			}},
 			{"operator", func(int) botapitest.Chat { return fin }, map[string][]sample{
@@ -376,7 +377,7 @@ func TestEveryCommandOnce(t *testing.T) {
 		for i := len(acts.Actions) - 1; i >= 0; i-- {
 			got = append(got, acts.Actions[i].Action)
 		}
-		if want := "chat.link key.create key.rotate account.update account.update chat.balance-alert"; strings.Join(got, " ") != want {
+		if want := "chat.link key.create key.rotate account.update webhook.create account.update chat.balance-alert"; strings.Join(got, " ") != want {
 			t.Errorf("the reseller chat's changes:\n%s\nwant each once:\n%s", strings.Join(got, " "), want)
 		}
 		if keys, err := e.h.AdminClient.Keys(t.Context(), a.ID); err != nil || len(keys) != 3 {

@@ -202,7 +202,7 @@ func TestDispatchHelpPerChatKind(t *testing.T) {
 			wantNotIn: []string{"/balance", "/stuck"}},
 		{chat: unlinkedChat, text: "/start", want: []string{"/start <code> – links this chat"}},
 		{chat: resellerChat, text: "/help", want: []string{"/balance – the balance", "/newkey [label]", "/api on, /api off",
-			"Keys are shown only in a private chat."}, wantNotIn: []string{"/stuck", "/start <code>"}},
+			"/webhook add <URL>", "Keys and webhook secrets are shown only in a private chat."}, wantNotIn: []string{"/stuck", "/start <code>"}},
 		{chat: resellerChat, text: "/HELP@topupd_test_bot", want: []string{"/balance – the balance"}},
 		{chat: operatorChat, text: "/help", want: []string{"/stuck – ", "/find <trxid or orderId>", "/credit <accountId> <usd> <reference>"},
 			wantNotIn: []string{"/balance", "/newkey"}},

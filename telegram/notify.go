@@ -58,7 +58,10 @@ func (n *notices) Notify(ctx context.Context, events []topupd.Event) error {
 			if err != nil {
 				return err
 			}
-			if err := n.b.notify(ctx, api, c.ChatID, NoticePrefix+text+" (by "+who(str(e.Data["by"]))+")"); err != nil {
+			if by, ok := e.Data["by"].(string); ok {
+				text += " (by " + who(by) + ")"
+			}
+			if err := n.b.notify(ctx, api, c.ChatID, NoticePrefix+text); err != nil {
 				return err
 			}
 		}
@@ -130,6 +133,13 @@ func describe(e topupd.Event) string {
 	switch e.Type {
 	case topupd.BalanceCredited:
 		return "A credit of " + str(e.Data["amountUsd"]) + " USD arrived; the balance is " + str(e.Data["balanceUsd"]) + " USD."
+	case topupd.WebhookDisabled:
+		why := "it answered 410 Gone"
+		if e.Data["reason"] == topupd.WebhookFailing {
+			why = "its deliveries have failed for 5 days"
+		}
+		return "Webhook endpoint " + str(e.Data["endpointId"]) + " (" + str(e.Data["url"]) + ") was disabled: " + why +
+			". Nothing is sent to it until it is enabled again."
 	case topupd.AccountChanged:
 	default:
 		return ""

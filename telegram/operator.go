@@ -186,6 +186,9 @@ func (b *Bot) pressed(ctx context.Context, api *tgbot.Bot, u *models.Update) {
 	case p.kind == "revoke" && c.AccountID != "":
 		err = b.Service.RevokeKey(ctx, service.ChatActor(r.chatID, c.AccountID, r.updateID), p.args[0])
 		done = "Key " + p.args[0] + " is revoked."
+	case p.kind == "webhook-rm" && c.AccountID != "":
+		err = b.Service.DeleteWebhook(ctx, service.ChatActor(r.chatID, c.AccountID, r.updateID), p.args[0])
+		done = "Webhook endpoint " + p.args[0] + " is deleted."
 	case p.kind == "credit" && c.Operator != "":
 		amount, _ := topupd.ParseMoney(p.args[1])
 		var res service.Credited
