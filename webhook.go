@@ -293,6 +293,9 @@ type WebhookStore interface {
 	// first, after the event named (EInvalidRequest for an unknown or
 	// another account's), and says whether more follow.
 	WebhookEvents(ctx context.Context, accountID, after string, limit int) ([]WebhookEvent, bool, error)
+	// DisabledWebhooks lists the endpoints the server disabled (a reason
+	// set), of every account, without their secrets.
+	DisabledWebhooks(ctx context.Context) ([]WebhookEndpoint, error)
 	// DeleteWebhookEvents deletes the events from before t, with their
 	// deliveries, and says how many.
 	DeleteWebhookEvents(ctx context.Context, before time.Time) (int, error)

@@ -45,6 +45,7 @@ type webhookStore interface {
 	QueueWebhookTest(ctx context.Context, endpointID string, now time.Time) (topupd.WebhookEvent, error)
 	ReplayWebhook(ctx context.Context, endpointID string, q topupd.WebhookReplay, now time.Time) (int, error)
 	WebhookDeliveries(ctx context.Context, endpointID string, before *topupd.ListKey, limit int) ([]topupd.WebhookDelivery, error)
+	DisabledWebhooks(ctx context.Context) ([]topupd.WebhookEndpoint, error)
 }
 
 // MaxWebhookDescription is the longest description of an endpoint, in bytes.
@@ -297,4 +298,17 @@ func (s *Service) WebhookDeliveries(ctx context.Context, a Actor, id string, bef
 		page.Next = &topupd.ListKey{At: last.CreatedAt, Seq: last.Seq}
 	}
 	return page, nil
+}
+
+// DisabledWebhooks lists the endpoints the server disabled (gone or
+// failing), of every account: what operators are alerted of. A
+// reseller's chat may not read it.
+func (s *Service) DisabledWebhooks(ctx context.Context, a Actor) ([]topupd.WebhookEndpoint, error) {
+	if err := Allowed(a, OpRead); err != nil {
+		return nil, err
+	}
+	if a.Role == topupd.RoleResellerChat {
+		return nil, topupd.Errorf(topupd.ERoleForbidden, "a reseller's chat may act only on its own account")
+	}
+	return s.d.Store.DisabledWebhooks(ctx)
 }

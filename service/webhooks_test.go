@@ -72,6 +72,12 @@ func TestWebhookOps(t *testing.T) {
 			t.Errorf("a chat's %s of another account's endpoint: %v", what, err)
 		}
 	}
+	if _, err := f.svc.DisabledWebhooks(ctx, chat()); topupd.CodeOf(err) != topupd.ERoleForbidden {
+		t.Errorf("a chat reading every account's disabled endpoints: %v", err)
+	}
+	if list, err := f.svc.DisabledWebhooks(ctx, viewer); err != nil || len(list) != 0 {
+		t.Errorf("no endpoint disabled: %+v, %v", list, err)
+	}
 	for url, code := range map[string]topupd.ErrorCode{"http://203.0.113.9/": topupd.EWebhookURLForbidden, "https://127.0.0.1/": topupd.EWebhookURLForbidden,
 		"https://[::1]:8443/": topupd.EWebhookURLForbidden, "https://a:b@203.0.113.9/": topupd.EInvalidBody, "gopher://x/": topupd.EInvalidBody} {
 		if _, err := f.svc.CreateWebhook(ctx, owner, f.acct, service.WebhookInput{URL: url}); topupd.CodeOf(err) != code {

@@ -14,7 +14,8 @@ import (
 // operatorAlerts tells every operator's chat when an alert starts and
 // when it clears, once each: a supplier alerting (failing, or needing
 // the operator: our balance or key at an upstream), orders stuck past
-// their deadline, a pack low on stock (by its lowStockAt when set). The
+// their deadline, a pack low on stock (by its lowStockAt when set), a
+// webhook endpoint the server disabled (until it is enabled or deleted). The
 // store keeps the alerts told, so a restart or a takeover neither repeats
 // nor forgets one; an alert is recorded before it is sent, so a send lost
 // to a crash is not sent twice, and undone when the Bot API took it for
@@ -106,6 +107,13 @@ func (w *watcher) currentAlerts(ctx context.Context) (map[string]string, error) 
 	}
 	if len(stuck.Orders) > 0 {
 		out["stuck"] = "orders are stuck past their deadline or with an alert (see /stuck)."
+	}
+	disabled, err := w.b.Service.DisabledWebhooks(ctx, system)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range disabled {
+		out["webhook:"+e.ID] = "webhook endpoint " + e.ID + " of " + e.AccountID + " (" + e.URL + ") is disabled (" + e.DisabledReason + ")."
 	}
 	packs, err := w.b.Service.StockPacks(ctx, system)
 	if err != nil {

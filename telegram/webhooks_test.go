@@ -16,7 +16,8 @@ import (
 // TestWebhookCommands: /webhook lists, adds (the secret in that message
 // alone), tests (a later message tells the receiver's answer) and deletes
 // (after a button) the account's endpoints, only in a private chat; when a
-// 410 disables an endpoint, the account's chats are told why.
+// 410 disables an endpoint, the account's chats are told why, and the
+// operators' chats get an alert, cleared once the endpoint is deleted.
 func TestWebhookCommands(t *testing.T) {
 	for name, db := range map[string]bool{"sqlite": false, "postgres": true} {
 		t.Run(name, func(t *testing.T) {
@@ -43,6 +44,14 @@ func TestWebhookCommands(t *testing.T) {
 			shop, other := private(1001, "shop"), private(1002, "other")
 			e.link(shop, a.ID)
 			e.link(other, a.ID)
+			e.h.NewOperator("ops", "support")
+			opCode, err := e.h.AdminClient.OperatorChatLink(t.Context(), "ops")
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.h.Logs.Secret(opCode.Code, "an operator's link code")
+			ops := private(5001, "ops")
+			e.expect(ops, "/start "+opCode.Code, "linked to operator ops")
 			group := botapitest.Chat{ID: -2002, Type: "group", UserID: 1001, Username: "shop"}
 			e.expect(group, "/webhook", "only in a private chat")
 			e.expect(shop, "/webhook", "No webhook endpoints")
@@ -69,6 +78,8 @@ func TestWebhookCommands(t *testing.T) {
 				notice(c, "Webhook endpoint "+id+" ("+rc.URL+"/hook) was disabled: it answered 410 Gone.")
 			}
 			e.expect(shop, "/webhook", id+" "+rc.URL+"/hook: every event; disabled (gone); last delivery webhook.test failed (HTTP 410)")
+			alert := "webhook endpoint " + id + " of " + a.ID + " (" + rc.URL + "/hook) is disabled (gone)."
+			e.api.WaitMessage(ops.ID, func(m botapitest.Message) bool { return m.Text == telegram.AlertPrefix+alert }, wait)
 			e.expect(shop, "/webhook rm whe_nope", "Refused: webhook endpoint whe_nope")
 			ask := e.expect(shop, "/webhook rm "+id, "Delete webhook endpoint "+id)
 			if done := e.press(shop, ask, button(t, ask, "Delete it")); !strings.Contains(done.Text, "is deleted") {
@@ -77,6 +88,7 @@ func TestWebhookCommands(t *testing.T) {
 			if r := e.h.AdminDo("GET", "/admin/webhooks/"+id, nil); r.Status != 404 {
 				t.Errorf("the deleted endpoint: %v", r)
 			}
+			e.api.WaitMessage(ops.ID, func(m botapitest.Message) bool { return m.Text == telegram.ClearedPrefix+alert }, wait)
 			e.expect(shop, "/webhook what", "Send /webhook")
 		})
 	}

@@ -382,3 +382,17 @@ func (s *Store) DeleteWebhookEvents(ctx context.Context, before time.Time) (int,
 	}
 	return int(n), nil
 }
+
+// DisabledWebhooks lists the endpoints the server disabled, of every
+// account, oldest first, without their secrets.
+func (s *Store) DisabledWebhooks(ctx context.Context) ([]topupd.WebhookEndpoint, error) {
+	out, err := queryAll(ctx, s.read, func(row scanner) (topupd.WebhookEndpoint, error) {
+		var e topupd.WebhookEndpoint
+		err := row.Scan(&e.ID, &e.AccountID, &e.URL, &e.DisabledReason)
+		return e, err
+	}, `SELECT id, account_id, url, disabled_reason FROM webhook_endpoints WHERE enabled = 0 AND disabled_reason <> '' ORDER BY created_at, id`)
+	if err != nil {
+		return nil, fmt.Errorf("store.DisabledWebhooks: %w", err)
+	}
+	return out, nil
+}
