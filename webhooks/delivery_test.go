@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/topupd/topupd/client"
 	"github.com/topupd/topupd/internal/topupdtest"
 )
 
@@ -36,6 +37,10 @@ func TestDeliveries(t *testing.T) {
 		for i, g := range got {
 			if !verify(secret, g.ID, g.Timestamp, g.Body, g.Signature) {
 				t.Errorf("request %d: the signature %q does not verify", i, g.Signature)
+			}
+			hdr := http.Header{"Webhook-Id": {g.ID}, "Webhook-Timestamp": {g.Timestamp}, "Webhook-Signature": {g.Signature}}
+			if ev, err := client.VerifyWebhook(secret, hdr, g.Body, time.Now()); err != nil || ev.ID != g.ID {
+				t.Errorf("request %d: client.VerifyWebhook: %v, %v", i, ev, err)
 			}
 			ts, err := strconv.ParseInt(g.Timestamp, 10, 64)
 			if err != nil || time.Since(time.Unix(ts, 0)).Abs() > time.Minute {
