@@ -26,6 +26,9 @@ type Account struct {
 	Tier string
 	// Limits are the account's spending limits.
 	Limits Limits
+	// Sandbox is set on the account a sandbox key finds: the key's calls
+	// use the account's sandbox (Books).
+	Sandbox bool
 }
 
 // APIKey is what is kept of an API key besides its hash: never the key.
@@ -39,6 +42,8 @@ type APIKey struct {
 	CreatedAt  time.Time
 	LastUsedAt *time.Time // to the minute
 	RevokedAt  *time.Time
+	// Sandbox marks a sandbox key (sandbox.go).
+	Sandbox bool
 }
 
 // KeyPrefixLen is how many of a key's first characters are kept to show.
@@ -224,6 +229,9 @@ func NewAPIKey() (string, KeyHash) {
 // is EKeyFormat.
 func ParseAPIKey(key string) (KeyHash, error) {
 	body, ok := strings.CutPrefix(key, APIKeyPrefix)
+	if test, isTest := strings.CutPrefix(body, "test_"); isTest && len(body) != apiKeyBody {
+		body = test // a sandbox key (SandboxKeyPrefix)
+	}
 	if !ok || len(body) != apiKeyBody {
 		return KeyHash{}, Fail(EKeyFormat)
 	}

@@ -131,6 +131,8 @@ type Order struct {
 	// Cost is what the order cost the business, fixed when it was
 	// fulfilled; nil until then, and for an order never fulfilled.
 	Cost *Money
+	// Sandbox marks an order of an account's sandbox (sandbox.go).
+	Sandbox bool
 }
 
 // The alerts a processing order can raise.
@@ -170,7 +172,7 @@ func (o *Order) ResellerView() Order {
 	return Order{
 		Seq: o.Seq, ID: o.ID, AccountID: o.AccountID, TrxID: o.TrxID, PID: o.PID, Game: o.Game, PackName: o.PackName,
 		Quantity: o.Quantity, Amount: o.Amount, Fields: o.Fields, Status: o.Status, Error: o.Error, Refunded: o.Refunded,
-		Codes: o.Codes, CreatedAt: o.CreatedAt, FinishedAt: o.FinishedAt, CodeCount: o.CodeCount,
+		Codes: o.Codes, CreatedAt: o.CreatedAt, FinishedAt: o.FinishedAt, CodeCount: o.CodeCount, Sandbox: o.Sandbox,
 	}
 }
 

@@ -130,6 +130,9 @@ type PlaceOrder struct {
 	LeaseUntil time.Time
 	// SimOff refuses a pack fulfilled by sim as PRODUCT_DISABLED.
 	SimOff bool
+	// Sandbox places the order in the account's sandbox (sandbox.go),
+	// priced as the account's, fulfilled by the sim rules.
+	Sandbox bool
 }
 
 // HistoryQuery selects a page of an account's orders, newest first.
@@ -144,6 +147,8 @@ type HistoryQuery struct {
 // OrdersQuery selects orders of every account for the operator, newest
 // first; every field set narrows the selection (AND).
 type OrdersQuery struct {
+	// Sandbox selects the sandboxes' orders alone; else the live ones alone.
+	Sandbox   bool
 	Status    OrderStatus // empty: any
 	AccountID string
 	TrxID     string

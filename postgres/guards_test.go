@@ -124,7 +124,7 @@ func TestDatabaseGuards(t *testing.T) {
 		storetest.Refused("orders: completed without a cost", `UPDATE orders SET status = 'completed', finished_at = 1 WHERE seq = $1`, []any{f.processing}, "orders_cost_when_completed"),
 		storetest.Refused("orders: a cost on a processing order", `UPDATE orders SET cost = 5 WHERE seq = $1`, []any{f.processing}, "orders_cost_when_completed"),
 		storetest.Refused("orders: changing a completed order's cost", `UPDATE orders SET cost = cost + 1 WHERE seq = $1`, []any{f.completed}, final),
-		storetest.Refused("orders: a reused trxid", `UPDATE orders SET trxid = 'T-DONE' WHERE seq = $1`, []any{f.processing}, `"orders_trxid_key"`),
+		storetest.Refused("orders: a reused trxid", `UPDATE orders SET trxid = 'T-DONE' WHERE seq = $1`, []any{f.processing}, `"orders_trxid"`),
 		storetest.Refused("orders: a reused idempotency key", `UPDATE orders SET idem_key = 'T-DONE' WHERE seq = $1`, []any{f.processing}, `"orders_idem_key"`),
 		storetest.Refused("settings: deleting the row", `DELETE FROM settings`, nil, "never deleted"),
 	}

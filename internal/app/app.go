@@ -355,6 +355,7 @@ func newEngine(cfg Config, store topupd.Store, now func() time.Time, m *metrics.
 	providers := map[string]topupd.Provider{
 		topupd.ProviderManual:   manual.New(),
 		topupd.ProviderUpstream: upstream.New(store),
+		topupd.ProviderSandbox:  sim.New(store, now), // the sandbox's orders, whether or not sim is on
 	}
 	if !cfg.SimOff {
 		providers[topupd.ProviderSim] = sim.New(store, now)

@@ -12,14 +12,20 @@ import (
 )
 
 func scanAccount(row scanner) (topupd.Account, error) {
+	return scanAccountAnd(row)
+}
+
+// scanAccountAnd scans the accountColumns of an account, then into extra
+// the columns that follow them.
+func scanAccountAnd(row scanner, extra ...any) (topupd.Account, error) {
 	var a topupd.Account
 	var restricted sql.NullInt64
 	var allow string
 	var created int64
 	var tier sql.NullString
 	var maxOrder, daily sql.NullInt64
-	if err := row.Scan(&a.ID, &a.Name, &a.APIEnabled, &a.AdminDisabled, &a.Banned, &restricted, &allow, &a.IPAllowlistRequired, &created,
-		&tier, &maxOrder, &daily); err != nil {
+	if err := row.Scan(append([]any{&a.ID, &a.Name, &a.APIEnabled, &a.AdminDisabled, &a.Banned, &restricted, &allow, &a.IPAllowlistRequired, &created,
+		&tier, &maxOrder, &daily}, extra...)...); err != nil {
 		return a, err
 	}
 	a.Tier, a.Limits.MaxOrder, a.Limits.Daily = tier.String, nullMoney(maxOrder), nullMoney(daily)
@@ -76,9 +82,10 @@ func (s *Store) CreateAccount(ctx context.Context, a topupd.Account) (topupd.Acc
 	return s.Account(ctx, a.ID)
 }
 
-// Account returns one account.
+// Account returns one live account (a sandbox is NOT_FOUND: it is its
+// account's, reached through it).
 func (s *Store) Account(ctx context.Context, id string) (topupd.Account, error) {
-	a, err := scanAccount(s.read.QueryRowContext(ctx, `SELECT `+accountColumns+` FROM accounts WHERE id = $1`, id))
+	a, err := scanAccount(s.read.QueryRowContext(ctx, `SELECT `+accountColumns+` FROM accounts WHERE id = $1 AND sandbox_of IS NULL`, id))
 	if isNoRows(err) {
 		return a, topupd.Errorf(topupd.ENotFound, "account %s", id)
 	}
@@ -88,10 +95,10 @@ func (s *Store) Account(ctx context.Context, id string) (topupd.Account, error) 
 	return a, nil
 }
 
-// CountAccounts returns how many accounts exist.
+// CountAccounts returns how many live accounts exist.
 func (s *Store) CountAccounts(ctx context.Context) (int, error) {
 	var n int
-	if err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM accounts`).Scan(&n); err != nil {
+	if err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM accounts WHERE sandbox_of IS NULL`).Scan(&n); err != nil {
 		return 0, fmt.Errorf("store.CountAccounts: %w", err)
 	}
 	return n, nil
@@ -139,18 +146,29 @@ func (s *Store) UpdateAccount(ctx context.Context, id string, p topupd.AccountPa
 	return out, nil
 }
 
-// AddKey stores the hash of a new API key, with its label and prefix.
+// AddKey stores the hash of a new API key, with its label and prefix; a
+// sandbox key's account has its sandbox opened, if it was not, in the same
+// transaction.
 func (s *Store) AddKey(ctx context.Context, k topupd.APIKey, h topupd.KeyHash) error {
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var one int
-		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM accounts WHERE id = $1`, k.AccountID).Scan(&one); isNoRows(err) {
+		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM accounts WHERE id = $1 AND sandbox_of IS NULL`, k.AccountID).Scan(&one); isNoRows(err) {
 			return topupd.Errorf(topupd.ENotFound, "account %s", k.AccountID)
 		} else if err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO api_keys (id, account_id, hash, label, prefix, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-			k.ID, k.AccountID, h[:], k.Label, k.Prefix, ms(k.CreatedAt))
-		noteChange(ctx, k.AccountID, map[string]any{}, map[string]any{"keyId": k.ID, "label": k.Label, "prefix": k.Prefix})
+		if k.Sandbox {
+			if err := s.openSandbox(ctx, tx, k.AccountID, k.CreatedAt); err != nil {
+				return err
+			}
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO api_keys (id, account_id, hash, label, prefix, created_at, sandbox) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+			k.ID, k.AccountID, h[:], k.Label, k.Prefix, ms(k.CreatedAt), boolInt(k.Sandbox))
+		after := map[string]any{"keyId": k.ID, "label": k.Label, "prefix": k.Prefix}
+		if k.Sandbox {
+			after["sandbox"] = true
+		}
+		noteChange(ctx, k.AccountID, map[string]any{}, after)
 		return err
 	})
 	if err != nil {
@@ -161,7 +179,7 @@ func (s *Store) AddKey(ctx context.Context, k topupd.APIKey, h topupd.KeyHash) e
 
 // Keys lists an account's keys, newest first.
 func (s *Store) Keys(ctx context.Context, accountID string) ([]topupd.APIKey, error) {
-	keys, err := queryAll(ctx, s.read, scanKey, `SELECT id, account_id, label, prefix, created_at, last_used_at, revoked_at FROM api_keys
+	keys, err := queryAll(ctx, s.read, scanKey, `SELECT id, account_id, label, prefix, created_at, last_used_at, revoked_at, sandbox FROM api_keys
 		WHERE account_id = $1 ORDER BY created_at DESC, id DESC`, accountID)
 	if err != nil {
 		return nil, fmt.Errorf("store.Keys %s: %w", accountID, err)
@@ -173,7 +191,7 @@ func scanKey(row scanner) (topupd.APIKey, error) {
 	var k topupd.APIKey
 	var created int64
 	var used, revoked sql.NullInt64
-	err := row.Scan(&k.ID, &k.AccountID, &k.Label, &k.Prefix, &created, &used, &revoked)
+	err := row.Scan(&k.ID, &k.AccountID, &k.Label, &k.Prefix, &created, &used, &revoked, &k.Sandbox)
 	k.CreatedAt = fromMS(created)
 	for _, t := range []struct {
 		v   sql.NullInt64
@@ -220,6 +238,7 @@ func accountsPage(q topupd.AccountsQuery) (string, []any) {
 	if q.After != nil {
 		w.add("(created_at, id) < (?, ?)", ms(q.After.CreatedAt), q.After.ID)
 	}
+	w.add("sandbox_of IS NULL") // a sandbox is its account's, not listed apart
 	return `SELECT ` + accountColumns + ` FROM accounts ` + w.tail("created_at DESC, id DESC", q.Limit), w.args
 }
 
@@ -232,18 +251,23 @@ func likeEscape(s string) string {
 const revokeKey = `UPDATE api_keys SET revoked_at = CASE WHEN revoked_at IS NULL OR revoked_at > $2 THEN $2 ELSE revoked_at END WHERE id = $1`
 
 // RotateKey adds k to the old key's account and revokes the old key at
-// revokeAt, in one transaction.
+// revokeAt, in one transaction. k is a sandbox key if and only if the old
+// key is one (else CONFLICT).
 func (s *Store) RotateKey(ctx context.Context, oldKeyID string, k topupd.APIKey, h topupd.KeyHash, revokeAt time.Time) error {
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var revoked sql.NullInt64
-		err := tx.QueryRowContext(ctx, `SELECT revoked_at FROM api_keys WHERE id = $1 AND account_id = $2`, oldKeyID, k.AccountID).Scan(&revoked)
+		var sandbox bool
+		err := tx.QueryRowContext(ctx, `SELECT revoked_at, sandbox FROM api_keys WHERE id = $1 AND account_id = $2`, oldKeyID, k.AccountID).Scan(&revoked, &sandbox)
 		if isNoRows(err) || (err == nil && revoked.Valid && revoked.Int64 <= ms(k.CreatedAt)) {
 			return topupd.Errorf(topupd.ENotFound, "key %s of account %s", oldKeyID, k.AccountID)
 		} else if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO api_keys (id, account_id, hash, label, prefix, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-			k.ID, k.AccountID, h[:], k.Label, k.Prefix, ms(k.CreatedAt)); err != nil {
+		if sandbox != k.Sandbox {
+			return topupd.Errorf(topupd.EConflict, "key %s: a sandbox key is rotated into a sandbox key, a live key into a live key", oldKeyID)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO api_keys (id, account_id, hash, label, prefix, created_at, sandbox) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+			k.ID, k.AccountID, h[:], k.Label, k.Prefix, ms(k.CreatedAt), boolInt(k.Sandbox)); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, revokeKey, oldKeyID, ms(revokeAt)); err != nil {
@@ -282,9 +306,12 @@ func (s *Store) RevokeKey(ctx context.Context, keyID string, now time.Time) erro
 	return nil
 }
 
-// AccountByKey returns the account of a live key.
+// AccountByKey returns the account of a key not revoked, with Sandbox set
+// for a sandbox key.
 func (s *Store) AccountByKey(ctx context.Context, h topupd.KeyHash, now time.Time) (topupd.Account, error) {
-	a, err := scanAccount(s.read.QueryRowContext(ctx, s.q.accountByKey, h[:], ms(now)))
+	var sandbox bool
+	a, err := scanAccountAnd(s.read.QueryRowContext(ctx, s.q.accountByKey, h[:], ms(now)), &sandbox)
+	a.Sandbox = sandbox
 	if isNoRows(err) {
 		return a, topupd.Fail(topupd.EInvalidKey)
 	}

@@ -45,10 +45,21 @@ var auditChecks = []struct{ name, query string }{
 		GROUP BY c.code_fp HAVING COUNT(*) > 1
 		UNION ALL SELECT c.pid FROM codes c WHERE c.code_fp IS NULL`},
 	{"key-orders-have-their-codes", `SELECT o.id FROM orders o
-		WHERE o.status = 'completed' AND o.kind IN ('gamekey', 'giftcard')
+		WHERE o.status = 'completed' AND o.kind IN ('gamekey', 'giftcard') AND o.sandbox = 0
 		  AND (SELECT COUNT(*) FROM codes c WHERE c.order_seq = o.seq) <> o.quantity`},
 	{"code-count-matches-codes", `SELECT o.id FROM orders o
-		WHERE o.code_count <> (SELECT COUNT(*) FROM codes c WHERE c.order_seq = o.seq)`},
+		WHERE o.sandbox = 0 AND o.code_count <> (SELECT COUNT(*) FROM codes c WHERE c.order_seq = o.seq)`},
+	// The sandbox (sandbox.go) is apart from the live books: each order is
+	// its account's kind (a sandbox's, or a live account's), a sandbox
+	// order holds no code (its TEST- codes come from no stock) and a
+	// completed key order of it has its quantity of them, and no sandbox
+	// has a row of the sales roll-up. (Each sandbox's ledger is checked
+	// like any account's by the checks above.)
+	{"sandbox-apart", `SELECT o.id FROM orders o JOIN accounts a ON a.id = o.account_id
+		WHERE o.sandbox <> CASE WHEN a.sandbox_of IS NULL THEN 0 ELSE 1 END
+		UNION ALL SELECT o.id FROM orders o JOIN codes c ON c.order_seq = o.seq WHERE o.sandbox = 1
+		UNION ALL SELECT o.id FROM orders o WHERE o.sandbox = 1 AND o.status = 'completed' AND o.kind IN ('gamekey', 'giftcard') AND o.code_count <> o.quantity
+		UNION ALL SELECT d.account_id FROM sales_daily d JOIN accounts a ON a.id = d.account_id WHERE a.sandbox_of IS NOT NULL`},
 	{"stock-levels-match-codes", `SELECT s.pid FROM stock_levels s
 		WHERE s.available <> (SELECT COUNT(*) FROM codes c WHERE c.pid = s.pid AND c.order_seq IS NULL AND c.voided_at IS NULL)`},
 	// Stock batches (batches.go): each batch's counts are its codes'; a
@@ -123,8 +134,8 @@ var auditChecks = []struct{ name, query string }{
 		        < MIN(CASE WHEN a.outcome IN ('trying', 'completed', 'cancelled') THEN a.attempt END)`},
 }
 
-// SalesDailyFromOrders computes the rows of sales_daily from the orders, as
-// the migration that created the table filled it.
+// SalesDailyFromOrders computes the rows of sales_daily from the live
+// orders (the sandbox's are never rolled up).
 const SalesDailyFromOrders = `SELECT created_at / 86400000 AS day, account_id, pid, slug, provider, COUNT(*) AS orders,
 		SUM(CASE WHEN status = 'completed' THEN 1 ELSE 0 END) AS completed,
 		SUM(CASE WHEN status = 'cancelled' THEN 1 ELSE 0 END) AS cancelled,
@@ -133,7 +144,7 @@ const SalesDailyFromOrders = `SELECT created_at / 86400000 AS day, account_id, p
 		SUM(CASE WHEN status = 'completed' THEN amount ELSE 0 END) AS revenue,
 		SUM(CASE WHEN refunded = 1 THEN amount ELSE 0 END) AS refunds,
 		SUM(CASE WHEN status = 'completed' THEN cost ELSE 0 END) AS cost
-		FROM orders GROUP BY created_at / 86400000, account_id, pid, slug, provider`
+		FROM orders WHERE sandbox = 0 GROUP BY created_at / 86400000, account_id, pid, slug, provider`
 
 // Audit checks every invariant of the books over the whole database.
 func (s *Store) Audit(ctx context.Context) (topupd.Audit, error) {

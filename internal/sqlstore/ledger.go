@@ -74,12 +74,20 @@ func (s *Store) appendEntryAfter(ctx context.Context, tx *sql.Tx, e topupd.Ledge
 	return e, err
 }
 
-// Credit adds a credit or correction entry, once per reference.
+// Credit adds a credit or correction entry, once per reference. A
+// sandbox's id (topupd.SandboxID) credits the sandbox, opening it first if
+// it was not.
 func (s *Store) Credit(ctx context.Context, accountID string, amount topupd.Money, reference string, now time.Time) (topupd.LedgerEntry, bool, error) {
 	var e topupd.LedgerEntry
 	repeated := false
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		e, repeated = topupd.LedgerEntry{}, false
+		live, sandbox := topupd.LiveID(accountID)
+		if sandbox {
+			if err := s.openSandbox(ctx, tx, live, now); err != nil {
+				return err
+			}
+		}
 		if ok, err := s.lockAccount(ctx, tx, accountID); err != nil {
 			return err
 		} else if !ok {
@@ -108,6 +116,9 @@ func (s *Store) Credit(ctx context.Context, accountID string, amount topupd.Mone
 		data := map[string]any{"amountUsd": amount, "balanceUsd": e.BalanceAfter, "reference": reference}
 		if c := topupd.ChangeOf(ctx); c != nil {
 			data["by"] = c.Operator
+		}
+		if sandbox {
+			data["sandbox"] = true
 		}
 		return emit(ctx, tx, topupd.Event{At: now, Type: topupd.BalanceCredited, AccountID: accountID, Data: data})
 	})

@@ -23,7 +23,7 @@ func scanOrderAnd(row scanner, extra ...any) (topupd.Order, error) {
 	var finished, cost sql.NullInt64
 	dest := append([]any{&o.Seq, &o.ID, &o.AccountID, &o.TrxID, &o.IdempotencyKey, &o.Fingerprint, &o.PID, &o.Slug, &o.Game, &kind, &o.PackName, &o.Provider,
 		&o.Quantity, &o.Amount, &o.Fields.UserID, &o.Fields.ZoneID, &o.Fields.ServerID, &o.Fields.Region, &o.Fields.MoreID, &status, &o.Error, &o.Refunded,
-		&created, &finished, &deadline, &supplier, &o.Attempts, &o.Upstream, &o.UpstreamPID, &o.SupplierRef, &o.CodeCount, &o.Alert, &cost}, extra...)
+		&created, &finished, &deadline, &supplier, &o.Attempts, &o.Upstream, &o.UpstreamPID, &o.SupplierRef, &o.CodeCount, &o.Alert, &cost, &o.Sandbox}, extra...)
 	err := row.Scan(dest...)
 	if cost.Valid {
 		c := topupd.Money(cost.Int64)
@@ -42,7 +42,7 @@ func scanOrderView(row scanner) (topupd.Order, error) {
 	var finished sql.NullInt64
 	err := row.Scan(&o.Seq, &o.ID, &o.AccountID, &o.TrxID, &o.PID, &o.Game, &o.PackName, &o.Quantity, &o.Amount,
 		&o.Fields.UserID, &o.Fields.ZoneID, &o.Fields.ServerID, &o.Fields.Region, &o.Fields.MoreID, &status, &o.Error, &o.Refunded,
-		&created, &finished, &o.CodeCount)
+		&created, &finished, &o.CodeCount, &o.Sandbox)
 	o.Status = topupd.OrderStatus(status)
 	o.CreatedAt, o.FinishedAt = fromMS(created), nullMS(finished)
 	return o, err
@@ -52,6 +52,10 @@ func scanOrderView(row scanner) (topupd.Order, error) {
 func (s *Store) loadCodes(ctx context.Context, q querier, o *topupd.Order) error {
 	if o.Status != topupd.StatusCompleted || o.CodeCount == 0 {
 		return nil // no codes: spare the query (the audit checks the count)
+	}
+	if o.Sandbox { // drawn from no stock: the codes table holds none of a sandbox order's
+		o.Codes = append(o.Codes, topupd.TestCodes(o.ID, o.CodeCount)...)
+		return nil
 	}
 	codes, err := queryAll(ctx, q, func(r scanner) (string, error) {
 		var pid string
@@ -183,6 +187,11 @@ func (s *Store) Orders(ctx context.Context, q topupd.OrdersQuery) ([]topupd.Orde
 // ordersPage renders the query of a page of the order list, and its arguments.
 func ordersPage(q topupd.OrdersQuery) (string, []any) {
 	var w conds
+	if q.Sandbox { // the sandbox's orders alone, or the live ones alone
+		w.add("sandbox = 1")
+	} else {
+		w.add("sandbox = 0")
+	}
 	if q.Status != "" {
 		w.add("status = ?", string(q.Status))
 	}
@@ -233,14 +242,14 @@ func (s *Store) list(ctx context.Context, query string, scan func(scanner) (topu
 	return orders, nil
 }
 
-// Gauges counts the orders processing and sums every account's balance
-// (each account's newest ledger entry, found by index).
+// Gauges counts the orders processing and sums every live account's
+// balance (each account's newest ledger entry, found by index).
 func (s *Store) Gauges(ctx context.Context) (topupd.Gauges, error) {
 	var g topupd.Gauges
 	err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM orders WHERE status = 'processing'`).Scan(&g.Processing)
 	if err == nil {
 		err = s.read.QueryRowContext(ctx, `SELECT CAST(COALESCE(SUM((SELECT l.balance_after FROM ledger l WHERE l.account_id = a.id
-			ORDER BY l.seq DESC LIMIT 1)), 0) AS BIGINT) FROM accounts a`).Scan(&g.Balances)
+			ORDER BY l.seq DESC LIMIT 1)), 0) AS BIGINT) FROM accounts a WHERE a.sandbox_of IS NULL`).Scan(&g.Balances)
 	}
 	if err != nil {
 		return g, fmt.Errorf("store.Gauges: %w", err)

@@ -39,7 +39,15 @@ func (s *Store) PlaceOrder(ctx context.Context, p topupd.PlaceOrder) (topupd.Ord
 // placeOrder is PlaceOrder's transaction: the account's lock, then a
 // repeat answered as it is, or else the order checked, charged, stored and,
 // for keys, given its codes.
+//
+// A sandbox order (p.Sandbox) is the same transaction on the account's
+// sandbox's books (books below): priced as the account's live orders, held
+// to no spending limit, fulfilled by the sim rules (ProviderSandbox), and a
+// key order completes with TEST- codes drawn from no stock.
 func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder) (topupd.Order, bool, error) {
+	if p.Sandbox {
+		p.AccountID = topupd.SandboxID(p.AccountID)
+	}
 	// An unknown account fails below, where its order count is taken.
 	if _, err := s.lockAccount(ctx, tx, p.AccountID); err != nil {
 		return topupd.Order{}, false, err
@@ -76,7 +84,14 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 		}
 	}
 	o := newOrder(&p, &pack, &line, &draft)
-	if draft.DrawsStock { // the codes about to be drawn fix the cost: each its batch's (batches.go)
+	if p.Sandbox {
+		o.Sandbox, o.Provider, o.Upstream, o.UpstreamPID = true, topupd.ProviderSandbox, "", ""
+		pack.Suppliers, pack.LowStockAt = nil, nil // no supplier is called, and no stock drawn
+	}
+	if draft.DrawsStock && p.Sandbox {
+		cost := pack.Cost * topupd.Money(draft.Quantity)
+		o.Cost = &cost
+	} else if draft.DrawsStock { // the codes about to be drawn fix the cost: each its batch's (batches.go)
 		cost, err := s.stockCost(ctx, tx, pack.PID, draft.Quantity, pack.Cost)
 		if err != nil {
 			return topupd.Order{}, false, err
@@ -96,7 +111,9 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 		}
 		return topupd.Order{}, false, err
 	}
-	if draft.DrawsStock {
+	if draft.DrawsStock && p.Sandbox {
+		o.Codes = topupd.TestCodes(o.ID, o.Quantity)
+	} else if draft.DrawsStock {
 		if o.Codes, err = s.drawCodes(ctx, tx, &o); err != nil {
 			return topupd.Order{}, false, err
 		}
@@ -133,7 +150,7 @@ func (s *Store) repeatOf(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder) (
 	for _, by := range []struct {
 		query string
 		args  []any
-	}{{s.q.orderByKey, []any{p.AccountID, req.Key()}}, {s.q.orderByTrxID, []any{req.TrxID}}} {
+	}{{s.q.orderByKey, []any{p.AccountID, req.Key()}}, {s.q.orderByTrxID, []any{req.TrxID, boolInt(p.Sandbox)}}} {
 		prev, err := scanOrder(tx.QueryRowContext(ctx, by.query, by.args...))
 		if isNoRows(err) {
 			continue
@@ -173,12 +190,16 @@ func (s *Store) prepare(ctx context.Context, tx *sql.Tx, p *topupd.PlaceOrder) (
 	if err != nil {
 		return pack, line, topupd.Draft{}, topupd.Limits{}, err
 	}
-	if p.SimOff && pack.Provider == topupd.ProviderSim {
+	if p.SimOff && pack.Provider == topupd.ProviderSim && !p.Sandbox {
 		return pack, line, topupd.Draft{}, topupd.Limits{}, topupd.Errorf(topupd.EProductDisabled, "the sim supplier is off")
 	}
-	book, limits, err := s.orderTerms(ctx, tx, p.AccountID, pack.PID)
+	priced, _ := topupd.LiveID(p.AccountID) // a sandbox order is priced as its account's live ones
+	book, limits, err := s.orderTerms(ctx, tx, priced, pack.PID)
 	if err != nil {
 		return pack, line, topupd.Draft{}, limits, err
+	}
+	if p.Sandbox {
+		limits = topupd.Limits{} // held to no spending limit
 	}
 	pack.Price = book.PriceOf(&pack)
 	draft, err := topupd.Prepare(&p.Request, &line, &pack)
@@ -253,12 +274,12 @@ func (s *Store) insertOrder(ctx context.Context, tx *sql.Tx, o *topupd.Order, p 
 	}
 	err := tx.QueryRowContext(ctx, `INSERT INTO orders (id, account_id, account_seq, trxid, idem_key, fingerprint, pid, slug, game, kind, pack_name, provider,
 			quantity, amount, user_id, zone_id, server_id, region, more_id, status, created_at, finished_at, deadline_at, next_attempt_at, lease_owner, lease_until, supplier,
-			upstream, upstream_pid, code_count, cost)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31) RETURNING seq`,
+			upstream, upstream_pid, code_count, cost, sandbox)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32) RETURNING seq`,
 		o.ID, o.AccountID, accountSeq, o.TrxID, o.IdempotencyKey, o.Fingerprint, o.PID, o.Slug, o.Game, string(o.Kind), o.PackName, o.Provider,
 		o.Quantity, int64(o.Amount), o.Fields.UserID, o.Fields.ZoneID, o.Fields.ServerID, o.Fields.Region, o.Fields.MoreID, string(o.Status),
 		ms(o.CreatedAt), msOrNull(o.FinishedAt), ms(o.DeadlineAt), nextAttempt, leaseOwner, leaseUntil, string(o.Supplier),
-		o.Upstream, o.UpstreamPID, o.CodeCount, moneyOrNull(o.Cost)).Scan(&o.Seq)
+		o.Upstream, o.UpstreamPID, o.CodeCount, moneyOrNull(o.Cost), boolInt(o.Sandbox)).Scan(&o.Seq)
 	if err != nil {
 		return err
 	}

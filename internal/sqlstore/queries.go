@@ -15,11 +15,11 @@ const (
 	packColumns  = `pid, slug, name, category, price, status, stock_based, provider, upstream, upstream_pid, cost, low_stock_at, suppliers`
 	orderColumns = `seq, id, account_id, trxid, idem_key, fingerprint, pid, slug, game, kind, pack_name, provider,
 	quantity, amount, user_id, zone_id, server_id, region, more_id, status, error, refunded,
-	created_at, finished_at, deadline_at, supplier, attempts, upstream, upstream_pid, supplier_ref, code_count, alert, cost`
+	created_at, finished_at, deadline_at, supplier, attempts, upstream, upstream_pid, supplier_ref, code_count, alert, cost, sandbox`
 	// viewColumns are the columns of topupd.Order.ResellerView: lookups and
 	// history pages read only these, about half of orderColumns.
 	viewColumns = `seq, id, account_id, trxid, pid, game, pack_name, quantity, amount,
-	user_id, zone_id, server_id, region, more_id, status, error, refunded, created_at, finished_at, code_count`
+	user_id, zone_id, server_id, region, more_id, status, error, refunded, created_at, finished_at, code_count, sandbox`
 	entryColumns    = `l.id, l.account_id, l.kind, l.amount, l.balance_after, COALESCE((SELECT o.id FROM orders o WHERE o.seq = l.order_seq), ''), COALESCE(l.reference, ''), l.created_at`
 	settingsColumns = `maintenance, orders_disabled, eligibility_min_topup, sim_delay_ms, sim_call_ms`
 )
@@ -34,7 +34,7 @@ type queries struct {
 	codesOfOrder  string // the codes delivered to an order
 	orderBySeq    string
 	orderByID     string
-	orderByTrxID  string
+	orderByTrxID  string // a live order, or a sandbox order, by trxid
 	viewBySeq     string
 	viewByID      string
 	viewByTrxID   string // an account's order of a trxid, as GET /history?trxid= lists it
@@ -73,12 +73,12 @@ func render(d Dialect) queries {
 		codesOfOrder:  `SELECT pid, sealed FROM codes WHERE order_seq = $1 ORDER BY id`,
 		orderBySeq:    `SELECT ` + orderColumns + ` FROM orders WHERE seq = $1`,
 		orderByID:     `SELECT ` + orderColumns + ` FROM orders WHERE id = $1`,
-		orderByTrxID:  `SELECT ` + orderColumns + ` FROM orders WHERE trxid = $1`,
+		orderByTrxID:  `SELECT ` + orderColumns + ` FROM orders WHERE sandbox = $2 AND trxid = $1`,
 		viewBySeq:     `SELECT ` + viewColumns + ` FROM orders WHERE seq = $1`,
 		viewByID:      `SELECT ` + viewColumns + ` FROM orders WHERE id = $1`,
 		viewByTrxID:   `SELECT ` + viewColumns + ` FROM orders WHERE trxid = $1 AND account_id = $2`,
 		accountByKey: `SELECT a.id, a.name, a.api_enabled, a.admin_disabled, a.banned, a.restricted_until, a.ip_allowlist,
-			a.ip_allowlist_required, a.created_at, a.tier, a.max_order, a.daily_limit FROM api_keys k JOIN accounts a ON a.id = k.account_id
+			a.ip_allowlist_required, a.created_at, a.tier, a.max_order, a.daily_limit, k.sandbox FROM api_keys k JOIN accounts a ON a.id = k.account_id
 			WHERE k.hash = $1 AND (k.revoked_at IS NULL OR k.revoked_at > $2)`,
 		drawCodes: `UPDATE codes SET order_seq = $1
 			WHERE id IN (SELECT id FROM codes WHERE pid = $2 AND order_seq IS NULL AND voided_at IS NULL ORDER BY id LIMIT $3` + d.LockRow + `)
@@ -95,7 +95,7 @@ func render(d Dialect) queries {
 		lockStock:     `SELECT available FROM stock_levels WHERE pid = $1` + d.LockRow,
 		lockPack:      `SELECT 1 FROM packs WHERE pid = $1` + d.LockRow,
 		lockSettings:  `SELECT ` + settingsColumns + ` FROM settings WHERE id = 1` + d.LockRow,
-		accountLocked: `SELECT ` + accountColumns + ` FROM accounts WHERE id = $1` + d.LockRow,
+		accountLocked: `SELECT ` + accountColumns + ` FROM accounts WHERE id = $1 AND sandbox_of IS NULL` + d.LockRow,
 		retryOrder: `UPDATE orders SET next_attempt_at = $2, lease_owner = NULL, lease_until = NULL, alert = '',
 			deadline_at = ` + d.Greatest + `(deadline_at, $3) WHERE seq = $1`,
 		orderEvents: `SELECT at, kind, note FROM order_events WHERE order_seq = $1 ORDER BY at, id`,
@@ -135,7 +135,7 @@ func HotQueries(d Dialect) []HotQuery {
 		{Name: "order by seq", SQL: q.orderBySeq, Args: []any{1}},
 		{Name: "reseller order by id", SQL: q.viewByID, Args: []any{"ord_x"}},
 		{Name: "reseller order by seq", SQL: q.viewBySeq, Args: []any{1}},
-		{Name: "order by trxid", SQL: q.orderByTrxID, Args: []any{"t"}},
+		{Name: "order by trxid", SQL: q.orderByTrxID, Args: []any{"t", 0}},
 		{Name: "history by trxid", SQL: q.viewByTrxID, Args: []any{"t", "a"}},
 		{Name: "account by key", SQL: q.accountByKey, Args: []any{[]byte("h"), 1}},
 		{Name: "lock account", SQL: q.lockAccount, Args: []any{"a"}},

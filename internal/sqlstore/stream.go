@@ -40,6 +40,9 @@ func emitOrder(ctx context.Context, tx *sql.Tx, typ topupd.EventType, o *topupd.
 	if o.Upstream != "" {
 		data["upstream"] = o.Upstream
 	}
+	if o.Sandbox {
+		data["sandbox"] = true
+	}
 	if o.Status.Final() {
 		data["finishedAt"] = ms(o.FinishedAt)
 	}
