@@ -25,6 +25,8 @@ type OrderView struct {
 	Refunded         *bool    `json:"refunded,omitempty"`
 	IdempotentReplay *bool    `json:"idempotentReplay,omitempty"`
 	CreatedAt        string   `json:"createdAt"`
+	// Sandbox is true on a sandbox order; a live order never carries it.
+	Sandbox bool `json:"sandbox,omitempty"`
 }
 
 // ViewOrder renders an order as of now.
@@ -33,7 +35,7 @@ func ViewOrder(o *Order, now time.Time) OrderView {
 		OrderCreated: true, OrderID: o.ID, TrxID: o.TrxID, Status: string(o.Status), Game: o.Game, PID: o.PID,
 		PackName: o.PackName, Quantity: o.Quantity, AmountUsd: o.Amount, DurationSec: int64(o.Duration(now) / time.Second),
 		UserID: o.Fields.UserID, ZoneID: o.Fields.ZoneID, ServerID: o.Fields.ServerID, Region: o.Fields.Region, MoreID: o.Fields.MoreID,
-		Codes: o.Codes, Error: o.Error, CreatedAt: o.CreatedAt.Format(time.RFC3339Nano),
+		Codes: o.Codes, Error: o.Error, CreatedAt: o.CreatedAt.Format(time.RFC3339Nano), Sandbox: o.Sandbox,
 	}
 	if o.Status == StatusCancelled {
 		refunded := o.Refunded

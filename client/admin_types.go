@@ -288,6 +288,8 @@ type Key struct {
 	CreatedAt  time.Time  `json:"createdAt"`
 	LastUsedAt *time.Time `json:"lastUsedAt"`
 	RevokedAt  *time.Time `json:"revokedAt"`
+	// Sandbox marks a sandbox key (its plaintext starts with tpd_test_).
+	Sandbox bool `json:"sandbox"`
 }
 
 // AccountPage is one page of accounts.

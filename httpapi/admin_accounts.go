@@ -76,6 +76,7 @@ func (a *admin) patchAccount(w http.ResponseWriter, r *http.Request) error {
 type newKeyAnswer struct {
 	APIKey  string `json:"apiKey"`
 	KeyID   string `json:"keyId"`
+	Sandbox bool   `json:"sandbox,omitempty"`
 	Success bool   `json:"success"`
 }
 
@@ -105,19 +106,28 @@ func readLabel(r *http.Request) (*string, error) {
 	return &label, nil
 }
 
+// createKey makes a key: a live key, or with "sandbox": true a sandbox key.
 func (a *admin) createKey(w http.ResponseWriter, r *http.Request) error {
-	label, err := readLabel(r)
+	obj, err := readAdminObject(r)
 	if err != nil {
 		return err
 	}
-	if label == nil {
-		label = new(string)
+	var label string
+	var sandbox bool
+	obj.take("label", &label)
+	obj.take("sandbox", &sandbox)
+	if err := obj.done(); err != nil {
+		return err
 	}
-	k, err := a.Service.CreateKey(r.Context(), a.actor(r), r.PathValue("id"), *label)
+	create := a.Service.CreateKey
+	if sandbox {
+		create = a.Service.CreateSandboxKey
+	}
+	k, err := create(r.Context(), a.actor(r), r.PathValue("id"), label)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, newKeyAnswer{APIKey: k.Secret, KeyID: k.ID, Success: true})
+	writeJSON(w, http.StatusCreated, newKeyAnswer{APIKey: k.Secret, KeyID: k.ID, Sandbox: k.Sandbox, Success: true})
 	return nil
 }
 
@@ -153,7 +163,7 @@ func (a *admin) listKeys(w http.ResponseWriter, r *http.Request) error {
 	out := make([]client.Key, len(keys))
 	for i, k := range keys {
 		out[i] = client.Key{KeyID: k.ID, Label: k.Label, Prefix: k.Prefix, CreatedAt: k.CreatedAt.UTC(),
-			LastUsedAt: utcPtr(k.LastUsedAt), RevokedAt: utcPtr(k.RevokedAt)}
+			LastUsedAt: utcPtr(k.LastUsedAt), RevokedAt: utcPtr(k.RevokedAt), Sandbox: k.Sandbox}
 	}
 	writeJSON(w, http.StatusOK, keysAnswer{Success: true, Keys: out})
 	return nil
@@ -216,14 +226,20 @@ func (a *admin) credit(w http.ResponseWriter, r *http.Request) error {
 	}
 	amount, ok := obj.money("amountUsd")
 	var ref string
+	var sandbox bool
 	obj.take("reference", &ref)
+	obj.take("sandbox", &sandbox)
 	if err := obj.done(); err != nil {
 		return err
 	}
 	if !ok {
 		return topupd.Errorf(topupd.EInvalidBody, "amountUsd is required")
 	}
-	c, err := a.Service.Credit(r.Context(), a.actor(r), r.PathValue("id"), amount, ref)
+	credit := a.Service.Credit
+	if sandbox { // the account's sandbox balance
+		credit = a.Service.CreditSandbox
+	}
+	c, err := credit(r.Context(), a.actor(r), r.PathValue("id"), amount, ref)
 	if err != nil {
 		return err
 	}

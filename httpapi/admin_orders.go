@@ -75,7 +75,8 @@ func (a *admin) writeOrder(w http.ResponseWriter, r *http.Request, o *topupd.Ord
 // GET /admin/orders/{orderId}/codes, the owner's and logged, is the one
 // way to read them.
 func (a *admin) orderItem(o *topupd.Order) adminOrder {
-	return adminOrder{OrderAdmin: client.OrderAdmin{ID: itoa(o.Seq), AccountID: o.AccountID, Provider: o.Provider, Upstream: o.Upstream,
+	account, _ := topupd.LiveID(o.AccountID) // a sandbox order shows its account, and "sandbox": true
+	return adminOrder{OrderAdmin: client.OrderAdmin{ID: itoa(o.Seq), AccountID: account, Provider: o.Provider, Upstream: o.Upstream,
 		UpstreamPID: o.UpstreamPID, SupplierRef: o.SupplierRef, Attempts: o.Attempts, DeadlineAt: o.DeadlineAt.UTC(), Alert: o.Alert,
 		CostUSD: o.Cost}, orderView: viewOrder(o, a.Now())}
 }
@@ -102,7 +103,8 @@ func (a *admin) orderCodes(w http.ResponseWriter, r *http.Request) error {
 		codes = []string{}
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, orderCodesAnswer{Success: true, OrderID: o.ID, ID: itoa(o.Seq), AccountID: o.AccountID,
+	account, _ := topupd.LiveID(o.AccountID)
+	writeJSON(w, http.StatusOK, orderCodesAnswer{Success: true, OrderID: o.ID, ID: itoa(o.Seq), AccountID: account,
 		Status: string(o.Status), Codes: codes})
 	return nil
 }

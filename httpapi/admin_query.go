@@ -94,7 +94,7 @@ func parsePage(v url.Values, known map[string]bool, kind string) (page, error) {
 
 // ordersFilters are the filters of GET /admin/orders besides paging.
 var ordersFilters = map[string]bool{"status": true, "accountId": true, "trxid": true, "pid": true, "slug": true,
-	"provider": true, "from": true, "to": true}
+	"provider": true, "from": true, "to": true, "sandbox": true}
 
 // parseOrdersQuery reads GET /admin/orders' filters and paging.
 func parseOrdersQuery(v url.Values) (topupd.OrdersQuery, error) {
@@ -110,6 +110,16 @@ func parseOrdersQuery(v url.Values) (topupd.OrdersQuery, error) {
 		return q, topupd.Errorf(topupd.EInvalidRequest, "status: processing, completed or cancelled")
 	}
 	q.AccountID, q.TrxID, q.PID, q.Slug, q.Provider = v.Get("accountId"), v.Get("trxid"), v.Get("pid"), v.Get("slug"), v.Get("provider")
+	switch v.Get("sandbox") {
+	case "", "false":
+	case "true": // the sandboxes' orders alone: an account's are its sandbox's
+		q.Sandbox = true
+		if q.AccountID != "" {
+			q.AccountID = topupd.SandboxID(q.AccountID)
+		}
+	default:
+		return q, topupd.Errorf(topupd.EInvalidRequest, "sandbox: true or false")
+	}
 	q.From, q.To, err = parseSpan(v)
 	return q, err
 }

@@ -208,9 +208,10 @@ func (a *reseller) eligible(ctx context.Context, acct *topupd.Account, st topupd
 	return credited >= st.EligibilityMinTopup, nil
 }
 
-// limit counts the call against the account's rolling windows.
+// limit counts the call against the rolling windows of the account, or of
+// its sandbox for a sandbox key.
 func (a *reseller) limit(w http.ResponseWriter, r *http.Request, c *caller) error {
-	d, err := a.Limiter.Allow(r.Context(), c.account.ID)
+	d, err := a.Limiter.Allow(r.Context(), c.account.Books()) // a sandbox key's calls are counted apart
 	if err != nil {
 		a.Logger.ErrorContext(r.Context(), "rate limiter unavailable", "err", err)
 		return topupd.Fail(topupd.ERateLimitDown)

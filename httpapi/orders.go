@@ -30,7 +30,7 @@ func (a *reseller) placeOrder(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	release, err := a.lockInFlight(w, r, &req, c.account.ID)
+	release, err := a.lockInFlight(w, r, &req, c.account.Books())
 	if err != nil {
 		return err
 	}
@@ -38,7 +38,7 @@ func (a *reseller) placeOrder(w http.ResponseWriter, r *http.Request) error {
 
 	now := a.Now()
 	o, replay, err := a.Store.PlaceOrder(ctx, topupd.PlaceOrder{
-		AccountID: c.account.ID, Request: req, Now: now, Deadline: a.Deadline, SimOff: a.SimOff,
+		AccountID: c.account.ID, Sandbox: c.account.Sandbox, Request: req, Now: now, Deadline: a.Deadline, SimOff: a.SimOff,
 		LeaseOwner: a.Fulfiller.Owner(), LeaseUntil: a.Fulfiller.LeaseUntil(now),
 	})
 	if err != nil {
@@ -59,6 +59,9 @@ func (a *reseller) placeOrder(w http.ResponseWriter, r *http.Request) error {
 // database work: the unique constraints decide.
 func (a *reseller) lockInFlight(w http.ResponseWriter, r *http.Request, req *topupd.OrderRequest, account string) (func(), error) {
 	keys := []string{"trx:" + req.TrxID}
+	if _, sandbox := topupd.LiveID(account); sandbox { // a sandbox trxid is the sandbox's alone
+		keys[0] = "trx" + topupd.SandboxSuffix + ":" + req.TrxID
+	}
 	if req.IdempotencyKey != "" {
 		keys = append(keys, "idem:"+account+":"+req.IdempotencyKey)
 	}

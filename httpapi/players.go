@@ -35,11 +35,16 @@ func (a *reseller) checkPlayer(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	pack, draft, err := a.Store.PrepareOrder(ctx, topupd.PlaceOrder{AccountID: c.account.ID, Request: req, SimOff: a.SimOff})
+	pack, draft, err := a.Store.PrepareOrder(ctx, topupd.PlaceOrder{AccountID: c.account.ID, Sandbox: c.account.Sandbox, Request: req, SimOff: a.SimOff})
 	if err != nil {
 		return err
 	}
-	res, err := a.askPlayer(ctx, &pack, &draft)
+	var res topupd.PlayerCheck
+	if c.account.Sandbox { // every sandbox check follows the sim rules, whatever the pack
+		res, err = a.Players.CheckPlayer(ctx, []topupd.Supplier{{Provider: topupd.ProviderSandbox}}, draft.Fields)
+	} else {
+		res, err = a.askPlayer(ctx, &pack, &draft)
+	}
 	if err != nil {
 		return err
 	}

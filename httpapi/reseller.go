@@ -77,7 +77,7 @@ func (a *reseller) myIP(w http.ResponseWriter, r *http.Request) error {
 
 // balance answers the account's balance.
 func (a *reseller) balance(w http.ResponseWriter, r *http.Request) error {
-	bal, err := a.Store.Balance(r.Context(), callerOf(r.Context()).account.ID)
+	bal, err := a.Store.Balance(r.Context(), callerOf(r.Context()).account.Books())
 	if err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func (a *reseller) balance(w http.ResponseWriter, r *http.Request) error {
 
 // order answers one of the caller's orders.
 func (a *reseller) order(w http.ResponseWriter, r *http.Request) error {
-	o, err := a.Store.ResellerOrder(r.Context(), callerOf(r.Context()).account.ID, r.PathValue("orderId"))
+	o, err := a.Store.ResellerOrder(r.Context(), callerOf(r.Context()).account.Books(), r.PathValue("orderId"))
 	if err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ const (
 // mode; with trxid, only the order of that trxid (count 0 or 1).
 func (a *reseller) history(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	acct := callerOf(r.Context()).account.ID
+	acct := callerOf(r.Context()).account.Books()
 	if err := notEmpty(q, "limit", "page", "pageSize", "trxid"); err != nil {
 		return err
 	}

@@ -28,7 +28,7 @@ func (a *reseller) statement(w http.ResponseWriter, r *http.Request) error {
 	if err := service.CheckAccountStatement(from, to); err != nil {
 		return err
 	}
-	st, err := a.Store.Statement(r.Context(), callerOf(r.Context()).account.ID, from, to)
+	st, err := a.Store.Statement(r.Context(), callerOf(r.Context()).account.Books(), from, to)
 	if err != nil {
 		return err
 	}

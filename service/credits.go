@@ -33,6 +33,26 @@ const (
 // reference, 1 to MaxCreditReference characters, that makes it once: a
 // reference used before for the account credits nothing again.
 func (s *Service) Credit(ctx context.Context, a Actor, accountID string, amount topupd.Money, reference string) (Credited, error) {
+	if _, sandbox := topupd.LiveID(accountID); sandbox {
+		return Credited{}, topupd.Errorf(topupd.ENotFound, "account %s", accountID) // reached through its account (CreditSandbox)
+	}
+	return s.credit(ctx, a, accountID, accountID, amount, reference)
+}
+
+// CreditSandbox is Credit on the account's sandbox balance (integration.md),
+// opening the sandbox if it was not; the balance never goes below 0 either.
+func (s *Service) CreditSandbox(ctx context.Context, a Actor, accountID string, amount topupd.Money, reference string) (Credited, error) {
+	if err := Allowed(a, OpCredit); err != nil {
+		return Credited{}, err
+	}
+	if err := s.accountExists(ctx, accountID); err != nil {
+		return Credited{}, err
+	}
+	return s.credit(ctx, a, accountID, topupd.SandboxID(accountID), amount, reference)
+}
+
+// credit credits books, the account's own or its sandbox's.
+func (s *Service) credit(ctx context.Context, a Actor, accountID, books string, amount topupd.Money, reference string) (Credited, error) {
 	if err := Allowed(a, OpCredit); err != nil {
 		return Credited{}, err
 	}
@@ -45,12 +65,12 @@ func (s *Service) Credit(ctx context.Context, a Actor, accountID string, amount 
 	case strings.TrimSpace(reference) == "" || len(reference) > MaxCreditReference:
 		return Credited{}, topupd.Errorf(topupd.EInvalidBody, "reference is required (at most %d characters)", MaxCreditReference)
 	}
-	e, repeated, err := s.d.Store.Credit(change(ctx, a, OpCredit, accountID), accountID, amount, reference, s.d.Now())
+	e, repeated, err := s.d.Store.Credit(change(ctx, a, OpCredit, books), books, amount, reference, s.d.Now())
 	if err != nil {
 		return Credited{}, err
 	}
 	s.changed(ctx)
-	bal, err := s.d.Store.Balance(ctx, accountID)
+	bal, err := s.d.Store.Balance(ctx, books)
 	if err != nil {
 		return Credited{}, err
 	}

@@ -41,6 +41,18 @@ func (s *Service) Keys(ctx context.Context, a Actor, accountID string) ([]topupd
 // CreateKey makes an API key of the account, with a label of at most
 // MaxKeyLabel characters.
 func (s *Service) CreateKey(ctx context.Context, a Actor, accountID, label string) (NewKey, error) {
+	return s.createKey(ctx, a, accountID, label, false)
+}
+
+// CreateSandboxKey makes a sandbox key of the account (integration.md),
+// opening the account's sandbox if it was not: its plaintext starts with
+// topupd.SandboxKeyPrefix.
+func (s *Service) CreateSandboxKey(ctx context.Context, a Actor, accountID, label string) (NewKey, error) {
+	return s.createKey(ctx, a, accountID, label, true)
+}
+
+// createKey makes a live key, or a sandbox key.
+func (s *Service) createKey(ctx context.Context, a Actor, accountID, label string, sandbox bool) (NewKey, error) {
 	if err := Allowed(a, OpCreateKey); err != nil {
 		return NewKey{}, err
 	}
@@ -50,7 +62,7 @@ func (s *Service) CreateKey(ctx context.Context, a Actor, accountID, label strin
 	if err := checkKeyLabel(label); err != nil {
 		return NewKey{}, err
 	}
-	k, hash := s.newAPIKey(accountID, label, s.d.Now())
+	k, hash := s.newAPIKey(accountID, label, s.d.Now(), sandbox)
 	if err := s.d.Store.AddKey(change(ctx, a, OpCreateKey, accountID), k.APIKey, hash); err != nil {
 		return NewKey{}, err
 	}
@@ -75,19 +87,21 @@ func (s *Service) RotateKey(ctx context.Context, a Actor, accountID, oldKeyID st
 	if err := checkKeyLabel(name); err != nil {
 		return Rotation{}, err
 	}
-	if label == nil {
-		keys, err := s.d.Store.Keys(ctx, accountID)
-		if err != nil {
-			return Rotation{}, err
-		}
-		for _, k := range keys {
-			if k.ID == oldKeyID {
+	keys, err := s.d.Store.Keys(ctx, accountID)
+	if err != nil {
+		return Rotation{}, err
+	}
+	sandbox := false // a sandbox key's successor is a sandbox key
+	for _, k := range keys {
+		if k.ID == oldKeyID {
+			sandbox = k.Sandbox
+			if label == nil {
 				name = k.Label
 			}
 		}
 	}
 	now := s.d.Now()
-	k, hash := s.newAPIKey(accountID, name, now)
+	k, hash := s.newAPIKey(accountID, name, now, sandbox)
 	out := Rotation{NewKey: k, OldKeyID: oldKeyID, OldRevokedAt: now.Add(topupd.KeyRotationOverlap)}
 	if err := s.d.Store.RotateKey(change(ctx, a, OpRotateKey, oldKeyID), oldKeyID, k.APIKey, hash, out.OldRevokedAt); err != nil {
 		return Rotation{}, err
@@ -111,12 +125,15 @@ func (s *Service) RevokeKey(ctx context.Context, a Actor, keyID string) error {
 	return nil
 }
 
-// newAPIKey makes a key of the account, and the hash that is all the store
-// keeps of it.
-func (s *Service) newAPIKey(accountID, label string, now time.Time) (NewKey, topupd.KeyHash) {
+// newAPIKey makes a key of the account, live or sandbox, and the hash that
+// is all the store keeps of it.
+func (s *Service) newAPIKey(accountID, label string, now time.Time, sandbox bool) (NewKey, topupd.KeyHash) {
 	secret, hash := topupd.NewAPIKey()
+	if sandbox {
+		secret, hash = topupd.NewSandboxAPIKey()
+	}
 	return NewKey{Secret: secret, APIKey: topupd.APIKey{ID: topupd.NewID("key_"), AccountID: accountID, Label: label,
-		Prefix: secret[:topupd.KeyPrefixLen], CreatedAt: now}}, hash
+		Prefix: secret[:topupd.KeyPrefixLen], CreatedAt: now, Sandbox: sandbox}}, hash
 }
 
 // checkKeyLabel refuses a key's label longer than MaxKeyLabel.

@@ -303,12 +303,14 @@ func (s *Store) AddWebhookEvents(ctx context.Context, events []topupd.WebhookEve
 				}
 				continue
 			}
-			list, ok := endpoints[ev.AccountID]
+			// A sandbox's events go to its account's endpoints (integration.md).
+			owner, _ := topupd.LiveID(ev.AccountID)
+			list, ok := endpoints[owner]
 			if !ok {
-				if list, err = queryAll(ctx, tx, scanEndpointEvents, `SELECT id, events FROM webhook_endpoints WHERE account_id = $1 AND enabled = 1`, ev.AccountID); err != nil {
+				if list, err = queryAll(ctx, tx, scanEndpointEvents, `SELECT id, events FROM webhook_endpoints WHERE account_id = $1 AND enabled = 1`, owner); err != nil {
 					return err
 				}
-				endpoints[ev.AccountID] = list
+				endpoints[owner] = list
 			}
 			for _, e := range list {
 				if ev.EndpointID != "" && ev.EndpointID != e.ID || ev.EndpointID == "" && !e.Wants(ev.Type) {
