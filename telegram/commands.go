@@ -118,7 +118,7 @@ var resellerCommands = &commandSet{
 	commands: []command{
 		{name: "/balance", help: "the balance", readOnly: true, run: (*Bot).balance},
 		{name: "/keys", help: "your API keys", privateOnly: true, readOnly: true, run: (*Bot).keys},
-		{name: "/newkey", forms: []string{"[label]"}, help: "a new API key, shown once", privateOnly: true, run: (*Bot).newKey},
+		{name: "/newkey", forms: []string{"[label]", "test [label]"}, help: "a new API key, shown once; with test, a sandbox key", privateOnly: true, run: (*Bot).newKey},
 		{name: "/revoke", forms: []string{"<keyId>"}, help: "revoke a key (asks first)", privateOnly: true, readOnly: true, run: (*Bot).askRevoke},
 		{name: "/rotate", forms: []string{"<keyId>"}, help: "a new key; the old one works 24 more hours", privateOnly: true, run: (*Bot).rotate},
 		{name: "/api", forms: []string{"on", "off"}, help: "turn API access on or off", run: (*Bot).apiAccess},

@@ -11,8 +11,7 @@ import (
 // "What an operator's chat can do"), each in the shapes the spec writes
 // it, and whether the spec keeps it to private chats ("Key and webhook
 // commands in a group chat are refused"; a link code is sent "in a
-// private chat"). The sandbox key (/newkey test) and /webhook are left
-// out: a later issue builds them.
+// private chat"). /webhook is left out: a later issue builds it.
 var specCommands = map[*commandSet][]struct {
 	shape   string
 	private bool
@@ -25,6 +24,7 @@ var specCommands = map[*commandSet][]struct {
 		{"/balance", false},
 		{"/keys", true},
 		{"/newkey [label]", true},
+		{"/newkey test [label]", true},
 		{"/revoke <keyId>", true},
 		{"/rotate <keyId>", true},
 		{"/api on", false},

@@ -21,14 +21,23 @@ func (b *Bot) balance(ctx context.Context, r *request, c topupd.Chat) {
 	b.reply(ctx, r, "Balance: "+a.Balance.Dollars()+" USD")
 }
 
-// newKey makes a key for the account and shows it, this once.
+// newKey makes a key for the account and shows it, this once: a sandbox
+// key when the first word is "test" (/newkey test [label]).
 func (b *Bot) newKey(ctx context.Context, r *request, c topupd.Chat) {
-	k, err := b.Service.CreateKey(ctx, r.actor, c.AccountID, strings.Join(r.args, " "))
+	create, args, what := b.Service.CreateKey, r.args, ""
+	if len(args) > 0 && args[0] == "test" {
+		create, args, what = b.Service.CreateSandboxKey, args[1:], "sandbox "
+	}
+	k, err := create(ctx, r.actor, c.AccountID, strings.Join(args, " "))
 	if err != nil {
 		b.fail(ctx, r, err)
 		return
 	}
-	b.reply(ctx, r, newKeyText(k.Secret, k.ID))
+	text := newKeyText(k.Secret, k.ID)
+	if k.Sandbox {
+		text += "\nIt is a sandbox key: its orders are test orders on a sandbox balance, and nothing real is bought or sold."
+	}
+	b.reply(ctx, r, strings.Replace(text, "Your new API key", "Your new "+what+"API key", 1))
 }
 
 // rotate makes a new key in place of one of the account's, shown once;
@@ -73,6 +82,9 @@ func (b *Bot) keys(ctx context.Context, r *request, c topupd.Chat) {
 			label = "(no label)"
 		}
 		line := fmt.Sprintf("%s %s: %s…, made %s, %s", k.ID, label, k.Prefix, k.CreatedAt.UTC().Format("2006-01-02"), used)
+		if k.Sandbox {
+			line += ", sandbox"
+		}
 		if k.RevokedAt != nil {
 			line += ", stops working " + k.RevokedAt.UTC().Format("2006-01-02 15:04") + " UTC"
 		}
