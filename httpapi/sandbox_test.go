@@ -151,6 +151,42 @@ func TestSandboxApart(t *testing.T) {
 		if len(rows) != 1 || rows[0].(map[string]any)["key"] != live.ID || fmt.Sprint(rows[0].(map[string]any)["orders"]) != "1" {
 			t.Errorf("sales report: %v, want the live order alone", report)
 		}
+		// A sandbox check follows the sim rules, even for a pack that draws stock.
+		for key, want := range map[string]string{sb.Key: "true", live.Key: ""} {
+			r := h.Do("POST", "/players/check", key, order{"pid": topupdtest.PIDKey})
+			if r.Status != http.StatusOK || fmt.Sprint(r.Body["valid"] == true) != fmt.Sprint(want == "true") {
+				t.Errorf("a player check of a stock pack (sandbox %v): %v", key == sb.Key, r)
+			}
+		}
+		if r := h.Do("POST", "/players/check", sb.Key, order{"pid": topupdtest.PIDPubg, "userId": "99990001"}); r.Body["valid"] != false {
+			t.Errorf("a sandbox check of a 9999 player: %v, want not valid", r)
+		}
+		// GET /events: each key sees its own books' events, in time.
+		events := func(key string) (orders []string) {
+			r := h.Do("GET", "/events", key, nil)
+			for _, e := range r.Body["events"].([]any) {
+				data, _ := e.(map[string]any)["data"].(map[string]any)
+				if id, ok := data["orderId"].(string); ok {
+					orders = append(orders, id)
+					if (data["sandbox"] == true) != (key == sb.Key) {
+						t.Errorf("GET /events (sandbox %v): %v", key == sb.Key, e)
+					}
+				}
+			}
+			return orders
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for len(events(sb.Key)) < 3 && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if got := events(sb.Key); len(got) != 3 {
+			t.Errorf("the sandbox's order events: %v, want its 3 orders'", got)
+		}
+		for _, id := range events(live.Key) {
+			if id != liveOrder.Str("orderId") {
+				t.Errorf("GET /events with the live key shows order %s", id)
+			}
+		}
 		h.AuditClean()
 	})
 }
