@@ -21,6 +21,7 @@ type Store interface {
 	BatchStore
 	StreamStore
 	WebhookStore
+	CatalogSyncStore
 	// Settings returns the operator's settings.
 	Settings(ctx context.Context) (Settings, error)
 	// UpdateSettings applies a patch and returns the new settings.

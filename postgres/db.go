@@ -68,6 +68,7 @@ var dialect = sqlstore.Dialect{
 	SkipLocked:        " FOR NO KEY UPDATE SKIP LOCKED",
 	Greatest:          "GREATEST",
 	StreamSettled:     " AND e.tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint",
+	CatalogSyncPoint:  "SELECT catalog_sync_point()",
 	IsUniqueViolation: func(err error) bool { return sqlState(err) == "23505" },
 	IsTransient: func(err error) bool {
 		code := sqlState(err)

@@ -41,15 +41,29 @@ func (s *Store) PutTier(ctx context.Context, t topupd.Tier) (topupd.Tier, error)
 			t.Name, markup, int64(t.RoundTo), ms(t.UpdatedAt)); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM tier_prices WHERE tier = $1`, t.Name); err != nil {
+		// Only the prices that change are written: a change of one price
+		// marks that pack alone for the tier's accounts (catalog_marks).
+		old, err := queryMap[string, topupd.Money](ctx, tx, `SELECT pid, price FROM tier_prices WHERE tier = $1`, t.Name)
+		if err != nil {
 			return err
 		}
-		for pid, price := range t.Prices {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO tier_prices (tier, pid, price) VALUES ($1, $2, $3)`, t.Name, pid, int64(price)); err != nil {
+		for pid := range old {
+			if _, keep := t.Prices[pid]; keep {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM tier_prices WHERE tier = $1 AND pid = $2`, t.Name, pid); err != nil {
 				return err
 			}
 		}
-		var err error
+		for pid, price := range t.Prices {
+			if was, ok := old[pid]; ok && was == price {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO tier_prices (tier, pid, price) VALUES ($1, $2, $3)
+				ON CONFLICT (tier, pid) DO UPDATE SET price = excluded.price`, t.Name, pid, int64(price)); err != nil {
+				return err
+			}
+		}
 		if out, err = s.tier(ctx, tx, t.Name); err != nil {
 			return err
 		}

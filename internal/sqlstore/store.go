@@ -62,6 +62,10 @@ type Dialect struct {
 	// for the group, each caller in a savepoint: for a database with one
 	// writer, where each commit's fsync is the bottleneck.
 	GroupCommit bool
+	// CatalogSyncPoint selects the database's clock in ms once every write
+	// transaction that stamped a catalog change before it has committed
+	// (catalogsync.go).
+	CatalogSyncPoint string
 }
 
 // Store is a topupd.Store on database/sql.

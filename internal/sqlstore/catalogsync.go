@@ -1,0 +1,61 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// Catalog sync reads catalog_marks, which triggers keep in the transaction
+// of every change a reseller's catalog can show (migration 00024): a row
+// per account ('' for all) and pack ('' for all), with the database time of
+// the last change that updatedSince lists and a version counting every
+// visible change.
+//
+// The sync point closes the gap between a change's stamp and its commit.
+// On PostgreSQL each stamp takes a shared advisory lock held to the
+// writer's commit, and the sync point takes it exclusively, so it waits for
+// every writer that stamped before it; on SQLite it is read in a write
+// transaction, behind every writer. Either way a reader that reads after
+// the sync point sees every change stamped before it, and a change it does
+// not see is stamped at or after it: a client that sends the serverTime
+// back as updatedSince loses nothing (it may see a change twice). This
+// trusts the database's clock not to step back.
+
+// ChangedPacks returns the packs that changed for the account at or after
+// since, by PID.
+func (s *Store) ChangedPacks(ctx context.Context, accountID string, since time.Time) ([]string, error) {
+	out, err := queryAll(ctx, s.read, scanValue[string], `SELECT p.pid FROM packs p WHERE EXISTS (
+		SELECT 1 FROM catalog_marks m WHERE m.account_id IN ('', $1) AND m.pid IN ('', p.pid) AND m.changed_at >= $2)
+		ORDER BY p.pid`, accountID, ms(since))
+	if err != nil {
+		return nil, fmt.Errorf("store.ChangedPacks %s: %w", accountID, err)
+	}
+	return out, nil
+}
+
+// CatalogVersion sums the versions of the marks the account's catalog
+// reads: every visible change adds at least one, and marks are never
+// deleted.
+func (s *Store) CatalogVersion(ctx context.Context, accountID string) (string, error) {
+	var n, sum int64
+	err := s.read.QueryRowContext(ctx, `SELECT COUNT(*), CAST(COALESCE(SUM(version), 0) AS BIGINT)
+		FROM catalog_marks WHERE account_id IN ('', $1)`, accountID).Scan(&n, &sum)
+	if err != nil {
+		return "", fmt.Errorf("store.CatalogVersion %s: %w", accountID, err)
+	}
+	return fmt.Sprintf("%d.%d", n, sum), nil
+}
+
+// CatalogSyncPoint reads the dialect's sync point in a write transaction.
+func (s *Store) CatalogSyncPoint(ctx context.Context) (time.Time, error) {
+	var at int64
+	err := s.retryTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		return tx.QueryRowContext(ctx, s.d.CatalogSyncPoint).Scan(&at)
+	})
+	if err != nil {
+		return time.Time{}, fmt.Errorf("store.CatalogSyncPoint: %w", err)
+	}
+	return fromMS(at), nil
+}
