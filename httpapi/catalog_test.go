@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/topupd/topupd/internal/topupdtest"
@@ -24,6 +25,12 @@ func TestCatalog(t *testing.T) {
 	catalog := h.Do("GET", "/catalog", a.Key, nil)
 	if products.Status != 200 || catalog.Status != 200 {
 		t.Fatalf("GET /products: %v; GET /catalog: %v", products, catalog)
+	}
+	for _, b := range []map[string]any{products.Body, catalog.Body} {
+		if _, err := time.Parse(time.RFC3339, fmt.Sprint(b["serverTime"])); err != nil {
+			t.Errorf("serverTime: %v", err)
+		}
+		delete(b, "serverTime") // the time of each answer
 	}
 	if diff := cmp.Diff(products.Body, catalog.Body); diff != "" {
 		t.Errorf("/products and /catalog differ (-products +catalog):\n%s", diff)

@@ -21,35 +21,96 @@ func (a *reseller) services(w http.ResponseWriter, r *http.Request) error {
 			out = append(out, viewService(&lines[i]))
 		}
 	}
-	writeJSON(w, http.StatusOK, servicesList{Services: out, Success: true})
+	writeTagged(w, r, servicesList{Services: out, Success: true})
 	return nil
 }
 
 // products lists the active packs of active lines, with live stock; with
-// the sim supplier off, its packs are not orderable and not listed.
+// the sim supplier off, its packs are not orderable and not listed. With
+// updatedSince it lists only the packs that changed for the caller since
+// then, a pack taken off sale as a gone row (catalogsync.go).
 func (a *reseller) products(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
-	lines, err := a.Store.Lines(ctx)
+	acct := callerOf(ctx).account.ID
+	since, sync, err := updatedSince(r.URL.Query())
 	if err != nil {
 		return err
+	}
+	// The version is read before the catalog: a change between the two
+	// reads shows in the answer and changes the next tag, so a client is
+	// never left with an old answer under a current tag.
+	version, err := a.Store.CatalogVersion(ctx, acct)
+	if err != nil {
+		return err
+	}
+	tag := etag("products", acct, version, strconv.FormatBool(a.SimOff), r.URL.Query().Get("updatedSince"))
+	if notModified(w, r, tag) {
+		return nil
+	}
+	// The sync point comes before every read of the catalog, so the next
+	// sync from serverTime misses nothing that this answer missed.
+	at, err := a.Store.CatalogSyncPoint(ctx)
+	if err != nil {
+		return err
+	}
+	var changed []string
+	if sync {
+		if changed, err = a.Store.ChangedPacks(ctx, acct, since); err != nil {
+			return err
+		}
+	}
+	onSale, err := a.onSale(r)
+	if err != nil {
+		return err
+	}
+	out := []productRow{}
+	if !sync {
+		for _, v := range onSale.rows {
+			out = append(out, productRow{productView: v})
+		}
+	}
+	for _, pid := range changed {
+		if i, ok := onSale.at[pid]; ok {
+			out = append(out, productRow{productView: onSale.rows[i]})
+		} else {
+			out = append(out, productRow{productView: productView{ID: pid}, gone: true})
+		}
+	}
+	writeJSON(w, http.StatusOK, productsList{Products: out, ServerTime: at.UTC().Format(serverTimeLayout), Success: true})
+	return nil
+}
+
+// catalogRows are the packs on sale to a caller, by PID, and where each is.
+type catalogRows struct {
+	rows []productView
+	at   map[string]int
+}
+
+// onSale reads the active packs of active lines at the caller's prices.
+func (a *reseller) onSale(r *http.Request) (catalogRows, error) {
+	ctx := r.Context()
+	var c catalogRows
+	lines, err := a.Store.Lines(ctx)
+	if err != nil {
+		return c, err
 	}
 	packs, err := a.Store.Packs(ctx)
 	if err != nil {
-		return err
+		return c, err
 	}
 	stock, err := a.Store.StockLevels(ctx)
 	if err != nil {
-		return err
+		return c, err
 	}
 	book, err := a.Store.PriceBook(ctx, callerOf(ctx).account.ID)
 	if err != nil {
-		return err
+		return c, err
 	}
 	bySlug := make(map[string]*topupd.Line, len(lines))
 	for i := range lines {
 		bySlug[lines[i].Slug] = &lines[i]
 	}
-	out := []productView{}
+	c.at = make(map[string]int, len(packs))
 	for i := range packs {
 		p := &packs[i]
 		l, ok := bySlug[p.Slug]
@@ -58,10 +119,10 @@ func (a *reseller) products(w http.ResponseWriter, r *http.Request) error {
 		}
 		v := viewProduct(p, l, stock)
 		v.Price = book.PriceOf(p) // the caller's own price
-		out = append(out, v)
+		c.at[p.PID] = len(c.rows)
+		c.rows = append(c.rows, v)
 	}
-	writeJSON(w, http.StatusOK, productsList{Products: out, Success: true})
-	return nil
+	return c, nil
 }
 
 // myIP answers the client IP the allow-list checks.

@@ -12,10 +12,11 @@ type servicesList struct {
 }
 
 // productsList answers GET /products: the packs the caller may order,
-// at its own prices.
+// at its own prices; serverTime is the time to send as the next updatedSince.
 type productsList struct {
-	Products []productView `json:"products"`
-	Success  bool          `json:"success"`
+	Products   []productRow `json:"products"`
+	ServerTime string       `json:"serverTime"`
+	Success    bool         `json:"success"`
 }
 
 // ipAnswer answers GET /myip: the client IP the allow-list checks ("" when

@@ -42,6 +42,7 @@ type ResellerStore interface {
 	Packs(ctx context.Context) ([]topupd.Pack, error)
 	StockLevels(ctx context.Context) (map[string]int, error)
 	PriceBook(ctx context.Context, accountID string) (topupd.PriceBook, error)
+	topupd.CatalogSyncStore
 	// The caller's balance and orders.
 	Balance(ctx context.Context, accountID string) (topupd.Money, error)
 	PlaceOrder(ctx context.Context, p topupd.PlaceOrder) (o topupd.Order, replay bool, err error)
