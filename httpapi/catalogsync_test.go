@@ -203,6 +203,13 @@ func TestCatalogSync(t *testing.T) {
 		// A base price: everyone.
 		h.AdminOK(http.StatusOK, "PATCH", "/admin/products/"+topupdtest.PIDWW, map[string]any{"priceUsd": usd("0.97")})
 		expect("a base price", map[string][]string{gold.ID: {topupdtest.PIDWW}, silver.ID: {topupdtest.PIDWW}, none.ID: {topupdtest.PIDWW}}, all(true))
+		// A cost: the price of silver's account, which the markup prices
+		// from it (and, listed for everyone, the same row for the others).
+		h.AdminOK(http.StatusOK, "PATCH", "/admin/products/"+topupdtest.PIDWW, map[string]any{"costUsd": usd("0.5")})
+		got = expect("a cost", map[string][]string{gold.ID: {topupdtest.PIDWW}, silver.ID: {topupdtest.PIDWW}, none.ID: {topupdtest.PIDWW}}, all(true))
+		if p := got[silver.ID][topupdtest.PIDWW]["price"]; p != 0.535 {
+			t.Errorf("silver's price of %s after its cost was set: %v, want 0.535 (0.50 + 7%%)", topupdtest.PIDWW, p)
+		}
 
 		// Stock: a sale that leaves some changes the quantity (the tag), not
 		// inStock (the list); selling the rest and a new batch change both.

@@ -4,7 +4,8 @@
 --
 -- A row is (account_id, pid): '' as account_id means every account, ''
 -- as pid every pack (a change of an account's tier or of its tier's
--- markup). changed_at is the database clock in ms when the pack's price
+-- markup; a tier's markup applies to a pack's cost, so a cost counts as a
+-- price). changed_at is the database clock in ms when the pack's price
 -- for the caller, its status, its line, or whether it is in stock last
 -- changed: what updatedSince lists. version counts every change a caller
 -- can see, the stock level's every step included: the ETag sums it. Rows
@@ -79,9 +80,9 @@ $$;
 -- +goose StatementEnd
 
 CREATE TRIGGER packs_mark_new AFTER INSERT ON packs FOR EACH ROW EXECUTE FUNCTION packs_mark();
-CREATE TRIGGER packs_mark AFTER UPDATE OF slug, name, category, price, status, stock_based, provider ON packs
+CREATE TRIGGER packs_mark AFTER UPDATE OF slug, name, category, price, cost, status, stock_based, provider ON packs
     FOR EACH ROW WHEN (OLD.slug IS DISTINCT FROM NEW.slug OR OLD.name IS DISTINCT FROM NEW.name
-        OR OLD.category IS DISTINCT FROM NEW.category OR OLD.price IS DISTINCT FROM NEW.price
+        OR OLD.category IS DISTINCT FROM NEW.category OR OLD.price IS DISTINCT FROM NEW.price OR OLD.cost IS DISTINCT FROM NEW.cost
         OR OLD.status IS DISTINCT FROM NEW.status OR OLD.stock_based IS DISTINCT FROM NEW.stock_based
         OR OLD.provider IS DISTINCT FROM NEW.provider)
     EXECUTE FUNCTION packs_mark();

@@ -4,7 +4,8 @@
 --
 -- A row is (account_id, pid): '' as account_id means every account, ''
 -- as pid every pack (a change of an account's tier or of its tier's
--- markup). changed_at is the database clock in ms when the pack's price
+-- markup; a tier's markup applies to a pack's cost, so a cost counts as a
+-- price). changed_at is the database clock in ms when the pack's price
 -- for the caller, its status, its line, or whether it is in stock last
 -- changed: what updatedSince lists. version counts every change a caller
 -- can see, the stock level's every step included: the ETag sums it. Rows
@@ -38,8 +39,9 @@ END;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
-CREATE TRIGGER packs_mark AFTER UPDATE OF slug, name, category, price, status, stock_based, provider ON packs
+CREATE TRIGGER packs_mark AFTER UPDATE OF slug, name, category, price, cost, status, stock_based, provider ON packs
 WHEN OLD.slug IS NOT NEW.slug OR OLD.name IS NOT NEW.name OR OLD.category IS NOT NEW.category OR OLD.price IS NOT NEW.price
+    OR OLD.cost IS NOT NEW.cost
     OR OLD.status IS NOT NEW.status OR OLD.stock_based IS NOT NEW.stock_based OR OLD.provider IS NOT NEW.provider
 BEGIN
     INSERT INTO catalog_marks (account_id, pid, changed_at)
