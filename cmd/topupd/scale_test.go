@@ -60,6 +60,7 @@ func testSchema(t testing.TB, pg string) string {
 // the nodes without one.
 func newCluster(t testing.TB, n int, redisURL string, extra ...string) *cluster {
 	t.Helper()
+	endToEnd(t) // here, not in the goroutines below: a skip there stops nothing
 	pg, redis := scaleServices(t)
 	switch redisURL {
 	case "":
