@@ -21,10 +21,11 @@ type statementEntry struct {
 	PID             string       `json:"pid,omitempty"`
 }
 
-// statementAnswer is an account's statement.
+// statementAnswer is an account's statement; the reseller's own has no
+// accountId.
 type statementAnswer struct {
 	Success           bool             `json:"success"`
-	AccountID         string           `json:"accountId"`
+	AccountID         string           `json:"accountId,omitempty"`
 	From              string           `json:"from"`
 	To                string           `json:"to"`
 	OpeningBalanceUsd topupd.Money     `json:"openingBalanceUsd"`
@@ -44,11 +45,17 @@ func (a *admin) statement(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	return writeStatement(w, statementAnswer{AccountID: id, From: rfc3339(from), To: rfc3339(to)}, st, csvOut, "statement-"+id+".csv")
+}
+
+// writeStatement writes a statement, in JSON on top of head (which names
+// the account and period) or, with csvOut, as the CSV file name.
+func writeStatement(w http.ResponseWriter, head statementAnswer, st topupd.Statement, csvOut bool, name string) error {
 	if csvOut {
-		return writeCSV(w, "statement-"+id+".csv", service.StatementCSV(st))
+		return writeCSV(w, name, service.StatementCSV(st))
 	}
-	writeJSON(w, http.StatusOK, statementAnswer{Success: true, AccountID: id, From: rfc3339(from), To: rfc3339(to),
-		OpeningBalanceUsd: st.Opening, ClosingBalanceUsd: st.Closing, Entries: viewStatementEntries(st)})
+	head.Success, head.OpeningBalanceUsd, head.ClosingBalanceUsd, head.Entries = true, st.Opening, st.Closing, viewStatementEntries(st)
+	writeJSON(w, http.StatusOK, head)
 	return nil
 }
 
