@@ -20,14 +20,50 @@ import (
 	"github.com/topupd/topupd/client"
 )
 
-// TestMain lets a test run this very binary as the topupd server: with
+// TestMain lets a test run this very binary as topupd: with
 // TOPUPD_TEST_RUN_MAIN=1 the process is topupd, not the test runner.
 func TestMain(m *testing.M) {
 	if os.Getenv("TOPUPD_TEST_RUN_MAIN") == "1" {
 		main()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if server.dir != "" {
+		os.RemoveAll(server.dir)
+	}
+	os.Exit(code)
+}
+
+// server is the topupd binary the servers of these tests run as: built
+// once, by go build as an operator builds it, without the race detector
+// even under go test -race. Several servers run at once in many of these
+// tests, and under -race each took several times the CPU, which made CI
+// the slowest of all; the server's code runs under -race in the
+// in-process tests of its packages (httpapi, fulfil, topupdtest…).
+var server struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+// serverBinary returns the path of the server binary, building it first.
+func serverBinary(t testing.TB) string {
+	t.Helper()
+	server.once.Do(func() {
+		if server.dir, server.err = os.MkdirTemp("", "topupd-server"); server.err != nil {
+			return
+		}
+		server.path = server.dir + "/topupd"
+		out, err := exec.Command("go", "build", "-o", server.path, ".").CombinedOutput()
+		if err != nil {
+			server.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if server.err != nil {
+		t.Fatal(server.err)
+	}
+	return server.path
 }
 
 // proc is a topupd server running as a child process.
@@ -80,8 +116,8 @@ func startProcEnv(t testing.TB, env []string, db string, extra ...string) *proc 
 	t.Helper()
 	endToEnd(t)
 	args := append([]string{"serve", "--db", db, "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0"}, extra...)
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "TOPUPD_TEST_RUN_MAIN=1", "TOPUPD_ADMIN_TOKEN="+testAdminToken,
+	cmd := exec.Command(serverBinary(t), args...)
+	cmd.Env = append(os.Environ(), "TOPUPD_ADMIN_TOKEN="+testAdminToken,
 		"TOPUPD_RATE_PER_SECOND=100000", "TOPUPD_RATE_PER_MINUTE=1000000", "TOPUPD_LOG_LEVEL=warn",
 		"TOPUPD_SIM=on") // sim stands in for suppliers; env "TOPUPD_SIM=" gives the default, off
 	cmd.Env = append(cmd.Env, env...)
