@@ -75,7 +75,10 @@ func TestMetrics(t *testing.T) {
 		}
 	}
 	h.AdminOK(http.StatusOK, "POST", "/admin/orders/"+manual.Str("orderId")+"/cancel", map[string]any{"error": "NO", "refund": true})
-	if _, body := scrapeUntil(t, h, `provider="manual"} 1`, `outcome="refunded",provider="manual"} 1`); !strings.Contains(body, `topupd_orders_finished_total{line="pubg",outcome="refunded",provider="manual"} 1`) ||
+	// The whole series, not a suffix: the time-to-final roll-up's series
+	// ends the same way and can be counted before the stream's is.
+	refunded := `topupd_orders_finished_total{line="pubg",outcome="refunded",provider="manual"} 1`
+	if _, body := scrapeUntil(t, h, refunded, "topupd_orders_processing 0"); !strings.Contains(body, refunded) ||
 		!strings.Contains(body, "topupd_orders_processing 0") {
 		t.Errorf("after the operator's cancel:\n%s", grepLines(body, "topupd_orders"))
 	}
