@@ -64,6 +64,11 @@ type Config struct {
 	// CheckTimeout bounds a player check (CheckPlayer), all its suppliers
 	// together; topupd.PlayerCheckTimeout by default.
 	CheckTimeout time.Duration
+	// Jitter, when set, draws the retry delays' jitter instead of the
+	// process's random source: a deterministic simulation sets a seeded
+	// one. It is not safe for concurrent use, so an engine given one must
+	// be driven from one goroutine (Claim and Process, not Run).
+	Jitter *rand.Rand
 }
 
 // Engine claims processing orders and settles them.
@@ -194,8 +199,7 @@ func (e *Engine) claimOnce(ctx context.Context) (int, error) {
 		}
 		return 0, nil
 	}
-	now := e.cfg.Now()
-	orders, err := e.cfg.Store.ClaimDue(ctx, e.cfg.Owner, now, e.LeaseUntil(now), free)
+	orders, err := e.Claim(ctx, free)
 	if err != nil {
 		return 0, err
 	}
@@ -205,6 +209,23 @@ func (e *Engine) claimOnce(ctx context.Context) (int, error) {
 		}
 	}
 	return len(orders), nil
+}
+
+// Claim leases up to limit due orders to this engine, for Process: the
+// claim of Run's loop, which a caller that drives the engine step by step
+// (the deterministic simulator) makes itself.
+func (e *Engine) Claim(ctx context.Context, limit int) ([]topupd.Order, error) {
+	now := e.cfg.Now()
+	return e.cfg.Store.ClaimDue(ctx, e.cfg.Owner, now, e.LeaseUntil(now), limit)
+}
+
+// Process works on one order leased to this engine (by Claim, or placed
+// with its lease), in the caller's goroutine: one round of supplier calls
+// and its settlement, as Run's workers and Attempt make it. fresh means no
+// call for the order can have reached its current supplier yet (an order
+// just placed). It returns the order as it stands afterwards.
+func (e *Engine) Process(ctx context.Context, o topupd.Order, fresh bool) topupd.Order {
+	return e.process(ctx, o, fresh)
 }
 
 // start works on one leased order in the background; done, if not nil,
@@ -288,5 +309,8 @@ func (e *Engine) backoff(n int) time.Duration {
 		d *= 2
 	}
 	d = min(d, e.cfg.BackoffMax)
+	if e.cfg.Jitter != nil {
+		return d/2 + time.Duration(e.cfg.Jitter.Int64N(int64(d/2+1)))
+	}
 	return d/2 + rand.N(d/2+1)
 }

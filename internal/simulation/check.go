@@ -1,0 +1,164 @@
+package simulation
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/topupd/topupd"
+)
+
+// check checks the invariants: the cheap ones after every step, and with
+// full those that read every order's ledger entries and events, and the
+// store's own audit; with final, every order must be final too. A broken
+// invariant is recorded (fail); an error is the store failing to answer.
+func (w *World) check(ctx context.Context, full, final bool) error {
+	orders, err := w.store.Orders(ctx, topupd.OrdersQuery{Limit: 100_000})
+	if err != nil {
+		return fmt.Errorf("check: %w", err)
+	}
+	owed := map[string]topupd.Money{}
+	for _, id := range w.model.accounts {
+		owed[id] = w.model.credited[id]
+	}
+	codes := map[string]int64{}
+	for i := range orders {
+		o := &orders[i]
+		owed[o.AccountID] -= o.Amount
+		if o.Refunded {
+			owed[o.AccountID] += o.Amount
+		}
+		w.checkOrder(o)
+		for _, c := range o.Codes {
+			if seq, ok := codes[c]; ok {
+				w.fail("code %s delivered to #%d and to #%d", c, seq, o.Seq)
+			}
+			codes[c] = o.Seq
+		}
+		if final && !o.Status.Final() {
+			w.fail("#%d is still processing (%s) after faults stopped and time passed its deadline", o.Seq, o.Alert)
+		}
+		if full {
+			if err := w.checkHistory(ctx, o); err != nil {
+				return err
+			}
+		}
+	}
+	for i, id := range w.model.accounts {
+		bal, err := w.store.Balance(ctx, id)
+		if err != nil {
+			return fmt.Errorf("check: %w", err)
+		}
+		if bal < 0 {
+			w.fail("shop%d's balance is %v, below zero", i+1, bal)
+		}
+		if bal != owed[id] {
+			w.fail("shop%d's balance is %v; its credits less its charges plus its refunds are %v", i+1, bal, owed[id])
+		}
+	}
+	if full {
+		a, err := w.store.Audit(ctx)
+		if err != nil {
+			return fmt.Errorf("check: %w", err)
+		}
+		for _, c := range a.Checks {
+			// Orders are processing until the faults stop: the audit's
+			// "orders-final" holds only once they are all settled.
+			if c.Violations > 0 && (final || c.Name != "orders-final") {
+				w.fail("audit %s: %d violations", c.Name, c.Violations)
+			}
+		}
+	}
+	return nil
+}
+
+// checkOrder checks one order against itself and the suppliers' truth.
+func (w *World) checkOrder(o *topupd.Order) {
+	if o.Status == topupd.StatusCompleted && o.Refunded {
+		w.fail("#%d is completed and refunded", o.Seq)
+	}
+	var holders []*supplier
+	for _, s := range w.supOrd {
+		if s.holds(o.ID) {
+			holders = append(holders, s)
+		}
+	}
+	if len(holders) > 1 {
+		w.fail("#%d is bought from %s and %s", o.Seq, holders[0].name, holders[1].name)
+		return
+	}
+	if len(holders) == 1 && (o.Provider != topupd.ProviderUpstream || holders[0].name != o.Upstream) {
+		w.fail("#%d is held by supplier %s but the order says %s %s", o.Seq, holders[0].name, o.Provider, o.Upstream)
+		return
+	}
+	if w.model.byOperator[o.ID] || o.Provider != topupd.ProviderUpstream {
+		return // the operator's word, or a supplier without a simulated truth
+	}
+	switch o.Status {
+	case topupd.StatusCompleted:
+		if len(holders) == 0 {
+			w.fail("#%d is completed but supplier %s holds no such order", o.Seq, o.Upstream)
+			return
+		}
+		so := holders[0].orders[o.ID]
+		if so.state != topupd.OutcomeCompleted {
+			w.fail("#%d is completed but supplier %s has it %s", o.Seq, o.Upstream, so.state)
+		}
+		if o.Kind == topupd.KindGamekey && !slices.Equal(so.codes, o.Codes) {
+			w.fail("#%d delivered codes %v; supplier %s delivered %v", o.Seq, o.Codes, o.Upstream, so.codes)
+		}
+	case topupd.StatusCancelled:
+		if len(holders) == 1 {
+			w.fail("#%d is cancelled (refunded=%v) but supplier %s has it %s", o.Seq, o.Refunded, holders[0].name, holders[0].orders[o.ID].state)
+		}
+	}
+}
+
+// checkHistory checks an order's ledger entries and events against its state.
+func (w *World) checkHistory(ctx context.Context, o *topupd.Order) error {
+	entries, err := w.store.OrderEntries(ctx, o.Seq)
+	if err != nil {
+		return fmt.Errorf("check: %w", err)
+	}
+	count := map[topupd.EntryKind]int{}
+	for _, e := range entries {
+		count[e.Kind]++
+		switch {
+		case e.Kind == topupd.EntryCharge && e.Amount != -o.Amount:
+			w.fail("#%d of %v was charged %v", o.Seq, o.Amount, e.Amount)
+		case e.Kind == topupd.EntryRefund && e.Amount != o.Amount:
+			w.fail("#%d of %v was refunded %v", o.Seq, o.Amount, e.Amount)
+		}
+	}
+	refunds := 0
+	if o.Refunded {
+		refunds = 1
+	}
+	if count[topupd.EntryCharge] != 1 || count[topupd.EntryRefund] != refunds {
+		w.fail("#%d (%s, refunded=%v) has %d charges and %d refunds", o.Seq, o.Status, o.Refunded, count[topupd.EntryCharge], count[topupd.EntryRefund])
+	}
+	events, err := w.store.OrderStreamEvents(ctx, o.Seq)
+	if err != nil {
+		return fmt.Errorf("check: %w", err)
+	}
+	kinds := map[topupd.EventType]int{}
+	for _, e := range events {
+		kinds[e.Type]++
+		if e.Type == topupd.OrderCancelled && e.Data["refunded"] != o.Refunded {
+			w.fail("#%d's cancelled event says refunded=%v, the order %v", o.Seq, e.Data["refunded"], o.Refunded)
+		}
+	}
+	want := map[topupd.EventType]int{topupd.OrderPlaced: 1}
+	switch o.Status {
+	case topupd.StatusCompleted:
+		want[topupd.OrderCompleted] = 1
+	case topupd.StatusCancelled:
+		want[topupd.OrderCancelled] = 1
+	}
+	for _, t := range []topupd.EventType{topupd.OrderPlaced, topupd.OrderCompleted, topupd.OrderCancelled} {
+		if kinds[t] != want[t] {
+			w.fail("#%d (%s) has %d %s events, not %d", o.Seq, o.Status, kinds[t], t, want[t])
+		}
+	}
+	return nil
+}

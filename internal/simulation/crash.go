@@ -1,0 +1,122 @@
+package simulation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/topupd/topupd"
+)
+
+// errDead is what a crashed node's store and suppliers answer: a process
+// that has stopped reaches nothing.
+var errDead = errors.New("simulation: the node has crashed")
+
+// crashStore is a node's view of the store: the real store, behind a hook
+// the scheduler can stop the node at, before a call reaches the database
+// or after its commit but before its answer is seen. Once stopped, every
+// call fails with errDead and changes nothing.
+type crashStore struct {
+	topupd.Store
+	n *node
+}
+
+// at runs one store call of the node, letting the scheduler crash it
+// before or after the call.
+func at[T any](s *crashStore, name string, call func() (T, error)) (T, error) {
+	var zero T
+	w := s.n.w
+	if s.n.dead {
+		return zero, errDead
+	}
+	if w.crashHere() {
+		w.crash(s.n, "before "+name)
+		return zero, errDead
+	}
+	v, err := call()
+	if w.crashHere() {
+		w.crash(s.n, fmt.Sprintf("after %s (err=%v)", name, err != nil))
+		return zero, errDead
+	}
+	return v, err
+}
+
+func (s *crashStore) ClaimDue(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]topupd.Order, error) {
+	return at(s, "ClaimDue", func() ([]topupd.Order, error) { return s.Store.ClaimDue(ctx, owner, now, leaseUntil, limit) })
+}
+
+func (s *crashStore) NextDue(ctx context.Context) (time.Time, bool, error) {
+	var ok bool
+	t, err := at(s, "NextDue", func() (time.Time, error) {
+		t, k, err := s.Store.NextDue(ctx)
+		ok = k
+		return t, err
+	})
+	return t, ok, err
+}
+
+func (s *crashStore) MarkSubmitting(ctx context.Context, seq int64, owner string) error {
+	_, err := at(s, "MarkSubmitting", func() (struct{}, error) { return struct{}{}, s.Store.MarkSubmitting(ctx, seq, owner) })
+	return err
+}
+
+func (s *crashStore) Settle(ctx context.Context, seq int64, st topupd.Settlement) (topupd.Order, error) {
+	return at(s, "Settle", func() (topupd.Order, error) { return s.Store.Settle(ctx, seq, st) })
+}
+
+func (s *crashStore) ReleaseLeases(ctx context.Context, owner string) error {
+	_, err := at(s, "ReleaseLeases", func() (struct{}, error) { return struct{}{}, s.Store.ReleaseLeases(ctx, owner) })
+	return err
+}
+
+func (s *crashStore) Order(ctx context.Context, accountID, id string) (topupd.Order, error) {
+	return at(s, "Order", func() (topupd.Order, error) { return s.Store.Order(ctx, accountID, id) })
+}
+
+func (s *crashStore) RetryOrder(ctx context.Context, seq int64, now, deadline time.Time) (topupd.Order, error) {
+	return at(s, "RetryOrder", func() (topupd.Order, error) { return s.Store.RetryOrder(ctx, seq, now, deadline) })
+}
+
+func (s *crashStore) SupplierAttempts(ctx context.Context, seq int64) ([]topupd.SupplierAttempt, error) {
+	return at(s, "SupplierAttempts", func() ([]topupd.SupplierAttempt, error) { return s.Store.SupplierAttempts(ctx, seq) })
+}
+
+func (s *crashStore) MoveSupplier(ctx context.Context, seq int64, m topupd.SupplierMove) (topupd.Order, error) {
+	return at(s, "MoveSupplier", func() (topupd.Order, error) { return s.Store.MoveSupplier(ctx, seq, m) })
+}
+
+// placed is PlaceOrder's answer.
+type placed struct {
+	o      topupd.Order
+	replay bool
+}
+
+func (s *crashStore) PlaceOrder(ctx context.Context, p topupd.PlaceOrder) (topupd.Order, bool, error) {
+	r, err := at(s, "PlaceOrder", func() (placed, error) {
+		o, replay, err := s.Store.PlaceOrder(ctx, p)
+		return placed{o, replay}, err
+	})
+	return r.o, r.replay, err
+}
+
+// nodeProvider is a provider as one node reaches it: a crashed node's
+// calls reach no supplier.
+type nodeProvider struct {
+	n    *node
+	next topupd.Provider
+}
+
+func (p nodeProvider) Submit(ctx context.Context, o *topupd.Order) (topupd.Outcome, error) {
+	if p.n.dead {
+		return topupd.Outcome{}, errDead
+	}
+	return p.next.Submit(ctx, o)
+}
+
+func (p nodeProvider) Status(ctx context.Context, o *topupd.Order) (topupd.Outcome, error) {
+	if p.n.dead {
+		return topupd.Outcome{}, errDead
+	}
+	return p.next.Status(ctx, o)
+}

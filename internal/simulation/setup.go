@@ -1,0 +1,140 @@
+package simulation
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/service"
+)
+
+// model is what the simulated clients and operators know, independently of
+// the store: what they credited, what they asked for and were answered.
+type model struct {
+	accounts []string
+	// credited is each account's credits and debits that took effect.
+	credited map[string]topupd.Money
+	// requests are the orders asked for, by trxid, for replays.
+	requests map[string]*request
+	trxids   []string
+	// byOperator are the orders an operator settled by hand: the
+	// operator's word, not a supplier's, decided them.
+	byOperator map[string]bool
+	// stock is every code uploaded to stock.
+	stock  []string
+	orders map[string]bool
+}
+
+// request is one order a client asked for, and the order its first answer named.
+type request struct {
+	account string
+	req     topupd.OrderRequest
+	firstID string
+}
+
+func newModel() model {
+	return model{credited: map[string]topupd.Money{}, requests: map[string]*request{}, byOperator: map[string]bool{}, orders: map[string]bool{}}
+}
+
+// The catalog: top-ups by each kind of supplier, keys from stock and from
+// an upstream, and one pack that fails over across three upstreams.
+var packs = []topupd.Pack{
+	{PID: "T-SIM", Slug: "game", Name: "Sim 100", Price: 150, Status: topupd.StatusActive, Provider: topupd.ProviderSim},
+	{PID: "T-MAN", Slug: "game", Name: "Manual 100", Price: 170, Status: topupd.StatusActive, Provider: topupd.ProviderManual},
+	{PID: "T-UP", Slug: "game", Name: "Upstream 100", Price: 160, Status: topupd.StatusActive, Provider: topupd.ProviderUpstream, Upstream: "a", UpstreamPID: "X100"},
+	{PID: "T-FO", Slug: "game", Name: "Failover 100", Price: 180, Status: topupd.StatusActive, Provider: topupd.ProviderUpstream, Upstream: "a", UpstreamPID: "X100",
+		Suppliers: []topupd.Supplier{
+			{Provider: topupd.ProviderUpstream, Upstream: "a", UpstreamPID: "X100"},
+			{Provider: topupd.ProviderUpstream, Upstream: "b", UpstreamPID: "Y100"},
+			{Provider: topupd.ProviderUpstream, Upstream: "c", UpstreamPID: "Z100"}}},
+	{PID: "K-STK", Slug: "keys", Name: "Key from stock", Price: 500, Status: topupd.StatusActive, Provider: topupd.ProviderStock},
+	{PID: "K-UP", Slug: "keys", Name: "Key from upstream", Price: 550, Status: topupd.StatusActive, Provider: topupd.ProviderUpstream, Upstream: "b", UpstreamPID: "KEY1"},
+}
+
+// setup makes the catalog, the suppliers, the accounts and their credit,
+// through the service layer as an operator would.
+func (w *World) setup(ctx context.Context) error {
+	w.root = service.Actor{Operator: "sim-operator", Role: topupd.RoleOwner}
+	svc, err := service.New(service.Deps{Store: w.store, Now: w.clk.Now, Deadline: deadline, Logger: quiet})
+	if err != nil {
+		return err
+	}
+	w.svc = svc
+	zero, delay := 0, 20_000
+	if _, err := svc.UpdateSettings(ctx, w.root, topupd.SettingsPatch{SimCallMs: &zero, SimDelayMs: &delay}); err != nil {
+		return err
+	}
+	w.sups = upstreams{}
+	for _, name := range []string{"a", "b", "c"} {
+		s := &supplier{w: w, name: name, orders: map[string]*supOrder{}}
+		w.sups[name], w.supOrd = s, append(w.supOrd, s)
+		if _, err := svc.PutUpstream(ctx, w.root, topupd.Upstream{Name: name, BaseURL: "http://" + name + ".sim.invalid", APIKey: "key-" + name}); err != nil {
+			return err
+		}
+	}
+	lines := []topupd.Line{
+		{Slug: "game", ProductName: "Game", GameName: "Game", Game: "game", Kind: topupd.KindTopup, Status: topupd.StatusActive,
+			Required: []topupd.RequiredField{{Field: topupd.FieldUserID, Label: "User ID"}}},
+		{Slug: "keys", ProductName: "Keys", GameName: "Keys", Game: "keys", Kind: topupd.KindGamekey, Status: topupd.StatusActive},
+	}
+	for _, l := range lines {
+		if _, err := svc.PutLine(ctx, w.root, l); err != nil {
+			return fmt.Errorf("line %s: %w", l.Slug, err)
+		}
+	}
+	for _, p := range packs {
+		if _, err := svc.PutPack(ctx, w.root, p, false); err != nil {
+			return fmt.Errorf("pack %s: %w", p.PID, err)
+		}
+	}
+	for i := range 3 {
+		name := fmt.Sprintf("shop%d", i+1)
+		a, err := svc.CreateAccount(ctx, w.root, topupd.AccountPatch{Name: &name})
+		if err != nil {
+			return err
+		}
+		w.model.accounts = append(w.model.accounts, a.ID)
+		if err := w.credit(ctx, i, 3000, "initial"); err != nil {
+			return err
+		}
+	}
+	return w.addStock(ctx, 8)
+}
+
+// credit credits (or, negative, debits) an account through the service.
+func (w *World) credit(ctx context.Context, acct int, amount topupd.Money, ref string) error {
+	id := w.model.accounts[acct]
+	c, err := w.svc.Credit(ctx, w.root, id, amount, ref)
+	if err != nil {
+		w.logf("credit shop%d %v %s: %v", acct+1, amount, ref, errText(err))
+		if topupd.CodeOf(err) == topupd.EInsufficientBalance {
+			return nil
+		}
+		return err
+	}
+	if !c.Repeated {
+		w.model.credited[id] += amount
+	}
+	w.logf("credit shop%d %v %s: repeated=%v balance=%v", acct+1, amount, ref, c.Repeated, c.Balance)
+	return nil
+}
+
+// addStock uploads n new codes to the stock pack, and now and then one
+// already uploaded, which the store must not add again.
+func (w *World) addStock(ctx context.Context, n int) error {
+	var codes []string
+	for range n {
+		w.codeSeq++
+		codes = append(codes, fmt.Sprintf("STOCK-%d", w.codeSeq))
+	}
+	if len(w.model.stock) > 0 && w.rng.IntN(3) == 0 {
+		codes = append(codes, w.model.stock[w.rng.IntN(len(w.model.stock))])
+	}
+	res, err := w.svc.AddStock(ctx, w.root, "K-STK", codes, topupd.StockUpload{})
+	if err != nil {
+		return err
+	}
+	w.model.stock = append(w.model.stock, codes[:n]...)
+	w.logf("stock K-STK +%d: added %d duplicates %d available %d", len(codes), res.Added, res.Duplicates, res.Available)
+	return nil
+}

@@ -1,0 +1,247 @@
+package simulation
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/service"
+)
+
+// run starts the nodes, takes the steps with faults, then stops the faults
+// and lets time run until every order is final, checking as it goes.
+func (w *World) run(ctx context.Context) error {
+	for i := range nodes {
+		n := &node{w: w, name: fmt.Sprintf("n%d", i+1)}
+		w.nodes = append(w.nodes, n)
+		w.start(ctx, n)
+	}
+	for w.step = 1; w.step <= w.cfg.Steps && w.violation == ""; w.step++ {
+		if err := w.act(ctx); err != nil {
+			return fmt.Errorf("seed %d step %d: %w", w.cfg.Seed, w.step, err)
+		}
+		if err := w.check(ctx, w.step%50 == 0, false); err != nil {
+			return err
+		}
+	}
+	if w.violation != "" {
+		return nil
+	}
+	return w.settleDown(ctx)
+}
+
+// settleDown stops the faults, heals the suppliers and the nodes, and lets
+// time pass every deadline while the engines and the operator work, until
+// every order is final; then checks everything.
+func (w *World) settleDown(ctx context.Context) error {
+	w.faults = false
+	w.logf("faults stop")
+	for _, s := range w.supOrd {
+		s.down, s.broke = false, false
+	}
+	for _, n := range w.nodes {
+		if n.dead {
+			w.start(ctx, n)
+		}
+	}
+	for round := 0; round < 100; round++ {
+		open, err := w.store.Orders(ctx, topupd.OrdersQuery{Status: topupd.StatusProcessing, Limit: 1000})
+		if err != nil {
+			return err
+		}
+		if len(open) == 0 {
+			break
+		}
+		w.clk.Advance(lease + time.Second)
+		for _, o := range open {
+			if o.Provider == topupd.ProviderManual || o.Alert == topupd.AlertCodeUsed {
+				w.operatorSettle(ctx, o)
+			}
+		}
+		for _, n := range w.nodes {
+			w.work(ctx, n)
+		}
+		if err := w.check(ctx, false, false); err != nil || w.violation != "" {
+			return err
+		}
+	}
+	return w.check(ctx, true, true)
+}
+
+// act takes one step the scheduler picks.
+func (w *World) act(ctx context.Context) error {
+	switch r := w.rng.IntN(100); {
+	case r < 30:
+		return w.place(ctx)
+	case r < 60:
+		w.work(ctx, w.nodes[w.rng.IntN(len(w.nodes))])
+	case r < 70:
+		d := time.Duration(w.rng.IntN(5000)) * time.Millisecond
+		w.clk.Advance(d)
+		w.logf("tick %v", d)
+	case r < 73:
+		d := lease + time.Duration(w.rng.IntN(int(deadline/time.Second)))*time.Second
+		w.clk.Advance(d)
+		w.logf("jump %v", d)
+	case r < 78:
+		acct := w.rng.IntN(len(w.model.accounts))
+		amount := topupd.Money(w.rng.IntN(2000) - 500)
+		if amount == 0 {
+			amount = 1
+		}
+		ref := fmt.Sprintf("ref-%d", w.step)
+		if w.rng.IntN(4) == 0 {
+			ref = fmt.Sprintf("ref-%d", w.rng.IntN(w.step))
+		}
+		return w.credit(ctx, acct, amount, ref)
+	case r < 84:
+		o, ok, err := w.pickProcessing(ctx)
+		if err != nil || !ok {
+			return err
+		}
+		w.operatorSettle(ctx, o)
+	case r < 87:
+		o, ok, err := w.pickProcessing(ctx)
+		if err != nil || !ok {
+			return err
+		}
+		_, err = w.svc.RetryOrder(ctx, w.root, o.ID)
+		w.logf("operator retries #%d: %v", o.Seq, errText(err))
+	case r < 89:
+		p := packs[w.rng.IntN(len(packs))]
+		price := topupd.Money(100 + w.rng.IntN(500))
+		_, err := w.svc.UpdatePack(ctx, w.root, p.PID, service.PackPatch{Price: &price})
+		w.logf("price %s %v: %v", p.PID, price, errText(err))
+	case r < 92:
+		return w.addStock(ctx, 1+w.rng.IntN(4))
+	default:
+		s := w.supOrd[w.rng.IntN(len(w.supOrd))]
+		if w.rng.IntN(2) == 0 {
+			s.down = !s.down
+		} else {
+			s.broke = !s.broke
+		}
+		w.logf("supplier %s down=%v broke=%v", s.name, s.down, s.broke)
+	}
+	return nil
+}
+
+// pickProcessing picks one processing order, if any.
+func (w *World) pickProcessing(ctx context.Context) (topupd.Order, bool, error) {
+	open, err := w.store.Orders(ctx, topupd.OrdersQuery{Status: topupd.StatusProcessing, Limit: 1000})
+	if err != nil || len(open) == 0 {
+		return topupd.Order{}, false, err
+	}
+	return open[w.rng.IntN(len(open))], true, nil
+}
+
+// operatorSettle has the operator complete or cancel a processing order by
+// hand: a manual order is completed or cancelled, an order with an alert
+// cancelled and refunded.
+func (w *World) operatorSettle(ctx context.Context, o topupd.Order) {
+	var err error
+	var what string
+	switch {
+	case o.Provider == topupd.ProviderManual && w.rng.IntN(3) > 0:
+		what = "completes"
+		_, err = w.svc.CompleteOrder(ctx, w.root, o.ID, nil)
+	case o.Provider == topupd.ProviderManual || o.Alert != "":
+		what = "cancels"
+		_, err = w.svc.CancelOrder(ctx, w.root, o.ID, "", true)
+	default:
+		return
+	}
+	if err == nil {
+		w.model.byOperator[o.ID] = true
+	}
+	w.logf("operator %s #%d: %v", what, o.Seq, errText(err))
+}
+
+// work has a node claim due orders and work on each, as its engine's loop
+// would; a crashed node is started again instead.
+func (w *World) work(ctx context.Context, n *node) {
+	if n.dead {
+		w.start(ctx, n)
+		return
+	}
+	orders, err := n.eng.Claim(ctx, 1+w.rng.IntN(3))
+	w.logf("%s claims %d: %v", n.owner, len(orders), errText(err))
+	for _, o := range orders {
+		if n.dead {
+			return
+		}
+		out := n.eng.Process(ctx, o, false)
+		w.logf("%s worked #%d: %s %s", n.owner, o.Seq, out.Status, out.Alert)
+	}
+}
+
+// place has a client place an order on a node, as POST /orders does: one
+// store transaction, then the first supplier call. A client repeats a
+// trxid now and then, and hangs up before the answer now and then.
+func (w *World) place(ctx context.Context) error {
+	n := w.nodes[w.rng.IntN(len(w.nodes))]
+	if n.dead {
+		w.start(ctx, n)
+		return nil
+	}
+	var rq *request
+	if len(w.model.trxids) > 0 && w.rng.IntN(4) == 0 {
+		rq = w.model.requests[w.model.trxids[w.rng.IntN(len(w.model.trxids))]]
+	} else {
+		acct := w.rng.IntN(len(w.model.accounts))
+		p := packs[w.rng.IntN(len(packs))]
+		req := topupd.OrderRequest{PID: p.PID, TrxID: fmt.Sprintf("trx-%d", w.step), Fields: topupd.AccountFields{UserID: "12345"}}
+		if p.Slug == "keys" {
+			req.Fields = topupd.AccountFields{}
+			req.Quantity = 1 + w.rng.IntN(3)
+		}
+		if w.rng.IntN(3) == 0 {
+			req.IdempotencyKey = fmt.Sprintf("idem-%d", w.step)
+		}
+		rq = &request{account: w.model.accounts[acct], req: req}
+		w.model.requests[req.TrxID] = rq
+		w.model.trxids = append(w.model.trxids, req.TrxID)
+	}
+	now := w.clk.Now()
+	o, replay, err := n.st.PlaceOrder(ctx, topupd.PlaceOrder{AccountID: rq.account, Request: rq.req, Now: now, Deadline: deadline,
+		LeaseOwner: n.owner, LeaseUntil: n.eng.LeaseUntil(now)})
+	if err != nil {
+		w.logf("%s place %s %s: %v", n.owner, rq.req.TrxID, rq.req.PID, errText(err))
+		return nil
+	}
+	w.model.orders[o.ID] = true
+	w.logf("%s place %s %s: #%d %s replay=%v", n.owner, rq.req.TrxID, rq.req.PID, o.Seq, o.Status, replay)
+	switch {
+	case rq.firstID != "" && o.ID != rq.firstID:
+		w.fail("trxid %s answered order #%d, not the first order it was answered with", rq.req.TrxID, o.Seq)
+	case rq.firstID != "" && !replay:
+		w.fail("trxid %s placed a second order #%d", rq.req.TrxID, o.Seq)
+	}
+	if !replay && o.Status == topupd.StatusProcessing {
+		o = n.eng.Process(ctx, o, true)
+		w.logf("%s first attempt #%d: %s", n.owner, o.Seq, o.Status)
+	}
+	if w.rng.IntN(10) == 0 {
+		w.logf("  client hung up")
+		return nil
+	}
+	if rq.firstID == "" {
+		rq.firstID = o.ID
+	}
+	return nil
+}
+
+// errText is an error's code for the trace, or "ok".
+func errText(err error) string {
+	switch {
+	case err == nil:
+		return "ok"
+	case err == errDead:
+		return "node crashed"
+	}
+	if c := topupd.CodeOf(err); c != topupd.EInternal {
+		return string(c)
+	}
+	return err.Error()
+}
