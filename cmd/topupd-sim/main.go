@@ -44,13 +44,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if *verbose {
 		trace = stdout
 	}
+	r, err := simulation.NewRunner(ctx, *pg, *steps, trace)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
 	start, events, bad := time.Now(), 0, 0
 	for i := range *seeds {
 		if ctx.Err() != nil {
 			break
 		}
 		s := *seed + uint64(i)
-		res, err := simulation.RunSeed(ctx, s, *steps, *pg, trace)
+		res, err := r.Seed(ctx, s)
 		for _, r := range res {
 			events += r.Events
 			if r.Violation != "" {

@@ -24,7 +24,7 @@ type crashStore struct {
 
 // at runs one store call of the node, letting the scheduler crash it
 // before or after the call.
-func at[T any](s *crashStore, name string, call func() (T, error)) (T, error) {
+func atCall[T any](s *crashStore, name string, call func() (T, error)) (T, error) {
 	var zero T
 	w := s.n.w
 	if s.n.dead {
@@ -42,13 +42,15 @@ func at[T any](s *crashStore, name string, call func() (T, error)) (T, error) {
 	return v, err
 }
 
+// ClaimDue is the store's, at a point the node may crash.
 func (s *crashStore) ClaimDue(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]topupd.Order, error) {
-	return at(s, "ClaimDue", func() ([]topupd.Order, error) { return s.Store.ClaimDue(ctx, owner, now, leaseUntil, limit) })
+	return atCall(s, "ClaimDue", func() ([]topupd.Order, error) { return s.Store.ClaimDue(ctx, owner, now, leaseUntil, limit) })
 }
 
+// NextDue is the store's, at a point the node may crash.
 func (s *crashStore) NextDue(ctx context.Context) (time.Time, bool, error) {
 	var ok bool
-	t, err := at(s, "NextDue", func() (time.Time, error) {
+	t, err := atCall(s, "NextDue", func() (time.Time, error) {
 		t, k, err := s.Store.NextDue(ctx)
 		ok = k
 		return t, err
@@ -56,34 +58,41 @@ func (s *crashStore) NextDue(ctx context.Context) (time.Time, bool, error) {
 	return t, ok, err
 }
 
+// MarkSubmitting is the store's, at a point the node may crash.
 func (s *crashStore) MarkSubmitting(ctx context.Context, seq int64, owner string) error {
-	_, err := at(s, "MarkSubmitting", func() (struct{}, error) { return struct{}{}, s.Store.MarkSubmitting(ctx, seq, owner) })
+	_, err := atCall(s, "MarkSubmitting", func() (struct{}, error) { return struct{}{}, s.Store.MarkSubmitting(ctx, seq, owner) })
 	return err
 }
 
+// Settle is the store's, at a point the node may crash.
 func (s *crashStore) Settle(ctx context.Context, seq int64, st topupd.Settlement) (topupd.Order, error) {
-	return at(s, "Settle", func() (topupd.Order, error) { return s.Store.Settle(ctx, seq, st) })
+	return atCall(s, "Settle", func() (topupd.Order, error) { return s.Store.Settle(ctx, seq, st) })
 }
 
+// ReleaseLeases is the store's, at a point the node may crash.
 func (s *crashStore) ReleaseLeases(ctx context.Context, owner string) error {
-	_, err := at(s, "ReleaseLeases", func() (struct{}, error) { return struct{}{}, s.Store.ReleaseLeases(ctx, owner) })
+	_, err := atCall(s, "ReleaseLeases", func() (struct{}, error) { return struct{}{}, s.Store.ReleaseLeases(ctx, owner) })
 	return err
 }
 
+// Order is the store's, at a point the node may crash.
 func (s *crashStore) Order(ctx context.Context, accountID, id string) (topupd.Order, error) {
-	return at(s, "Order", func() (topupd.Order, error) { return s.Store.Order(ctx, accountID, id) })
+	return atCall(s, "Order", func() (topupd.Order, error) { return s.Store.Order(ctx, accountID, id) })
 }
 
+// RetryOrder is the store's, at a point the node may crash.
 func (s *crashStore) RetryOrder(ctx context.Context, seq int64, now, deadline time.Time) (topupd.Order, error) {
-	return at(s, "RetryOrder", func() (topupd.Order, error) { return s.Store.RetryOrder(ctx, seq, now, deadline) })
+	return atCall(s, "RetryOrder", func() (topupd.Order, error) { return s.Store.RetryOrder(ctx, seq, now, deadline) })
 }
 
+// SupplierAttempts is the store's, at a point the node may crash.
 func (s *crashStore) SupplierAttempts(ctx context.Context, seq int64) ([]topupd.SupplierAttempt, error) {
-	return at(s, "SupplierAttempts", func() ([]topupd.SupplierAttempt, error) { return s.Store.SupplierAttempts(ctx, seq) })
+	return atCall(s, "SupplierAttempts", func() ([]topupd.SupplierAttempt, error) { return s.Store.SupplierAttempts(ctx, seq) })
 }
 
+// MoveSupplier is the store's, at a point the node may crash.
 func (s *crashStore) MoveSupplier(ctx context.Context, seq int64, m topupd.SupplierMove) (topupd.Order, error) {
-	return at(s, "MoveSupplier", func() (topupd.Order, error) { return s.Store.MoveSupplier(ctx, seq, m) })
+	return atCall(s, "MoveSupplier", func() (topupd.Order, error) { return s.Store.MoveSupplier(ctx, seq, m) })
 }
 
 // placed is PlaceOrder's answer.
@@ -92,8 +101,9 @@ type placed struct {
 	replay bool
 }
 
+// PlaceOrder is the store's, at a point the node may crash.
 func (s *crashStore) PlaceOrder(ctx context.Context, p topupd.PlaceOrder) (topupd.Order, bool, error) {
-	r, err := at(s, "PlaceOrder", func() (placed, error) {
+	r, err := atCall(s, "PlaceOrder", func() (placed, error) {
 		o, replay, err := s.Store.PlaceOrder(ctx, p)
 		return placed{o, replay}, err
 	})
@@ -107,6 +117,7 @@ type nodeProvider struct {
 	next topupd.Provider
 }
 
+// Submit reaches the supplier unless the node has crashed.
 func (p nodeProvider) Submit(ctx context.Context, o *topupd.Order) (topupd.Outcome, error) {
 	if p.n.dead {
 		return topupd.Outcome{}, errDead
@@ -114,6 +125,7 @@ func (p nodeProvider) Submit(ctx context.Context, o *topupd.Order) (topupd.Outco
 	return p.next.Submit(ctx, o)
 }
 
+// Status reaches the supplier unless the node has crashed.
 func (p nodeProvider) Status(ctx context.Context, o *topupd.Order) (topupd.Outcome, error) {
 	if p.n.dead {
 		return topupd.Outcome{}, errDead

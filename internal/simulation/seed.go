@@ -7,34 +7,80 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"path/filepath"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, to make each run's schema
+
+	"github.com/topupd/topupd/sqlite"
 )
 
 // DefaultSteps is how many steps a seed takes while faults happen.
 const DefaultSteps = 300
 
-// RunSeed runs one seed on SQLite in a temporary directory and, when pg
-// (a PostgreSQL URL) is set, on PostgreSQL in a schema of its own, each
-// dropped afterwards.
-func RunSeed(ctx context.Context, seed uint64, steps int, pg string, trace io.Writer) ([]Result, error) {
-	dir, err := os.MkdirTemp("", "topupd-sim-")
+// Runner runs seeds, each on a SQLite database of its own copied from one
+// migrated template and, when Postgres is set, on a PostgreSQL schema of
+// its own too.
+type Runner struct {
+	// Postgres, when set, is a PostgreSQL URL each seed also runs on.
+	Postgres string
+	// Steps is each seed's length (DefaultSteps when 0).
+	Steps int
+	// Trace, when set, receives every seed's trace.
+	Trace io.Writer
+	dir   string
+}
+
+// NewRunner migrates the template database once.
+func NewRunner(ctx context.Context, pg string, steps int, trace io.Writer) (*Runner, error) {
+	dir, err := os.MkdirTemp(tempRoot(), "topupd-sim-")
+	if err != nil {
+		return nil, err
+	}
+	st, err := sqlite.Open(ctx, filepath.Join(dir, "template.db"), vault())
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	if err := st.Close(); err != nil { // the last close checkpoints the WAL into the file
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	if steps <= 0 {
+		steps = DefaultSteps
+	}
+	return &Runner{Postgres: pg, Steps: steps, Trace: trace, dir: dir}, nil
+}
+
+// Close removes the template and every run's files.
+func (r *Runner) Close() error { return os.RemoveAll(r.dir) }
+
+// Seed runs one seed on SQLite and, when r.Postgres is set, on PostgreSQL;
+// each store is dropped afterwards.
+func (r *Runner) Seed(ctx context.Context, seed uint64) ([]Result, error) {
+	dir, err := os.MkdirTemp(r.dir, "run-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	res, err := Run(ctx, Config{Seed: seed, Steps: steps, Dir: dir, Trace: trace})
+	tpl, err := os.ReadFile(filepath.Join(r.dir, "template.db"))
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sim.db"), tpl, 0o600); err != nil {
+		return nil, err
+	}
+	res, err := Run(ctx, Config{Seed: seed, Steps: r.Steps, Dir: dir, Trace: r.Trace})
 	res.Store = "sqlite"
 	out := []Result{res}
-	if err != nil || pg == "" {
+	if err != nil || r.Postgres == "" {
 		return out, err
 	}
-	dsn, drop, err := pgSchema(ctx, pg, seed)
+	dsn, drop, err := pgSchema(ctx, r.Postgres, seed)
 	if err != nil {
 		return out, err
 	}
 	defer drop()
-	res, err = Run(ctx, Config{Seed: seed, Steps: steps, Postgres: dsn, Trace: trace})
+	res, err = Run(ctx, Config{Seed: seed, Steps: r.Steps, Postgres: dsn, Trace: r.Trace})
 	res.Store = "postgres"
 	return append(out, res), err
 }
@@ -58,9 +104,22 @@ func pgSchema(ctx context.Context, pg string, seed uint64) (string, func(), erro
 	}
 	q := u.Query()
 	q.Set("search_path", schema)
+	// The run's database is thrown away: its commits need not wait for
+	// the disk.
+	q.Set("synchronous_commit", "off")
 	u.RawQuery = q.Encode()
 	return u.String(), func() {
 		db.Exec("DROP SCHEMA " + schema + " CASCADE")
 		db.Close()
 	}, nil
+}
+
+// tempRoot is where a run's SQLite file goes: memory-backed /dev/shm where
+// there is one (a run's database is thrown away, so its fsyncs need not
+// reach a disk), the system's temporary directory otherwise.
+func tempRoot() string {
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+		return "/dev/shm"
+	}
+	return ""
 }

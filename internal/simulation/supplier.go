@@ -150,6 +150,7 @@ func (s *supplier) Status(_ context.Context, o *topupd.Order) (topupd.Outcome, e
 // names.
 type upstreams map[string]*supplier
 
+// Submit hands the order to the supplier it names.
 func (u upstreams) Submit(ctx context.Context, o *topupd.Order) (topupd.Outcome, error) {
 	s, ok := u[o.Upstream]
 	if !ok {
@@ -158,6 +159,7 @@ func (u upstreams) Submit(ctx context.Context, o *topupd.Order) (topupd.Outcome,
 	return s.Submit(ctx, o)
 }
 
+// Status asks the supplier the order names.
 func (u upstreams) Status(ctx context.Context, o *topupd.Order) (topupd.Outcome, error) {
 	s, ok := u[o.Upstream]
 	if !ok {

@@ -116,24 +116,30 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 
 // open opens the run's store.
 func (w *World) open(ctx context.Context) error {
-	vault, err := topupd.NewVault([]byte(strings.Repeat("s", 32)))
-	if err != nil {
-		return err
-	}
 	if w.cfg.Postgres != "" {
-		st, err := postgres.Open(ctx, w.cfg.Postgres, vault)
+		st, err := postgres.Open(ctx, w.cfg.Postgres, vault())
 		if err != nil {
 			return err
 		}
 		w.store = st
 		return nil
 	}
-	st, err := sqlite.Open(ctx, filepath.Join(w.cfg.Dir, "sim.db"), vault)
+	st, err := sqlite.Open(ctx, filepath.Join(w.cfg.Dir, "sim.db"), vault())
 	if err != nil {
 		return err
 	}
 	w.store = st
 	return nil
+}
+
+// vault seals the run's secrets (upstream keys, codes) under a fixed key:
+// a run's database is thrown away.
+func vault() *topupd.Vault {
+	v, err := topupd.NewVault([]byte(strings.Repeat("s", 32)))
+	if err != nil {
+		panic(err) // a fixed key of the right length
+	}
+	return v
 }
 
 // logf adds a line to the trace.

@@ -1,0 +1,97 @@
+package simulation
+
+import (
+	"context"
+	"os"
+	"slices"
+	"testing"
+)
+
+// ciSeeds are the seeds every run of the tests replays on SQLite (and the
+// first pgSeeds of them on PostgreSQL, whose commits are slower); ciSteps
+// their length. A longer run is `go run ./cmd/topupd-sim -seeds 100000`.
+const (
+	ciSeeds = 4
+	pgSeeds = 1
+	ciSteps = 150
+)
+
+// TestSeeds runs a fixed set of seeds on SQLite and, when
+// TOPUPD_TEST_POSTGRES is set, on PostgreSQL: no invariant may break.
+func TestSeeds(t *testing.T) {
+	seeds, steps := uint64(ciSeeds), ciSteps
+	if raceOn {
+		seeds, steps = 2, 100
+	}
+	r := newRunner(t, steps)
+	for seed := uint64(1); seed <= seeds; seed++ {
+		r.Postgres = os.Getenv("TOPUPD_TEST_POSTGRES")
+		if seed > pgSeeds {
+			r.Postgres = ""
+		}
+		res, err := r.Seed(context.Background(), seed)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		for _, r := range res {
+			if r.Violation != "" {
+				t.Errorf("seed %d on %s: %s (replay: go run ./cmd/topupd-sim -seed %d -steps %d -v)", seed, r.Store, r.Violation, seed, steps)
+			}
+			if r.Orders == 0 {
+				t.Errorf("seed %d on %s placed no order", seed, r.Store)
+			}
+		}
+	}
+}
+
+// TestReplay runs one seed twice: the same seed gives the same history,
+// line for line, and another seed another one.
+func TestReplay(t *testing.T) {
+	steps := 100
+	if raceOn {
+		steps = 40
+	}
+	r := newRunner(t, steps)
+	trace := func(seed uint64) []string {
+		res, err := r.Seed(context.Background(), seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res[0].Trace
+	}
+	a, b := trace(11), trace(11)
+	if i := firstDiff(a, b); i >= 0 {
+		t.Fatalf("seed 11 ran two histories; first difference at line %d:\n%s\n%s", i, at(a, i), at(b, i))
+	}
+	if slices.Equal(a, trace(12)) {
+		t.Fatal("seeds 11 and 12 ran the same history")
+	}
+}
+
+// newRunner makes a runner of SQLite seeds for one test.
+func newRunner(t *testing.T, steps int) *Runner {
+	t.Helper()
+	r, err := NewRunner(context.Background(), "", steps, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// firstDiff is the first line where two traces differ, or -1.
+func firstDiff(a, b []string) int {
+	for i := range max(len(a), len(b)) {
+		if at(a, i) != at(b, i) {
+			return i
+		}
+	}
+	return -1
+}
+
+func at(s []string, i int) string {
+	if i < len(s) {
+		return s[i]
+	}
+	return "(end)"
+}
