@@ -6,31 +6,20 @@ import (
 	"strings"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/client"
 	"github.com/topupd/topupd/service"
 )
-
-// statementEntry is one entry of a statement as the API shows it.
-type statementEntry struct {
-	At              string       `json:"at"`
-	Kind            string       `json:"kind"`
-	AmountUsd       topupd.Money `json:"amountUsd"`
-	BalanceAfterUsd topupd.Money `json:"balanceAfterUsd"`
-	Reference       string       `json:"reference,omitempty"`
-	OrderID         string       `json:"orderId,omitempty"`
-	TrxID           string       `json:"trxid,omitempty"`
-	PID             string       `json:"pid,omitempty"`
-}
 
 // statementAnswer is an account's statement; the reseller's own has no
 // accountId.
 type statementAnswer struct {
-	Success           bool             `json:"success"`
-	AccountID         string           `json:"accountId,omitempty"`
-	From              string           `json:"from"`
-	To                string           `json:"to"`
-	OpeningBalanceUsd topupd.Money     `json:"openingBalanceUsd"`
-	ClosingBalanceUsd topupd.Money     `json:"closingBalanceUsd"`
-	Entries           []statementEntry `json:"entries"`
+	Success           bool                    `json:"success"`
+	AccountID         string                  `json:"accountId,omitempty"`
+	From              string                  `json:"from"`
+	To                string                  `json:"to"`
+	OpeningBalanceUsd topupd.Money            `json:"openingBalanceUsd"`
+	ClosingBalanceUsd topupd.Money            `json:"closingBalanceUsd"`
+	Entries           []client.StatementEntry `json:"entries"`
 }
 
 // statement answers an account's statement for [from, to), in JSON or, with
@@ -59,11 +48,12 @@ func writeStatement(w http.ResponseWriter, head statementAnswer, st topupd.State
 	return nil
 }
 
-// viewStatementEntries are a statement's entries as both APIs show them.
-func viewStatementEntries(st topupd.Statement) []statementEntry {
-	entries := make([]statementEntry, len(st.Entries))
+// viewStatementEntries are a statement's entries as both APIs show them:
+// the client's StatementEntry, so the Go client reads what is written.
+func viewStatementEntries(st topupd.Statement) []client.StatementEntry {
+	entries := make([]client.StatementEntry, len(st.Entries))
 	for i, e := range st.Entries {
-		entries[i] = statementEntry{At: rfc3339(e.CreatedAt), Kind: string(e.Kind), AmountUsd: e.Amount, BalanceAfterUsd: e.BalanceAfter,
+		entries[i] = client.StatementEntry{At: e.CreatedAt.UTC(), Kind: string(e.Kind), AmountUSD: e.Amount, BalanceAfterUSD: e.BalanceAfter,
 			Reference: e.Reference, OrderID: e.OrderID, TrxID: e.TrxID, PID: e.PID}
 	}
 	return entries
