@@ -39,13 +39,14 @@ const (
 	SupplierAccepted SupplierState = "accepted"
 )
 
-// AccountFields are the player account fields of an order.
+// AccountFields are the player account fields of an order, named as the
+// reseller API names them (an OrderView shows them so, omitting an empty one).
 type AccountFields struct {
-	UserID   string
-	ZoneID   string
-	ServerID string
-	Region   string
-	MoreID   string
+	UserID   string `json:"userId,omitempty"`
+	ZoneID   string `json:"zoneId,omitempty"`
+	ServerID string `json:"serverId,omitempty"`
+	Region   string `json:"region,omitempty"`
+	MoreID   string `json:"moreId,omitempty"`
 }
 
 // get returns the value of one named field.

@@ -5,21 +5,17 @@ import "time"
 // OrderView is an order in the reseller shape: as GET /orders/:orderId
 // shows it, and as webhooks send it (without codes).
 type OrderView struct {
-	OrderCreated     bool     `json:"orderCreated"`
-	OrderID          string   `json:"orderId"`
-	TrxID            string   `json:"trxid"`
-	Status           string   `json:"status"`
-	Game             string   `json:"game"`
-	PID              string   `json:"pid"`
-	PackName         string   `json:"packName"`
-	Quantity         int      `json:"quantity"`
-	AmountUsd        Money    `json:"amountUsd"`
-	DurationSec      int64    `json:"durationSec"`
-	UserID           string   `json:"userId,omitempty"`
-	ZoneID           string   `json:"zoneId,omitempty"`
-	ServerID         string   `json:"serverId,omitempty"`
-	Region           string   `json:"region,omitempty"`
-	MoreID           string   `json:"moreId,omitempty"`
+	OrderCreated bool   `json:"orderCreated"`
+	OrderID      string `json:"orderId"`
+	TrxID        string `json:"trxid"`
+	Status       string `json:"status"`
+	Game         string `json:"game"`
+	PID          string `json:"pid"`
+	PackName     string `json:"packName"`
+	Quantity     int    `json:"quantity"`
+	AmountUsd    Money  `json:"amountUsd"`
+	DurationSec  int64  `json:"durationSec"`
+	AccountFields
 	Codes            []string `json:"codes,omitempty"`
 	Error            string   `json:"error,omitempty"`
 	Refunded         *bool    `json:"refunded,omitempty"`
@@ -34,8 +30,7 @@ func ViewOrder(o *Order, now time.Time) OrderView {
 	v := OrderView{
 		OrderCreated: true, OrderID: o.ID, TrxID: o.TrxID, Status: string(o.Status), Game: o.Game, PID: o.PID,
 		PackName: o.PackName, Quantity: o.Quantity, AmountUsd: o.Amount, DurationSec: int64(o.Duration(now) / time.Second),
-		UserID: o.Fields.UserID, ZoneID: o.Fields.ZoneID, ServerID: o.Fields.ServerID, Region: o.Fields.Region, MoreID: o.Fields.MoreID,
-		Codes: o.Codes, Error: o.Error, CreatedAt: o.CreatedAt.Format(time.RFC3339Nano), Sandbox: o.Sandbox,
+		AccountFields: o.Fields, Codes: o.Codes, Error: o.Error, CreatedAt: o.CreatedAt.Format(time.RFC3339Nano), Sandbox: o.Sandbox,
 	}
 	if o.Status == StatusCancelled {
 		refunded := o.Refunded
