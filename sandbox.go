@@ -76,3 +76,10 @@ func TestCodes(orderID string, n int) []string {
 	}
 	return out
 }
+
+// SandboxCodesRefused is the error of codes an operator gives to complete
+// a sandbox order: INVALID_BODY, for its codes are TestCodes, drawn from no
+// stock, never an operator's.
+func SandboxCodesRefused(orderID string) error {
+	return Errorf(EInvalidBody, "codes: order %s is a sandbox order, which delivers TEST- codes of its own, never an operator's", orderID)
+}

@@ -38,8 +38,10 @@ const MaxSettleCodes = 10_000
 // CompleteOrder completes a processing order, delivering codes: each 1 to
 // 1,000 characters, and never one delivered before or held in stock
 // (CODE_ALREADY_USED). Codes for an order that takes none (a top-up or
-// subscription not from an upstream, topupd.Order.TakesCodes) are INVALID
-// BODY. A final order is ORDER_FINAL.
+// subscription not from an upstream, topupd.Order.TakesCodes), or for a
+// sandbox order (which delivers TEST- codes of its own), are INVALID BODY.
+// A final order is ORDER_FINAL. A sandbox order completes, cancels and
+// retries on its sandbox's books, as the engine would settle it.
 func (s *Service) CompleteOrder(ctx context.Context, a Actor, orderID string, codes []string) (topupd.Order, error) {
 	if err := Allowed(a, OpCompleteOrder); err != nil {
 		return topupd.Order{}, err
@@ -92,6 +94,9 @@ func (s *Service) settle(ctx context.Context, a Actor, op Op, orderID string, st
 	}
 	if o.Status.Final() {
 		return o, topupd.Errorf(topupd.EOrderFinal, "order %s is already %s", o.ID, o.Status)
+	}
+	if len(st.Codes) > 0 && o.Sandbox {
+		return o, topupd.SandboxCodesRefused(o.ID)
 	}
 	if len(st.Codes) > 0 && !o.TakesCodes() {
 		return o, topupd.Errorf(topupd.EInvalidBody, "codes: order %s is a %s and delivers no codes", o.ID, o.Kind)

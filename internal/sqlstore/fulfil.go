@@ -117,6 +117,9 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 	}
 	switch st.Status {
 	case topupd.StatusCompleted:
+		if o.Sandbox && len(st.Codes) > 0 { // the schema would refuse them (00023_sandbox.sql)
+			return o, topupd.SandboxCodesRefused(o.ID)
+		}
 		for _, c := range st.Codes {
 			_, err := tx.ExecContext(ctx, `INSERT INTO codes (pid, fingerprint, code_fp, sealed, order_seq, added_at) VALUES ($1, $2, $3, $4, $5, $6)`,
 				o.PID, s.vault.Fingerprint(o.PID, c), s.vault.CodeFingerprint(c), s.vault.Seal(o.PID, c), o.Seq, ms(st.Now))

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"database/sql"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,4 +87,14 @@ func SandboxGuards(t *testing.T, s topupd.Store, db *sql.DB, accountID, keyPID, 
 		`SELECT id, sandbox_of FROM accounts ORDER BY id`,
 	}
 	RunGuards(t, db, dump, guards, nil)
+
+	// The store refuses codes for a sandbox order in its own words, before
+	// the schema would.
+	_, err := s.Settle(ctx, processing.Seq, topupd.Settlement{Status: topupd.StatusCompleted, Codes: []string{"OPERATOR-CODE"}, Now: now})
+	if topupd.CodeOf(err) != topupd.EInvalidBody || !strings.Contains(err.Error(), "sandbox order") {
+		t.Errorf("completing a sandbox order with a code: %v, want INVALID_BODY naming the sandbox", err)
+	}
+	if o, err := s.Order(ctx, "", processing.ID); err != nil || o.Status != topupd.StatusProcessing {
+		t.Errorf("the sandbox order after the refused completion: %+v, %v, want still processing", o, err)
+	}
 }
