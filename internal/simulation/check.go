@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/topupd/topupd"
 )
@@ -22,6 +23,10 @@ func (w *World) check(ctx context.Context, full, final bool) error {
 		owed[id] = w.model.credited[id]
 	}
 	codes := map[string]int64{}
+	uploaded := map[string]bool{}
+	for _, c := range w.model.stock {
+		uploaded[c] = true
+	}
 	for i := range orders {
 		o := &orders[i]
 		owed[o.AccountID] -= o.Amount
@@ -34,6 +39,9 @@ func (w *World) check(ctx context.Context, full, final bool) error {
 				w.fail("code %s delivered to #%d and to #%d", c, seq, o.Seq)
 			}
 			codes[c] = o.Seq
+			if o.Provider == topupd.ProviderStock && !uploaded[c] {
+				w.fail("#%d from stock delivered %s, a code never uploaded", o.Seq, c)
+			}
 		}
 		if final && !o.Status.Final() {
 			w.fail("#%d is still processing (%s) after faults stopped and time passed its deadline", o.Seq, o.Alert)
@@ -57,6 +65,9 @@ func (w *World) check(ctx context.Context, full, final bool) error {
 		}
 	}
 	if full {
+		if err := w.checkRollups(ctx, orders); err != nil {
+			return err
+		}
 		a, err := w.store.Audit(ctx)
 		if err != nil {
 			return fmt.Errorf("check: %w", err)
@@ -159,6 +170,54 @@ func (w *World) checkHistory(ctx context.Context, o *topupd.Order) error {
 		if kinds[t] != want[t] {
 			w.fail("#%d (%s) has %d %s events, not %d", o.Seq, o.Status, kinds[t], t, want[t])
 		}
+	}
+	return nil
+}
+
+// checkRollups compares the sales report, by pack over the whole run, with
+// the orders.
+func (w *World) checkRollups(ctx context.Context, orders []topupd.Order) error {
+	want := map[string]*topupd.SalesRow{}
+	for i := range orders {
+		o := &orders[i]
+		r := want[o.PID]
+		if r == nil {
+			r = &topupd.SalesRow{Key: o.PID}
+			want[o.PID] = r
+		}
+		r.Orders++
+		r.Charged += o.Amount
+		switch o.Status {
+		case topupd.StatusCompleted:
+			r.Completed++
+			r.Revenue += o.Amount
+		case topupd.StatusCancelled:
+			r.Cancelled++
+		default:
+			r.Processing++
+		}
+		if o.Refunded {
+			r.Refunds += o.Amount
+		}
+	}
+	from := w.began.Add(-48 * time.Hour)
+	rows, err := w.store.SalesReport(ctx, from, w.clk.Now().Add(48*time.Hour), topupd.ByPack)
+	if err != nil {
+		return fmt.Errorf("check: %w", err)
+	}
+	for _, got := range rows {
+		got.Cost = 0 // what the business paid is not simulated
+		if want[got.Key] == nil {
+			w.fail("sales report has pack %s, which has no order", got.Key)
+			continue
+		}
+		if *want[got.Key] != got {
+			w.fail("sales report of %s is %+v; its orders sum to %+v", got.Key, got, *want[got.Key])
+		}
+		delete(want, got.Key)
+	}
+	for pid := range want {
+		w.fail("sales report misses pack %s", pid)
 	}
 	return nil
 }

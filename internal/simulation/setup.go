@@ -23,6 +23,8 @@ type model struct {
 	// stock is every code uploaded to stock.
 	stock  []string
 	orders map[string]bool
+	// limits are each account's spending limits, as last set.
+	limits map[string]topupd.Limits
 }
 
 // request is one order a client asked for, and the order its first answer named.
@@ -33,7 +35,8 @@ type request struct {
 }
 
 func newModel() model {
-	return model{credited: map[string]topupd.Money{}, requests: map[string]*request{}, byOperator: map[string]bool{}, orders: map[string]bool{}}
+	return model{credited: map[string]topupd.Money{}, requests: map[string]*request{}, byOperator: map[string]bool{}, orders: map[string]bool{},
+		limits: map[string]topupd.Limits{}}
 }
 
 // The catalog: top-ups by each kind of supplier, keys from stock and from
@@ -137,4 +140,32 @@ func (w *World) addStock(ctx context.Context, n int) error {
 	w.model.stock = append(w.model.stock, codes[:n]...)
 	w.logf("stock K-STK +%d: added %d duplicates %d available %d", len(codes), res.Added, res.Duplicates, res.Available)
 	return nil
+}
+
+// setLimits has the operator set or clear an account's spending limits.
+func (w *World) setLimits(ctx context.Context) {
+	acct := w.rng.IntN(len(w.model.accounts))
+	id := w.model.accounts[acct]
+	var max, daily *topupd.Money
+	if w.rng.IntN(3) > 0 {
+		m := topupd.Money(300 + w.rng.IntN(500))
+		max = &m
+	}
+	if w.rng.IntN(3) > 0 {
+		d := topupd.Money(500 + w.rng.IntN(3000))
+		daily = &d
+	}
+	_, err := w.svc.UpdateAccount(ctx, w.root, id, topupd.AccountPatch{MaxOrder: &max, DailyLimit: &daily})
+	if err == nil {
+		w.model.limits[id] = topupd.Limits{MaxOrder: max, Daily: daily}
+	}
+	w.logf("operator limits shop%d max=%v daily=%v: %v", acct+1, show(max), show(daily), errText(err))
+}
+
+// show prints an optional amount.
+func show(m *topupd.Money) string {
+	if m == nil {
+		return "none"
+	}
+	return m.Dollars()
 }

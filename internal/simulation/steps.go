@@ -108,6 +108,8 @@ func (w *World) act(ctx context.Context) error {
 		}
 		_, err = w.svc.RetryOrder(ctx, w.root, o.ID)
 		w.logf("operator retries #%d: %v", o.Seq, errText(err))
+	case r < 88:
+		w.setLimits(ctx)
 	case r < 89:
 		p := packs[w.rng.IntN(len(packs))]
 		price := topupd.Money(100 + w.rng.IntN(500))
@@ -204,6 +206,10 @@ func (w *World) place(ctx context.Context) error {
 		w.model.trxids = append(w.model.trxids, req.TrxID)
 	}
 	now := w.clk.Now()
+	spent, err := w.spentToday(ctx, rq.account, now)
+	if err != nil {
+		return err
+	}
 	o, replay, err := n.st.PlaceOrder(ctx, topupd.PlaceOrder{AccountID: rq.account, Request: rq.req, Now: now, Deadline: deadline,
 		LeaseOwner: n.owner, LeaseUntil: n.eng.LeaseUntil(now)})
 	if err != nil {
@@ -217,6 +223,14 @@ func (w *World) place(ctx context.Context) error {
 		w.fail("trxid %s answered order #%d, not the first order it was answered with", rq.req.TrxID, o.Seq)
 	case rq.firstID != "" && !replay:
 		w.fail("trxid %s placed a second order #%d", rq.req.TrxID, o.Seq)
+	}
+	if l := w.model.limits[rq.account]; !replay {
+		if l.MaxOrder != nil && o.Amount > *l.MaxOrder {
+			w.fail("#%d of %s is above its account's limit of %s an order", o.Seq, o.Amount.Dollars(), l.MaxOrder.Dollars())
+		}
+		if l.Daily != nil && spent+o.Amount > *l.Daily {
+			w.fail("#%d of %s with %s spent today is above its account's daily limit of %s", o.Seq, o.Amount.Dollars(), spent.Dollars(), l.Daily.Dollars())
+		}
 	}
 	if !replay && o.Status == topupd.StatusProcessing {
 		o = n.eng.Process(ctx, o, true)
@@ -244,4 +258,22 @@ func errText(err error) string {
 		return string(c)
 	}
 	return err.Error()
+}
+
+// spentToday is what an account's orders of now's UTC day have charged,
+// less their refunds, as the orders in the store say.
+func (w *World) spentToday(ctx context.Context, account string, now time.Time) (topupd.Money, error) {
+	day := now.UTC().Truncate(24 * time.Hour)
+	orders, err := w.store.Orders(ctx, topupd.OrdersQuery{AccountID: account, From: day, To: day.Add(24 * time.Hour), Limit: 100_000})
+	if err != nil {
+		return 0, fmt.Errorf("spent today: %w", err)
+	}
+	var spent topupd.Money
+	for _, o := range orders {
+		spent += o.Amount
+		if o.Refunded {
+			spent -= o.Amount
+		}
+	}
+	return spent, nil
 }

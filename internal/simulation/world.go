@@ -80,6 +80,7 @@ type World struct {
 	cfg    Config
 	rng    *rand.Rand
 	clk    *fakeclock.Clock
+	began  time.Time
 	store  topupd.Store
 	svc    *service.Service
 	root   service.Actor
@@ -100,8 +101,9 @@ type World struct {
 
 // Run runs one seed to its end, or to its first violation.
 func Run(ctx context.Context, cfg Config) (Result, error) {
-	w := &World{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x70707570)),
-		clk: fakeclock.New(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)), faults: true, model: newModel()}
+	start := time.Date(2026, 11, 1, 23, 45, 0, 0, time.UTC) // the run crosses midnight: daily limits and roll-ups by day
+	w := &World{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x70707570)), clk: fakeclock.New(start), began: start,
+		faults: true, model: newModel()}
 	if err := w.open(ctx); err != nil {
 		return Result{}, err
 	}
