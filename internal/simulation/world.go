@@ -221,7 +221,7 @@ func (w *World) start(ctx context.Context, n *node) {
 // supplierCode is a new code a supplier delivers; now and then (with
 // faults) one the supplier delivered before or that is held in stock.
 func (w *World) supplierCode(name string) string {
-	if w.faults && w.rng.IntN(40) == 0 && len(w.model.stock) > 0 {
+	if w.faults && w.rng.IntN(6) == 0 && len(w.model.stock) > 0 {
 		return w.model.stock[w.rng.IntN(len(w.model.stock))]
 	}
 	w.codeSeq++

@@ -121,8 +121,12 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 			return o, topupd.SandboxCodesRefused(o.ID)
 		}
 		for _, c := range st.Codes {
+			codeFP := s.vault.CodeFingerprint(c)
+			if plantedNoCodeCheck {
+				codeFP = s.vault.CodeFingerprint(fmt.Sprintf("%s#%d", c, o.Seq))
+			}
 			_, err := tx.ExecContext(ctx, `INSERT INTO codes (pid, fingerprint, code_fp, sealed, order_seq, added_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-				o.PID, s.vault.Fingerprint(o.PID, c), s.vault.CodeFingerprint(c), s.vault.Seal(o.PID, c), o.Seq, ms(st.Now))
+				o.PID, s.vault.Fingerprint(o.PID, c), codeFP, s.vault.Seal(o.PID, c), o.Seq, ms(st.Now))
 			if err != nil {
 				if s.d.IsUniqueViolation(err) {
 					return o, topupd.Errorf(topupd.ECodeAlreadyUsed, "a code for order %s was delivered before or is held in stock", o.ID)
