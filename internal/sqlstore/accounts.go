@@ -219,11 +219,7 @@ func (s *Store) UseKey(ctx context.Context, h topupd.KeyHash, minute time.Time) 
 // so every page costs the same.
 func (s *Store) Accounts(ctx context.Context, q topupd.AccountsQuery) ([]topupd.Account, error) {
 	query, args := accountsPage(q)
-	accounts, err := queryAll(ctx, s.read, scanAccount, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("store.Accounts: %w", err)
-	}
-	return accounts, nil
+	return readAll(ctx, s, "store.Accounts", scanAccount, query, args...)
 }
 
 // accountsPage renders the query of a page of the account list, and its

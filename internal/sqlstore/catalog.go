@@ -99,11 +99,7 @@ func scanLine(row scanner) (topupd.Line, error) {
 
 // Lines returns every line by slug.
 func (s *Store) Lines(ctx context.Context) ([]topupd.Line, error) {
-	out, err := queryAll(ctx, s.read, scanLine, `SELECT `+lineColumns+` FROM lines ORDER BY slug`)
-	if err != nil {
-		return nil, fmt.Errorf("store.Lines: %w", err)
-	}
-	return out, nil
+	return readAll(ctx, s, "store.Lines", scanLine, `SELECT `+lineColumns+` FROM lines ORDER BY slug`)
 }
 
 // PutPack creates or replaces a pack.
@@ -207,11 +203,7 @@ func scanPack(row scanner) (topupd.Pack, error) {
 
 // Packs returns every pack by PID.
 func (s *Store) Packs(ctx context.Context) ([]topupd.Pack, error) {
-	out, err := queryAll(ctx, s.read, scanPack, `SELECT `+packColumns+` FROM packs ORDER BY pid`)
-	if err != nil {
-		return nil, fmt.Errorf("store.Packs: %w", err)
-	}
-	return out, nil
+	return readAll(ctx, s, "store.Packs", scanPack, `SELECT `+packColumns+` FROM packs ORDER BY pid`)
 }
 
 // StockLevels returns the codes available per PID.

@@ -229,11 +229,7 @@ func (s *Store) OperatorChats(ctx context.Context) ([]topupd.Chat, error) {
 
 // chats reads the chats a query selects.
 func (s *Store) chats(ctx context.Context, query string, args ...any) ([]topupd.Chat, error) {
-	out, err := queryAll(ctx, s.read, scanChat, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("store.Chats: %w", err)
-	}
-	return out, nil
+	return readAll(ctx, s, "store.Chats", scanChat, query, args...)
 }
 
 // UnlinkChat removes an account's chat; ENotFound when the chat is not the

@@ -180,11 +180,7 @@ func (s *Store) CreateOperator(ctx context.Context, o topupd.Operator, token top
 
 // Operators lists every operator, by name.
 func (s *Store) Operators(ctx context.Context) ([]topupd.Operator, error) {
-	out, err := queryAll(ctx, s.read, scanOperator, `SELECT `+operatorColumns+` FROM operators ORDER BY name`)
-	if err != nil {
-		return nil, fmt.Errorf("store.Operators: %w", err)
-	}
-	return out, nil
+	return readAll(ctx, s, "store.Operators", scanOperator, `SELECT `+operatorColumns+` FROM operators ORDER BY name`)
 }
 
 // UpdateOperator changes an operator's role or disabled flag.
@@ -263,11 +259,7 @@ func (s *Store) SeeOperator(ctx context.Context, name string, now time.Time) err
 // is one descending range of the index of its first filter.
 func (s *Store) Actions(ctx context.Context, q topupd.ActionsQuery) ([]topupd.Action, error) {
 	query, args := actionsPage(q)
-	out, err := queryAll(ctx, s.read, scanAction, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("store.Actions: %w", err)
-	}
-	return out, nil
+	return readAll(ctx, s, "store.Actions", scanAction, query, args...)
 }
 
 func scanAction(row scanner) (topupd.Action, error) {

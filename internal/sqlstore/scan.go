@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -88,6 +89,16 @@ func queryAll[T any](ctx context.Context, q querier, scan func(scanner) (T, erro
 	}, query, args...)
 	if err != nil {
 		return nil, err
+	}
+	return out, nil
+}
+
+// readAll is a store method's whole read: queryAll on the read pool, its
+// error wrapped with the method's name (op).
+func readAll[T any](ctx context.Context, s *Store, op string, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
+	out, err := queryAll(ctx, s.read, scan, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	return out, nil
 }

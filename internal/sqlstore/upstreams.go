@@ -65,9 +65,5 @@ func (s *Store) Upstream(ctx context.Context, name string) (topupd.Upstream, err
 
 // Upstreams returns every upstream by name.
 func (s *Store) Upstreams(ctx context.Context) ([]topupd.Upstream, error) {
-	out, err := queryAll(ctx, s.read, s.scanUpstream, `SELECT name, base_url, api_key, updated_at FROM upstreams ORDER BY name`)
-	if err != nil {
-		return nil, fmt.Errorf("store.Upstreams: %w", err)
-	}
-	return out, nil
+	return readAll(ctx, s, "store.Upstreams", s.scanUpstream, `SELECT name, base_url, api_key, updated_at FROM upstreams ORDER BY name`)
 }
