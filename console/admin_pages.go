@@ -5,9 +5,10 @@ import (
 	"encoding/csv"
 	"fmt"
 	"html/template"
+	"maps"
 	"net/http"
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -248,13 +249,8 @@ func changes(before, after map[string]any) string {
 	for k := range after {
 		keys[k] = true
 	}
-	names := make([]string, 0, len(keys))
-	for k := range keys {
-		names = append(names, k)
-	}
-	sort.Strings(names)
 	var b strings.Builder
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
 		x, hadX := before[k]
 		y, hadY := after[k]
 		if hadX && hadY && fmt.Sprint(x) == fmt.Sprint(y) {
