@@ -23,6 +23,8 @@ type model struct {
 	// stock is every code uploaded to stock.
 	stock  []string
 	orders map[string]bool
+	// keys are each account's API key.
+	keys map[string]string
 	// limits are each account's spending limits, as last set.
 	limits map[string]topupd.Limits
 }
@@ -36,7 +38,7 @@ type request struct {
 
 func newModel() model {
 	return model{credited: map[string]topupd.Money{}, requests: map[string]*request{}, byOperator: map[string]bool{}, orders: map[string]bool{},
-		limits: map[string]topupd.Limits{}}
+		limits: map[string]topupd.Limits{}, keys: map[string]string{}}
 }
 
 // The catalog: top-ups by each kind of supplier, keys from stock and from
@@ -97,6 +99,11 @@ func (w *World) setup(ctx context.Context) error {
 			return err
 		}
 		w.model.accounts = append(w.model.accounts, a.ID)
+		k, err := svc.CreateKey(ctx, w.root, a.ID, "sim")
+		if err != nil {
+			return err
+		}
+		w.model.keys[a.ID] = k.Secret
 		if err := w.credit(ctx, i, 3000, "initial"); err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package simulation
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/topupd/topupd"
@@ -178,8 +179,8 @@ func (w *World) work(ctx context.Context, n *node) {
 	}
 }
 
-// place has a client place an order on a node, as POST /orders does: one
-// store transaction, then the first supplier call. A client repeats a
+// place has a client place an order on a node through its reseller API
+// (the real handler: one store transaction, then the first supplier call). A client repeats a
 // trxid now and then, and hangs up before the answer now and then.
 func (w *World) place(ctx context.Context) error {
 	n := w.nodes[w.rng.IntN(len(w.nodes))]
@@ -205,19 +206,29 @@ func (w *World) place(ctx context.Context) error {
 		w.model.requests[req.TrxID] = rq
 		w.model.trxids = append(w.model.trxids, req.TrxID)
 	}
-	now := w.clk.Now()
+	now := n.now()
 	spent, err := w.spentToday(ctx, rq.account, now)
 	if err != nil {
 		return err
 	}
-	o, replay, err := n.st.PlaceOrder(ctx, topupd.PlaceOrder{AccountID: rq.account, Request: rq.req, Now: now, Deadline: deadline,
-		LeaseOwner: n.owner, LeaseUntil: n.eng.LeaseUntil(now)})
+	a, err := w.post(ctx, n, rq)
 	if err != nil {
-		w.logf("%s place %s %s: %v", n.owner, rq.req.TrxID, rq.req.PID, errText(err))
+		return err
+	}
+	if a.status != http.StatusOK {
+		w.logf("%s POST /orders %s %s: %d %s", n.owner, rq.req.TrxID, rq.req.PID, a.status, a.Error)
+		if a.status >= 500 && !n.dead {
+			w.fail("POST /orders %s answered %d %s on a node that did not crash", rq.req.TrxID, a.status, a.Error)
+		}
 		return nil
 	}
+	o, err := w.store.Order(ctx, "", a.OrderID)
+	if err != nil {
+		return fmt.Errorf("the order answered: %w", err)
+	}
+	replay := a.IdempotentReplay != nil && *a.IdempotentReplay
 	w.model.orders[o.ID] = true
-	w.logf("%s place %s %s: #%d %s replay=%v", n.owner, rq.req.TrxID, rq.req.PID, o.Seq, o.Status, replay)
+	w.logf("%s POST /orders %s %s: #%d %s replay=%v (now %s)", n.owner, rq.req.TrxID, rq.req.PID, o.Seq, a.Status, replay, o.Status)
 	switch {
 	case rq.firstID != "" && o.ID != rq.firstID:
 		w.fail("trxid %s answered order #%d, not the first order it was answered with", rq.req.TrxID, o.Seq)
@@ -231,10 +242,6 @@ func (w *World) place(ctx context.Context) error {
 		if l.Daily != nil && spent+o.Amount > *l.Daily {
 			w.fail("#%d of %s with %s spent today is above its account's daily limit of %s", o.Seq, o.Amount.Dollars(), spent.Dollars(), l.Daily.Dollars())
 		}
-	}
-	if !replay && o.Status == topupd.StatusProcessing {
-		o = n.eng.Process(ctx, o, true)
-		w.logf("%s first attempt #%d: %s", n.owner, o.Seq, o.Status)
 	}
 	if w.rng.IntN(10) == 0 {
 		w.logf("  client hung up")

@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"time"
@@ -71,9 +72,18 @@ type node struct {
 	gen   int
 	owner string
 	dead  bool
-	st    *crashStore
-	eng   *fulfil.Engine
+	// skew is how far the node's clock is off the simulated one: it
+	// changes at each start, so a restarted node's clock may be behind
+	// where it was.
+	skew time.Duration
+	st   *crashStore
+	eng  *fulfil.Engine
+	// api is the node's reseller API handler.
+	api http.Handler
 }
+
+// now is the node's clock: the simulated one, off by the node's skew.
+func (n *node) now() time.Time { return n.w.clk.Now().Add(n.skew) }
 
 // World is one run's state: the real components and the simulated ones.
 type World struct {
@@ -197,20 +207,22 @@ func (w *World) start(ctx context.Context, n *node) {
 		n.owner = fmt.Sprintf("%s.%d", n.name, n.gen)
 	}
 	n.dead = false
+	n.skew = time.Duration(w.rng.IntN(6001)-3000) * time.Millisecond
 	n.st = &crashStore{Store: w.store, n: n}
 	provs := map[string]topupd.Provider{
 		topupd.ProviderManual:   nodeProvider{n, manual.New()},
-		topupd.ProviderSim:      nodeProvider{n, sim.New(n.st, w.clk.Now)},
+		topupd.ProviderSim:      nodeProvider{n, sim.New(n.st, n.now)},
 		topupd.ProviderUpstream: nodeProvider{n, w.sups},
 	}
-	eng, err := fulfil.New(fulfil.Config{Store: n.st, Providers: provs, Now: w.clk.Now, Logger: quiet, Owner: n.owner,
+	eng, err := fulfil.New(fulfil.Config{Store: n.st, Providers: provs, Now: n.now, Logger: quiet, Owner: n.owner,
 		Lease: lease, CallTimeout: callLimit, BackoffBase: time.Second, BackoffMax: time.Minute,
 		Jitter: rand.New(rand.NewPCG(w.rng.Uint64(), 1))})
 	if err != nil {
 		panic(err) // a configuration error of the simulator itself
 	}
 	n.eng = eng
-	w.logf("start %s", n.owner)
+	n.api = w.newAPI(n)
+	w.logf("start %s (clock %+v)", n.owner, n.skew)
 	if same {
 		if err := eng.Recover(ctx); err != nil {
 			w.logf("  recover %s: %v", n.owner, err)
