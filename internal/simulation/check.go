@@ -42,6 +42,9 @@ func (w *World) check(ctx context.Context, full, final bool) error {
 			if o.Provider == topupd.ProviderStock && !uploaded[c] {
 				w.fail("#%d from stock delivered %s, a code never uploaded", o.Seq, c)
 			}
+			if w.model.voided[c] {
+				w.fail("#%d delivered %s, a code withdrawn by a void", o.Seq, c)
+			}
 			if o.Provider != topupd.ProviderStock && uploaded[c] {
 				w.fail("#%d (%s) delivered %s, a code uploaded to stock", o.Seq, o.Provider, c)
 			}

@@ -23,6 +23,11 @@ type model struct {
 	// stock is every code uploaded to stock.
 	stock  []string
 	orders map[string]bool
+	// prices are each pack's price, as last set; batches the stock
+	// batches uploaded; voided the codes a void withdrew (never sold after).
+	prices  map[string]topupd.Money
+	batches []int64
+	voided  map[string]bool
 	// keys are each account's API key.
 	keys map[string]string
 	// limits are each account's spending limits, as last set.
@@ -38,7 +43,8 @@ type request struct {
 
 func newModel() model {
 	return model{credited: map[string]topupd.Money{}, requests: map[string]*request{}, byOperator: map[string]bool{}, orders: map[string]bool{},
-		limits: map[string]topupd.Limits{}, keys: map[string]string{}}
+		limits: map[string]topupd.Limits{}, keys: map[string]string{},
+		prices: map[string]topupd.Money{}, voided: map[string]bool{}}
 }
 
 // The catalog: top-ups by each kind of supplier, keys from stock and from
@@ -91,6 +97,7 @@ func (w *World) setup(ctx context.Context) error {
 		if _, err := svc.PutPack(ctx, w.root, p, false); err != nil {
 			return fmt.Errorf("pack %s: %w", p.PID, err)
 		}
+		w.model.prices[p.PID] = p.Price
 	}
 	for i := range 3 {
 		name := fmt.Sprintf("shop%d", i+1)
@@ -145,6 +152,7 @@ func (w *World) addStock(ctx context.Context, n int) error {
 		return err
 	}
 	w.model.stock = append(w.model.stock, codes[:n]...)
+	w.model.batches = append(w.model.batches, res.BatchID)
 	w.logf("stock K-STK +%d: added %d duplicates %d available %d", len(codes), res.Added, res.Duplicates, res.Available)
 	return nil
 }
@@ -175,4 +183,26 @@ func show(m *topupd.Money) string {
 		return "none"
 	}
 	return m.Dollars()
+}
+
+// voidBatch has the operator void a stock batch: its unsold codes, read
+// just before, must never be sold.
+func (w *World) voidBatch(ctx context.Context) error {
+	if len(w.model.batches) == 0 {
+		return nil
+	}
+	id := w.model.batches[w.rng.IntN(len(w.model.batches))]
+	_, unsold, err := w.svc.ExportBatch(ctx, w.root, id)
+	if err != nil {
+		return fmt.Errorf("export batch %d: %w", id, err)
+	}
+	b, err := w.svc.VoidBatch(ctx, w.root, id)
+	w.logf("operator voids batch %d (%d unsold): withdrew %d: %v", id, len(unsold), b.Withdrawn, errText(err))
+	if err != nil {
+		return nil
+	}
+	for _, c := range unsold {
+		w.model.voided[c] = true
+	}
+	return nil
 }

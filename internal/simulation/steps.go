@@ -115,9 +115,14 @@ func (w *World) act(ctx context.Context) error {
 		p := packs[w.rng.IntN(len(packs))]
 		price := topupd.Money(100 + w.rng.IntN(500))
 		_, err := w.svc.UpdatePack(ctx, w.root, p.PID, service.PackPatch{Price: &price})
+		if err == nil {
+			w.model.prices[p.PID] = price
+		}
 		w.logf("price %s %v: %v", p.PID, price, errText(err))
-	case r < 92:
+	case r < 91:
 		return w.addStock(ctx, 1+w.rng.IntN(4))
+	case r < 92:
+		return w.voidBatch(ctx)
 	default:
 		s := w.supOrd[w.rng.IntN(len(w.supOrd))]
 		if w.rng.IntN(2) == 0 {
@@ -234,6 +239,9 @@ func (w *World) place(ctx context.Context) error {
 		w.fail("trxid %s answered order #%d, not the first order it was answered with", rq.req.TrxID, o.Seq)
 	case rq.firstID != "" && !replay:
 		w.fail("trxid %s placed a second order #%d", rq.req.TrxID, o.Seq)
+	}
+	if want := w.model.prices[o.PID] * topupd.Money(max(o.Quantity, 1)); !replay && o.Amount != want {
+		w.fail("#%d of %d × %s was charged %s, not %s at the pack's price", o.Seq, max(o.Quantity, 1), o.PID, o.Amount.Dollars(), want.Dollars())
 	}
 	if l := w.model.limits[rq.account]; !replay {
 		if l.MaxOrder != nil && o.Amount > *l.MaxOrder {
