@@ -72,7 +72,7 @@ type OrderPage struct {
 // Orders reads the page of orders q selects (Now is the service's clock),
 // each code masked (topupd.MaskCode): GET /admin/orders/{orderId}/codes
 // (OrderCodes) is the one way to read them. A reseller's chat reads its
-// own account's alone.
+// own account's alone, and its sandbox's.
 func (s *Service) Orders(ctx context.Context, a Actor, q topupd.OrdersQuery) (OrderPage, error) {
 	if err := Allowed(a, OpRead); err != nil {
 		return OrderPage{}, err
@@ -88,9 +88,9 @@ func (s *Service) Orders(ctx context.Context, a Actor, q topupd.OrdersQuery) (Or
 	}
 	if a.Role == topupd.RoleResellerChat {
 		if q.AccountID == "" {
-			q.AccountID = a.Account
+			q.AccountID = books(a.Account, q.Sandbox)
 		}
-		if err := a.Own(q.AccountID); err != nil {
+		if err := a.OwnBooks(q.AccountID); err != nil {
 			return OrderPage{}, err
 		}
 	}
@@ -165,7 +165,7 @@ func (s *Service) Detail(ctx context.Context, a Actor, o topupd.Order) (OrderDet
 	if err := Allowed(a, OpRead); err != nil {
 		return OrderDetail{}, err
 	}
-	if err := a.Own(o.AccountID); err != nil {
+	if err := a.OwnBooks(o.AccountID); err != nil {
 		return OrderDetail{}, err
 	}
 	events, err := s.d.Store.OrderEvents(ctx, o.Seq)

@@ -106,9 +106,13 @@ func (s *Service) settle(ctx context.Context, a Actor, op Op, orderID string, st
 }
 
 // order finds an order by its public or internal id, within the actor's
-// account when the actor is a reseller's chat.
+// account and its sandbox when the actor is a reseller's chat.
 func (s *Service) order(ctx context.Context, a Actor, orderID string) (topupd.Order, error) {
-	return s.d.Store.Order(ctx, a.Account, orderID)
+	o, err := s.d.Store.Order(ctx, "", orderID)
+	if live, _ := topupd.LiveID(o.AccountID); err == nil && a.Account != "" && live != a.Account {
+		return topupd.Order{}, topupd.Fail(topupd.EOrderNotFound)
+	}
+	return o, err
 }
 
 // CheckCodes checks a list of codes from an operator: between least and

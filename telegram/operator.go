@@ -63,49 +63,6 @@ func alertOf(a string) string {
 	return ", " + a
 }
 
-// find shows an order by trxid or order id, with its account.
-func (b *Bot) find(ctx context.Context, r *request, _ topupd.Chat) {
-	if len(r.args) != 1 {
-		b.reply(ctx, r, "Send /find <trxid or orderId>.")
-		return
-	}
-	if r.actorErr != nil {
-		b.fail(ctx, r, r.actorErr)
-		return
-	}
-	var o topupd.Order
-	err := error(topupd.Fail(topupd.EOrderNotFound))
-	others := 0
-	if isOrderID(r.args[0]) { // a trxid of digits would read as an internal order number
-		o, err = b.Service.Order(ctx, r.actor, r.args[0])
-	}
-	if c := topupd.CodeOf(err); c == topupd.EOrderNotFound || c == topupd.ENotFound {
-		page, ferr := b.Service.Orders(ctx, r.actor, topupd.OrdersQuery{TrxID: r.args[0], Limit: 10})
-		if ferr != nil {
-			b.fail(ctx, r, ferr)
-			return
-		}
-		if len(page.Orders) == 0 {
-			b.reply(ctx, r, "No order "+r.args[0]+".")
-			return
-		}
-		o, err, others = page.Orders[0], nil, len(page.Orders)-1
-	}
-	if err != nil {
-		b.fail(ctx, r, err)
-		return
-	}
-	text := fmt.Sprintf("Order %s (trxid %s) of %s: %s, %s × %d, %s USD, %s%s", o.ID, o.TrxID, o.AccountID, o.Status,
-		o.PackName, o.Quantity, o.Amount.Dollars(), o.Provider, upstreamOf(o.Upstream))
-	if o.Error != "" {
-		text += "\nError: " + o.Error
-	}
-	if others > 0 {
-		text += fmt.Sprintf("\n%d more orders of other accounts have this trxid: the console's order list shows them all.", others)
-	}
-	b.reply(ctx, r, text+alertOf(o.Alert))
-}
-
 // askCredit asks, with buttons, before crediting an account; a role that
 // may not credit is told so at once.
 func (b *Bot) askCredit(ctx context.Context, r *request, c topupd.Chat) {

@@ -1,8 +1,12 @@
 package telegram_test
 
 import (
+	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/topupd/topupd/internal/botapitest"
+	"github.com/topupd/topupd/internal/topupdtest"
 )
 
 // TestSandboxKeyFromChat: /newkey test makes a sandbox key, shown once and
@@ -50,5 +54,66 @@ func TestSandboxKeyFromChat(t *testing.T) {
 		} else if r := e.h.Do("GET", "/balance", next, nil); r.Num("balanceUsd") != "1000" {
 			t.Errorf("the rotated sandbox key's balance: %v, want 1000", r)
 		}
+	})
+}
+
+// TestSandboxOrdersFromChat: /order and /find find sandbox orders too,
+// marked as such: by order id whichever books hold it, and by a trxid in
+// both books both orders, the live one first; a reseller's chat finds its
+// own sandbox's orders and never another account's.
+func TestSandboxOrdersFromChat(t *testing.T) {
+	eachStore(t, func(t *testing.T, e *env) {
+		e.h.LoadCatalog()
+		a, other := e.h.NewAccount("10", nil), e.h.NewAccount("10", nil)
+		sandboxOf := func(acc topupdtest.Account) topupdtest.Account {
+			r := e.h.AdminOK(http.StatusCreated, "POST", "/admin/accounts/"+acc.ID+"/keys", map[string]any{"sandbox": true})
+			e.h.Logs.Secret(r.Str("apiKey"), "a sandbox key")
+			return topupdtest.Account{ID: acc.ID, Key: r.Str("apiKey"), KeyID: r.Str("keyId")}
+		}
+		sb, otherSB := sandboxOf(a), sandboxOf(other)
+		shop := private(1101, "shop")
+		e.link(shop, a.ID)
+		e.h.NewOperator("sup", "support")
+		code, err := e.h.AdminClient.OperatorChatLink(t.Context(), "sup")
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.h.Logs.Secret(code.Code, "an operator's link code")
+		sup := private(5101, "sup")
+		e.expect(sup, "/start "+code.Code, "linked to operator sup")
+
+		both, sandboxOnly := e.h.Trx(), e.h.Trx()
+		pubg := func(who topupdtest.Account, trx string) string {
+			return e.h.Place(who, map[string]any{"pid": topupdtest.PIDPubg, "userId": "5123", "trxid": trx}).Str("orderId")
+		}
+		liveID, sbID := pubg(a, both), pubg(sb, both)
+		onlyID, otherID := pubg(sb, sandboxOnly), pubg(otherSB, e.h.Trx())
+
+		// before reports whether the line of x comes before the line of y.
+		before := func(text, x, y string) bool {
+			i, j := strings.Index(text, x), strings.Index(text, y)
+			return i >= 0 && j > i
+		}
+		for _, c := range []struct {
+			chat botapitest.Chat
+			cmd  string
+		}{{shop, "/order"}, {sup, "/find"}} {
+			m := e.say(c.chat, c.cmd+" "+both)
+			if !strings.Contains(m.Text, "names a live order and a sandbox order") ||
+				!before(m.Text, "Order "+liveID+" (trxid "+both+")", "Sandbox order "+sbID+" (trxid "+both+")") {
+				t.Errorf("%s of a trxid in both books: %q, want the live order, then the sandbox one marked", c.cmd, m.Text)
+			}
+			for asked, want := range map[string]string{sbID: sbID, sandboxOnly: onlyID} {
+				if m := e.say(c.chat, c.cmd+" "+asked); !strings.HasPrefix(m.Text, "Sandbox order "+want) || strings.Contains(m.Text, "names a live order") {
+					t.Errorf("%s %s: %q, want sandbox order %s alone, marked", c.cmd, asked, m.Text, want)
+				}
+			}
+			if m := e.say(c.chat, c.cmd+" "+liveID); !strings.HasPrefix(m.Text, "Order "+liveID) {
+				t.Errorf("%s %s: %q, want the live order", c.cmd, liveID, m.Text)
+			}
+		}
+		e.expect(sup, "/find "+sbID, "of "+a.ID+": completed")
+		e.expect(sup, "/find "+otherID, "Sandbox order "+otherID)
+		e.expect(shop, "/order "+otherID, "No order "+otherID+" on your account")
 	})
 }
