@@ -11,21 +11,16 @@ import (
 	"github.com/topupd/topupd"
 )
 
+// scanAccount scans the accountColumns of an account.
 func scanAccount(row scanner) (topupd.Account, error) {
-	return scanAccountAnd(row)
-}
-
-// scanAccountAnd scans the accountColumns of an account, then into extra
-// the columns that follow them.
-func scanAccountAnd(row scanner, extra ...any) (topupd.Account, error) {
 	var a topupd.Account
 	var restricted sql.NullInt64
 	var allow string
 	var created int64
 	var tier sql.NullString
 	var maxOrder, daily sql.NullInt64
-	if err := row.Scan(append([]any{&a.ID, &a.Name, &a.APIEnabled, &a.AdminDisabled, &a.Banned, &restricted, &allow, &a.IPAllowlistRequired, &created,
-		&tier, &maxOrder, &daily}, extra...)...); err != nil {
+	if err := row.Scan(&a.ID, &a.Name, &a.APIEnabled, &a.AdminDisabled, &a.Banned, &restricted, &allow, &a.IPAllowlistRequired, &created,
+		&tier, &maxOrder, &daily); err != nil {
 		return a, err
 	}
 	a.Tier, a.Limits.MaxOrder, a.Limits.Daily = tier.String, nullMoney(maxOrder), nullMoney(daily)
@@ -306,7 +301,7 @@ func (s *Store) RevokeKey(ctx context.Context, keyID string, now time.Time) erro
 // for a sandbox key.
 func (s *Store) AccountByKey(ctx context.Context, h topupd.KeyHash, now time.Time) (topupd.Account, error) {
 	var sandbox bool
-	a, err := scanAccountAnd(s.read.QueryRowContext(ctx, s.q.accountByKey, h[:], ms(now)), &sandbox)
+	a, err := scanAccount(withExtra(s.read.QueryRowContext(ctx, s.q.accountByKey, h[:], ms(now)), &sandbox))
 	a.Sandbox = sandbox
 	if isNoRows(err) {
 		return a, topupd.Fail(topupd.EInvalidKey)

@@ -104,7 +104,7 @@ func (s *Store) moveSupplier(ctx context.Context, tx *sql.Tx, seq int64, m topup
 		return topupd.Order{}, fmt.Errorf("a move from attempt %d to %d by %q", m.From, m.To, m.LeaseOwner)
 	}
 	var owner string
-	o, err := scanOrderAnd(tx.QueryRowContext(ctx, s.q.lockOrder, seq), &owner)
+	o, err := scanOrder(withExtra(tx.QueryRowContext(ctx, s.q.lockOrder, seq), &owner))
 	switch {
 	case isNoRows(err):
 		return o, topupd.Fail(topupd.EOrderNotFound)

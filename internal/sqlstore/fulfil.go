@@ -82,7 +82,7 @@ func (s *Store) Settle(ctx context.Context, seq int64, st topupd.Settlement) (to
 // settle is Settle's transaction; it sets *before to the order as it was.
 func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Settlement, before *topupd.Order) (topupd.Order, error) {
 	var owner string
-	o, err := scanOrderAnd(tx.QueryRowContext(ctx, s.q.lockOrder, seq), &owner)
+	o, err := scanOrder(withExtra(tx.QueryRowContext(ctx, s.q.lockOrder, seq), &owner))
 	if isNoRows(err) {
 		return o, topupd.Fail(topupd.EOrderNotFound)
 	} else if err != nil {
@@ -201,7 +201,7 @@ func (s *Store) RetryOrder(ctx context.Context, seq int64, now, deadline time.Ti
 	var o topupd.Order
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
-		if o, err = scanOrderAnd(tx.QueryRowContext(ctx, s.q.lockOrder, seq), new(string)); isNoRows(err) {
+		if o, err = scanOrder(withExtra(tx.QueryRowContext(ctx, s.q.lockOrder, seq), new(string))); isNoRows(err) {
 			return topupd.Fail(topupd.EOrderNotFound)
 		} else if err != nil {
 			return err

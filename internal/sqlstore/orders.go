@@ -10,21 +10,15 @@ import (
 	"github.com/topupd/topupd"
 )
 
+// scanOrder scans the orderColumns of an order.
 func scanOrder(row scanner) (topupd.Order, error) {
-	return scanOrderAnd(row)
-}
-
-// scanOrderAnd scans the orderColumns of an order, then into extra the
-// columns that follow them.
-func scanOrderAnd(row scanner, extra ...any) (topupd.Order, error) {
 	var o topupd.Order
 	var kind, status, supplier string
 	var created, deadline int64
 	var finished, cost sql.NullInt64
-	dest := append([]any{&o.Seq, &o.ID, &o.AccountID, &o.TrxID, &o.IdempotencyKey, &o.Fingerprint, &o.PID, &o.Slug, &o.Game, &kind, &o.PackName, &o.Provider,
+	err := row.Scan(&o.Seq, &o.ID, &o.AccountID, &o.TrxID, &o.IdempotencyKey, &o.Fingerprint, &o.PID, &o.Slug, &o.Game, &kind, &o.PackName, &o.Provider,
 		&o.Quantity, &o.Amount, &o.Fields.UserID, &o.Fields.ZoneID, &o.Fields.ServerID, &o.Fields.Region, &o.Fields.MoreID, &status, &o.Error, &o.Refunded,
-		&created, &finished, &deadline, &supplier, &o.Attempts, &o.Upstream, &o.UpstreamPID, &o.SupplierRef, &o.CodeCount, &o.Alert, &cost, &o.Sandbox}, extra...)
-	err := row.Scan(dest...)
+		&created, &finished, &deadline, &supplier, &o.Attempts, &o.Upstream, &o.UpstreamPID, &o.SupplierRef, &o.CodeCount, &o.Alert, &cost, &o.Sandbox)
 	if cost.Valid {
 		c := topupd.Money(cost.Int64)
 		o.Cost = &c

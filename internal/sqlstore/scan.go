@@ -54,6 +54,21 @@ func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
 // scanner is a *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
 
+// withExtra is row read by a scan function that also reads the columns
+// after the ones it knows into extra: a query that selects, say, an
+// order's columns and its lease owner scans with scanOrder(withExtra(row,
+// &owner)).
+func withExtra(row scanner, extra ...any) scanner { return extraScanner{row, extra} }
+
+// extraScanner is a row whose Scan reads extra after the destinations asked for.
+type extraScanner struct {
+	row   scanner
+	extra []any
+}
+
+// Scan reads the row into dest, then into the extra destinations.
+func (e extraScanner) Scan(dest ...any) error { return e.row.Scan(append(dest, e.extra...)...) }
+
 // querier is a *sql.DB or *sql.Tx.
 type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
