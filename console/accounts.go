@@ -239,11 +239,16 @@ func (c *Console) allowlist(w http.ResponseWriter, r *http.Request, s *session) 
 	return c.done(w, r, "/console/accounts/"+url.PathEscape(id), "The allow-list is saved: "+plural(len(list), "entry")+".")
 }
 
-// createKey makes an API key with a label and shows it this once, on the
-// account's page (never in a redirect or a cookie).
+// createKey makes an API key with a label, live or (the box ticked) a
+// sandbox key, and shows it this once, on the account's page (never in a
+// redirect or a cookie).
 func (c *Console) createKey(w http.ResponseWriter, r *http.Request, s *session) error {
-	id := r.PathValue("id")
-	k, err := c.Service.CreateKey(r.Context(), s.actor, id, strings.TrimSpace(r.PostFormValue("label")))
+	id, label := r.PathValue("id"), strings.TrimSpace(r.PostFormValue("label"))
+	create := c.Service.CreateKey
+	if r.PostFormValue("sandbox") == "yes" {
+		create = c.Service.CreateSandboxKey
+	}
+	k, err := create(r.Context(), s.actor, id, label)
 	if err != nil {
 		return err
 	}

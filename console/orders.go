@@ -17,12 +17,27 @@ type ordersData struct {
 	Orders   []topupd.Order
 	Next     template.URL
 	Statuses []string
+	// Sandbox lists the sandboxes' orders alone (?sandbox=true); else the
+	// live ones alone, as GET /admin/orders does.
+	Sandbox bool
 }
 
 // orders searches orders by trxid or order id, account, status, pack and
-// time, newest first, a page at a time.
+// time, newest first, a page at a time: the live orders, or on the
+// Sandbox tab (?sandbox=true) the sandboxes' orders alone.
 func (c *Console) orders(w http.ResponseWriter, r *http.Request, s *session) error {
 	q := r.URL.Query()
+	sandbox, account := false, strings.TrimSpace(q.Get("account"))
+	switch q.Get("sandbox") {
+	case "":
+	case "true":
+		sandbox = true
+		if account != "" {
+			account = topupd.SandboxID(account)
+		}
+	default:
+		return pageError{http.StatusBadRequest, "sandbox: true, or nothing for the live orders."}
+	}
 	find := strings.TrimSpace(q.Get("q"))
 	if strings.HasPrefix(find, "ord_") {
 		if _, err := c.Service.Order(r.Context(), s.actor, find); err == nil {
@@ -30,8 +45,8 @@ func (c *Console) orders(w http.ResponseWriter, r *http.Request, s *session) err
 			return nil
 		}
 	}
-	oq := topupd.OrdersQuery{TrxID: find, AccountID: strings.TrimSpace(q.Get("account")), Status: topupd.OrderStatus(q.Get("status")),
-		PID: strings.TrimSpace(q.Get("pid")), Limit: 50}
+	oq := topupd.OrdersQuery{TrxID: find, AccountID: account, Status: topupd.OrderStatus(q.Get("status")),
+		PID: strings.TrimSpace(q.Get("pid")), Limit: 50, Sandbox: sandbox}
 	var err error
 	if oq.From, err = dayParam(q, "from", time.Time{}); err != nil {
 		return err
@@ -49,7 +64,7 @@ func (c *Console) orders(w http.ResponseWriter, r *http.Request, s *session) err
 	if err != nil {
 		return err
 	}
-	d := ordersData{Q: q, Orders: page.Orders, Statuses: []string{"processing", "completed", "cancelled"}}
+	d := ordersData{Q: q, Orders: page.Orders, Statuses: []string{"processing", "completed", "cancelled"}, Sandbox: sandbox}
 	if page.Next != nil {
 		d.Next = pageQuery(q, "cursor", service.ListCursor(service.OrdersCursor, *page.Next))
 	}
@@ -83,21 +98,25 @@ func (c *Console) orderAction(w http.ResponseWriter, r *http.Request, s *session
 	}
 	refund := r.PostFormValue("refund") == "yes"
 	codes := codeLines(r.PostFormValue("codes"))
+	what, whose := "order "+id, o.AccountID
+	if live, sandbox := topupd.LiveID(o.AccountID); sandbox { // its books: a refund goes to the sandbox balance
+		what, whose = "sandbox order "+id, "the sandbox of "+live
+	}
 	var question string
 	switch act {
 	case "complete":
-		question = "Complete order " + id + " (" + o.PackName + " for " + o.AccountID + ")"
+		question = "Complete " + what + " (" + o.PackName + " for " + whose + ")"
 		if len(codes) > 0 {
 			question += " delivering the " + plural(len(codes), "code") + " given"
 		}
 		question += "? The reseller keeps the charge of " + o.Amount.Dollars() + "."
 	case "cancel":
-		question = "Cancel order " + id + " without a refund? The reseller keeps paying " + o.Amount.Dollars() + "."
+		question = "Cancel " + what + " without a refund? The reseller keeps paying " + o.Amount.Dollars() + "."
 		if refund {
-			question = "Cancel order " + id + " and refund " + o.Amount.Dollars() + " to " + o.AccountID + "?"
+			question = "Cancel " + what + " and refund " + o.Amount.Dollars() + " to " + whose + "?"
 		}
 	case "retry":
-		question = "Ask the supplier about order " + id + " again now, with a fresh deadline?"
+		question = "Ask the supplier about " + what + " again now, with a fresh deadline?"
 	default:
 		return pageError{http.StatusNotFound, "There is no such action."}
 	}
@@ -118,6 +137,9 @@ func (c *Console) orderAction(w http.ResponseWriter, r *http.Request, s *session
 	msg := map[string]string{"complete": "The order is completed.", "cancel": "The order is cancelled.", "retry": "The order will be retried now."}[act]
 	if act == "cancel" && refund {
 		msg = "The order is cancelled and " + o.Amount.Dollars() + " refunded."
+		if o.Sandbox {
+			msg = "The sandbox order is cancelled and " + o.Amount.Dollars() + " refunded to the sandbox balance."
+		}
 	}
 	return c.done(w, r, back, msg)
 }

@@ -107,6 +107,12 @@ func navFor(s *session, path string) []navLink {
 // funcs are the templates' helpers.
 var funcs = template.FuncMap{
 	"usd": topupd.Money.Dollars,
+	// live is the live account of an account id: a sandbox order's is its
+	// sandbox's (topupd.LiveID).
+	"live": func(id string) string {
+		live, _ := topupd.LiveID(id)
+		return live
+	},
 	// usdp is usd of an amount that may be absent ("" then).
 	"usdp": func(m *topupd.Money) string {
 		if m == nil {
