@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -15,11 +14,10 @@ import (
 func scanAccount(row scanner) (topupd.Account, error) {
 	var a topupd.Account
 	var restricted sql.NullInt64
-	var allow string
 	var created int64
 	var tier sql.NullString
 	var maxOrder, daily sql.NullInt64
-	if err := row.Scan(&a.ID, &a.Name, &a.APIEnabled, &a.AdminDisabled, &a.Banned, &restricted, &allow, &a.IPAllowlistRequired, &created,
+	if err := row.Scan(&a.ID, &a.Name, &a.APIEnabled, &a.AdminDisabled, &a.Banned, &restricted, jsonColumn(&a.IPAllowlist), &a.IPAllowlistRequired, &created,
 		&tier, &maxOrder, &daily); err != nil {
 		return a, err
 	}
@@ -27,9 +25,6 @@ func scanAccount(row scanner) (topupd.Account, error) {
 	if restricted.Valid {
 		t := fromMS(restricted.Int64)
 		a.RestrictedUntil = &t
-	}
-	if err := json.Unmarshal([]byte(allow), &a.IPAllowlist); err != nil {
-		return a, fmt.Errorf("account %s ip_allowlist: %w", a.ID, err)
 	}
 	a.CreatedAt = fromMS(created)
 	return a, nil

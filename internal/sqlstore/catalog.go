@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 
 	"github.com/topupd/topupd"
@@ -75,26 +74,11 @@ func optionsText(o []topupd.Option) any {
 
 func scanLine(row scanner) (topupd.Line, error) {
 	var l topupd.Line
-	var kind, required string
-	var serverOpts, regionOpts sql.NullString
-	if err := row.Scan(&l.Slug, &l.ProductName, &l.GameName, &l.Game, &kind, &l.Status, &required, &serverOpts, &regionOpts); err != nil {
-		return l, err
-	}
+	var kind string
+	err := row.Scan(&l.Slug, &l.ProductName, &l.GameName, &l.Game, &kind, &l.Status,
+		jsonColumn(&l.Required), jsonColumn(&l.ServerIDOptions), jsonColumn(&l.RegionOptions))
 	l.Kind = topupd.LineKind(kind)
-	if err := json.Unmarshal([]byte(required), &l.Required); err != nil {
-		return l, fmt.Errorf("line %s required: %w", l.Slug, err)
-	}
-	for _, o := range []struct {
-		text sql.NullString
-		dst  *[]topupd.Option
-	}{{serverOpts, &l.ServerIDOptions}, {regionOpts, &l.RegionOptions}} {
-		if o.text.Valid {
-			if err := json.Unmarshal([]byte(o.text.String), o.dst); err != nil {
-				return l, fmt.Errorf("line %s options: %w", l.Slug, err)
-			}
-		}
-	}
-	return l, nil
+	return l, err
 }
 
 // Lines returns every line by slug.
@@ -144,8 +128,7 @@ func suppliersJSON(list []topupd.Supplier) string {
 	if len(list) == 0 {
 		return ""
 	}
-	b, _ := json.Marshal(list) // plain strings and integers: cannot fail
-	return string(b)
+	return jsonText(list)
 }
 
 // nullInt stores an optional integer.
@@ -183,20 +166,14 @@ func (s *Store) UpdatePack(ctx context.Context, pid string, apply func(*topupd.P
 func scanPack(row scanner) (topupd.Pack, error) {
 	var p topupd.Pack
 	var lowStockAt sql.NullInt64
-	var suppliers string
 	err := row.Scan(&p.PID, &p.Slug, &p.Name, &p.Category, &p.Price, &p.Status, &p.StockBased, &p.Provider, &p.Upstream, &p.UpstreamPID,
-		&p.Cost, &lowStockAt, &suppliers)
+		&p.Cost, &lowStockAt, jsonColumn(&p.Suppliers))
 	if err != nil {
 		return p, err
 	}
 	if lowStockAt.Valid {
 		n := int(lowStockAt.Int64)
 		p.LowStockAt = &n
-	}
-	if suppliers != "" {
-		if err := json.Unmarshal([]byte(suppliers), &p.Suppliers); err != nil {
-			return p, fmt.Errorf("pack %s: suppliers: %w", p.PID, err)
-		}
 	}
 	return p, nil
 }

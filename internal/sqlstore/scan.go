@@ -48,6 +48,29 @@ func jsonText(v any) string {
 	return string(b)
 }
 
+// jsonColumn is a scan destination that reads a column of JSON text (as
+// jsonText stores it) into v; NULL or empty text leaves v as it is.
+func jsonColumn(v any) sql.Scanner { return jsonDest{v} }
+
+// jsonDest is the sql.Scanner of jsonColumn.
+type jsonDest struct{ v any }
+
+// Scan decodes src, the column's text, into the destination.
+func (d jsonDest) Scan(src any) error {
+	switch s := src.(type) {
+	case nil:
+		return nil
+	case string:
+		return d.Scan([]byte(s))
+	case []byte:
+		if len(s) == 0 {
+			return nil
+		}
+		return json.Unmarshal(s, d.v)
+	}
+	return fmt.Errorf("a JSON column holds %T, not text", src)
+}
+
 // isNoRows reports a query that found nothing.
 func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
 

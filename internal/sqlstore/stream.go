@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -94,16 +93,13 @@ func (s *Store) OrderStreamEvents(ctx context.Context, seq int64) ([]topupd.Even
 func scanEvent(row scanner) (topupd.Event, error) {
 	var e topupd.Event
 	var at int64
-	var typ, data string
+	var typ string
 	var account, orderID sql.NullString
 	var order sql.NullInt64
-	if err := row.Scan(&e.Pos.Seq, &e.Pos.Tx, &e.ID, &at, &typ, &account, &order, &orderID, &data); err != nil {
+	if err := row.Scan(&e.Pos.Seq, &e.Pos.Tx, &e.ID, &at, &typ, &account, &order, &orderID, jsonColumn(&e.Data)); err != nil {
 		return e, err
 	}
 	e.At, e.Type, e.AccountID, e.OrderSeq, e.OrderID = fromMS(at), topupd.EventType(typ), account.String, order.Int64, orderID.String
-	if err := json.Unmarshal([]byte(data), &e.Data); err != nil {
-		return e, fmt.Errorf("event %s: data: %w", e.ID, err)
-	}
 	return e, nil
 }
 

@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -21,14 +20,10 @@ const webhookColumns = `id, account_id, url, events, description, enabled, disab
 // scanWebhook reads an endpoint, its secrets opened.
 func (s *Store) scanWebhook(row scanner) (topupd.WebhookEndpoint, error) {
 	var e topupd.WebhookEndpoint
-	var events string
 	var secret, old []byte
 	var oldUntil, created int64
-	if err := row.Scan(&e.ID, &e.AccountID, &e.URL, &events, &e.Description, &e.Enabled, &e.DisabledReason, &secret, &old, &oldUntil, &created); err != nil {
+	if err := row.Scan(&e.ID, &e.AccountID, &e.URL, jsonColumn(&e.Events), &e.Description, &e.Enabled, &e.DisabledReason, &secret, &old, &oldUntil, &created); err != nil {
 		return e, err
-	}
-	if err := json.Unmarshal([]byte(events), &e.Events); err != nil {
-		return e, fmt.Errorf("webhook %s events: %w", e.ID, err)
 	}
 	var err error
 	if e.Secret, err = s.vault.Open(webhookSealContext(e.ID), secret); err != nil {
@@ -332,11 +327,7 @@ func (s *Store) AddWebhookEvents(ctx context.Context, events []topupd.WebhookEve
 // scanEndpointEvents reads an endpoint's id and the types it wants.
 func scanEndpointEvents(row scanner) (topupd.WebhookEndpoint, error) {
 	var e topupd.WebhookEndpoint
-	var events string
-	if err := row.Scan(&e.ID, &events); err != nil {
-		return e, err
-	}
-	return e, json.Unmarshal([]byte(events), &e.Events)
+	return e, row.Scan(&e.ID, jsonColumn(&e.Events))
 }
 
 // WebhookEvents pages an account's events oldest first (webhook.test
