@@ -25,4 +25,10 @@ type CatalogSyncStore interface {
 	// change it misses is stamped at or after it. It is the serverTime a
 	// sync answers, to be sent back as the next updatedSince.
 	CatalogSyncPoint(ctx context.Context) (time.Time, error)
+	// CatalogReaders lists the live accounts (sandboxes aside) made at or
+	// before at, by id: who a catalog change made at at that names no
+	// accounts concerns.
+	CatalogReaders(ctx context.Context, at time.Time) ([]string, error)
+	// PIDsOnSale lists the active packs of active lines, by PID.
+	PIDsOnSale(ctx context.Context) ([]string, error)
 }

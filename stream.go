@@ -37,6 +37,13 @@ const (
 	// change the action log records); Data holds the action, its target,
 	// and the fields before and after, as the action log has them.
 	CatalogChanged EventType = "catalog.changed"
+	// PacksChanged: packs a reseller can see changed price or status, went
+	// in or out of stock, or their line changed status; written by the
+	// database's triggers in the change's transaction (migration 00025).
+	// Data holds pids, or allPacks true for every pack on sale; and
+	// accounts, the live accounts it concerns, absent for every one. The
+	// webhooks notifier makes catalog.changed events of it.
+	PacksChanged EventType = "packs.changed"
 	// WebhookDisabled: the server disabled a webhook endpoint of the
 	// account; Data holds endpointId, url, reason (gone, failing) and the
 	// last attempt's status.

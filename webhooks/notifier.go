@@ -14,13 +14,18 @@ import (
 type NotifierStore interface {
 	Order(ctx context.Context, accountID, id string) (topupd.Order, error)
 	AddWebhookEvents(ctx context.Context, events []topupd.WebhookEvent, now time.Time) error
+	CatalogReaders(ctx context.Context, at time.Time) ([]string, error)
+	PIDsOnSale(ctx context.Context) ([]string, error)
 }
 
 // Notifier turns the event stream's events into webhook events of their
 // accounts (topupd.Notifier): an order completed, a created order
-// cancelled, a credit. Each keeps the stream event's id; the store queues
-// its deliveries to the account's endpoints in the same transaction and
-// adds nothing for an event told again.
+// cancelled, a credit, each with the stream event's id; and a change of
+// packs (packs.changed) as a catalog.changed event for each account it
+// concerns, with an id derived from the stream event's and the account's
+// (catalog.go). The store queues each event's deliveries to the account's
+// endpoints in the same transaction and adds nothing for an event told
+// again.
 type Notifier struct {
 	store NotifierStore
 	now   func() time.Time
@@ -46,6 +51,19 @@ func (*Notifier) Name() string { return "webhooks" }
 func (n *Notifier) Notify(ctx context.Context, events []topupd.Event) error {
 	var out []topupd.WebhookEvent
 	for _, e := range events {
+		if e.Type == topupd.PacksChanged {
+			// Every account's event of the change; they may be many, so
+			// they are stored apart, and the ones stored before a failure
+			// are left as they are when the change is told again.
+			catalog, err := n.catalogEvents(ctx, &e)
+			if err != nil {
+				return err
+			}
+			if err := n.add(ctx, catalog); err != nil {
+				return err
+			}
+			continue
+		}
 		ev, ok, err := n.event(ctx, &e)
 		if err != nil {
 			return err
@@ -54,15 +72,28 @@ func (n *Notifier) Notify(ctx context.Context, events []topupd.Event) error {
 			out = append(out, ev)
 		}
 	}
-	if len(out) == 0 {
+	return n.add(ctx, out)
+}
+
+// add stores events, in batches of at most addBatch, and wakes the
+// deliverer.
+func (n *Notifier) add(ctx context.Context, events []topupd.WebhookEvent) error {
+	if len(events) == 0 {
 		return nil
 	}
-	if err := n.store.AddWebhookEvents(ctx, out, n.now()); err != nil {
-		return err
+	for len(events) > 0 {
+		k := min(len(events), addBatch)
+		if err := n.store.AddWebhookEvents(ctx, events[:k], n.now()); err != nil {
+			return err
+		}
+		events = events[k:]
 	}
 	n.wake()
 	return nil
 }
+
+// addBatch is the most events stored in one transaction.
+const addBatch = 500
 
 // event is the webhook event of a stream event, if it has one.
 func (n *Notifier) event(ctx context.Context, e *topupd.Event) (topupd.WebhookEvent, bool, error) {

@@ -59,3 +59,24 @@ func (s *Store) CatalogSyncPoint(ctx context.Context) (time.Time, error) {
 	}
 	return fromMS(at), nil
 }
+
+// CatalogReaders lists the live accounts made at or before at, sandboxes
+// aside, by id. An account made after a change is not told of it: it has
+// yet to read the catalog it changed.
+func (s *Store) CatalogReaders(ctx context.Context, at time.Time) ([]string, error) {
+	out, err := queryAll(ctx, s.read, scanValue[string], `SELECT id FROM accounts WHERE sandbox_of IS NULL AND created_at <= $1 ORDER BY id`, ms(at))
+	if err != nil {
+		return nil, fmt.Errorf("store.CatalogReaders: %w", err)
+	}
+	return out, nil
+}
+
+// PIDsOnSale lists the active packs of active lines, by PID.
+func (s *Store) PIDsOnSale(ctx context.Context) ([]string, error) {
+	out, err := queryAll(ctx, s.read, scanValue[string], `SELECT p.pid FROM packs p JOIN lines l ON l.slug = p.slug
+		WHERE p.status = 'active' AND l.status = 'active' ORDER BY p.pid`)
+	if err != nil {
+		return nil, fmt.Errorf("store.PIDsOnSale: %w", err)
+	}
+	return out, nil
+}
