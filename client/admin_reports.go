@@ -25,6 +25,7 @@ type StatementEntry struct {
 // Statement is an account's entries of [From, To) between its balances at
 // both ends.
 type Statement struct {
+	// AccountID names the account; the admin API's statement alone sets it.
 	AccountID         string           `json:"accountId"`
 	From              time.Time        `json:"from"`
 	To                time.Time        `json:"to"`

@@ -112,9 +112,12 @@ func (c *Client) Order(ctx context.Context, orderID string) (*Order, error) {
 
 // History returns the account's newest orders, newest first (GET /history, simple mode).
 func (c *Client) History(ctx context.Context, q HistoryQuery) ([]Order, error) {
-	var query url.Values
+	query := url.Values{}
 	if q.Limit != 0 {
-		query = url.Values{"limit": {strconv.Itoa(q.Limit)}}
+		query.Set("limit", strconv.Itoa(q.Limit))
+	}
+	if q.TrxID != "" {
+		query.Set("trxid", q.TrxID)
 	}
 	var out struct {
 		Orders []Order `json:"orders"`

@@ -25,6 +25,7 @@ const (
 	CodeQuantityExceedsMax   = "QUANTITY_EXCEEDS_MAX"                  // quantity over 500
 	CodeInsufficientBalance  = "INSUFFICIENT_BALANCE"                  // rejected at submit (Error.Order set)
 	CodeInsufficientStock    = "INSUFFICIENT_STOCK"                    // rejected at submit (Error.Order set)
+	CodePriceAboveMax        = "PRICE_ABOVE_MAX"                       // rejected at submit: over MaxPriceUSD (Error.Order set, with its AmountUSD)
 	CodeForbidden            = "FORBIDDEN"                             // 403: the trxid belongs to another account
 	CodeIdempotencyKeyReused = "IDEMPOTENCY_KEY_REUSED"                // 422: same trxid or key, different request
 	CodeOrderNotFound        = "ORDER_NOT_FOUND"                       // 404: no such order of this account

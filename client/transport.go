@@ -28,6 +28,17 @@ type request struct {
 	body   []byte // nil: no body
 	// once forbids a retry: a write the server does not dedupe.
 	once bool
+	// ifNoneMatch, when set, is sent as If-None-Match: a 304 answer is
+	// then a success without a body.
+	ifNoneMatch string
+	// meta, when set, is given the status and headers of the answer.
+	meta *answerMeta
+}
+
+// answerMeta is what a call tells of its answer beyond the body.
+type answerMeta struct {
+	status int
+	header http.Header
 }
 
 // attempt is the outcome of sending a request once.
@@ -56,7 +67,15 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 				return fmt.Errorf("%w: %w", cerr, a.err)
 			}
 			last, retry = a.err, !a.final && transient(a.err)
+		case a.status == http.StatusNotModified && r.ifNoneMatch != "":
+			if r.meta != nil {
+				r.meta.status, r.meta.header = a.status, a.header
+			}
+			return nil
 		case a.status >= 200 && a.status < 300:
+			if r.meta != nil {
+				r.meta.status, r.meta.header = a.status, a.header
+			}
 			if out == nil {
 				return nil
 			}
@@ -110,6 +129,9 @@ func (c *Client) once(ctx context.Context, r request) attempt {
 	}
 	if r.body != nil {
 		h.Set("Content-Type", "application/json")
+	}
+	if r.ifNoneMatch != "" {
+		h.Set("If-None-Match", r.ifNoneMatch)
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {

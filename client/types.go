@@ -109,6 +109,12 @@ type OrderRequest struct {
 	Quantity int `json:"quantity,omitempty"`
 	// IdempotencyKey optionally replaces TrxID as the idempotency key.
 	IdempotencyKey string `json:"idempotencyKey,omitempty"`
+	// MaxPriceUSD, when not nil, is the most the order may cost: when its
+	// amount would be higher, it is rejected with nothing charged, as an
+	// *Error with code CodePriceAboveMax whose Order holds the amount it
+	// would have cost. The price compared is the one charged. A replay of
+	// an earlier order answers that order, whatever MaxPriceUSD it carries.
+	MaxPriceUSD *Money `json:"maxPriceUsd,omitempty"`
 }
 
 // Product is one row of the catalog: one orderable pack.
@@ -189,6 +195,9 @@ func (c *Choice) UnmarshalJSON(b []byte) error {
 type HistoryQuery struct {
 	// Limit is how many of the newest orders to return: 1 to 200, 0 for the server's default (30).
 	Limit int
+	// TrxID, when set, looks up the order of that trxid alone: the answer
+	// holds it, or nothing.
+	TrxID string
 }
 
 // OrderPage is one page of GET /history in paged mode.
