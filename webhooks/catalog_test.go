@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -67,21 +68,7 @@ func TestCatalogChanged(t *testing.T) {
 		common := [][]string{{topupdtest.PIDPubg}, {topupdtest.PIDFF}, {topupdtest.PIDKey}, {topupdtest.PIDKey},
 			{"valorant-475"}, {topupdtest.PIDPubgBig}}
 		forB := append(append([][]string{}, common[:5]...), []string{topupdtest.PIDPubgBig}, common[5])
-		pidsOf := func(events []any) [][]string {
-			out := [][]string{}
-			for _, e := range events {
-				ev := e.(map[string]any)
-				if ev["type"] != "catalog.changed" {
-					continue
-				}
-				var pids []string
-				for _, p := range ev["data"].(map[string]any)["pids"].([]any) {
-					pids = append(pids, p.(string))
-				}
-				out = append(out, pids)
-			}
-			return out
-		}
+		pidsOf := catalogPIDs
 		// GET /events lists the events in stream order, each once.
 		pulled := map[string][]any{}
 		for _, acct := range []topupdtest.Account{a, b, c} {
@@ -150,4 +137,67 @@ func rolledBack(t *testing.T, h *topupdtest.T, stmt string) {
 	if err := tx.Rollback(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestCatalogChangedTiers, on SQLite and PostgreSQL: prices that are some
+// accounts' alone are told to them alone. Joining a tier and a change of
+// the tier's markup name every pack on sale; a tier's price of a pack goes
+// to the accounts on the tier without a price of their own for it; a base
+// price goes to everyone.
+func TestCatalogChangedTiers(t *testing.T) {
+	t.Parallel()
+	topupdtest.EachStore(t, func(t *testing.T, h *topupdtest.T) {
+		h.LoadCatalog()
+		tier := func(body map[string]any) {
+			body["allowBelowCost"] = true
+			h.AdminOK(http.StatusOK, "PUT", "/admin/tiers/gold", body)
+		}
+		tier(map[string]any{"prices": map[string]any{topupdtest.PIDPubg: topupdtest.USD("0.85")}}) // no one on it: nothing
+		a, b := h.NewAccount("", nil), h.NewAccount("", nil)
+		var onSale []string
+		for pid := range h.Products(a) {
+			onSale = append(onSale, pid)
+		}
+		slices.Sort(onSale)
+		h.PatchAccount(a, map[string]any{"tier": "gold"})
+		tier(map[string]any{"prices": map[string]any{topupdtest.PIDPubg: topupdtest.USD("0.8")}})
+		h.AdminOK(http.StatusOK, "PUT", "/admin/accounts/"+a.ID+"/prices/"+topupdtest.PIDPubg, map[string]any{"priceUsd": topupdtest.USD("0.7")})
+		tier(map[string]any{"prices": map[string]any{topupdtest.PIDPubg: topupdtest.USD("0.75")}}) // under a's own price: nothing
+		tier(map[string]any{"prices": map[string]any{topupdtest.PIDPubg: topupdtest.USD("0.75")}, "markupPercent": 10})
+		h.AdminOK(http.StatusOK, "PATCH", "/admin/products/"+topupdtest.PIDPubgBig, map[string]any{"priceUsd": topupdtest.USD("4.5")})
+
+		for _, tc := range []struct {
+			who  topupdtest.Account
+			want [][]string
+		}{
+			{a, [][]string{onSale, {topupdtest.PIDPubg}, {topupdtest.PIDPubg}, onSale, {topupdtest.PIDPubgBig}}},
+			{b, [][]string{{topupdtest.PIDPubgBig}}},
+		} {
+			var got [][]string
+			waitFor(t, func() bool {
+				got = catalogPIDs(h.Do("GET", "/events", tc.who.Key, nil).Body["events"].([]any))
+				return len(got) >= len(tc.want)
+			}, "the catalog events of %s", tc.who.ID)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("GET /events of %s (-want +got):\n%s", tc.who.ID, diff)
+			}
+		}
+	})
+}
+
+// catalogPIDs are the pids of the catalog.changed events listed, in order.
+func catalogPIDs(events []any) [][]string {
+	out := [][]string{}
+	for _, e := range events {
+		ev := e.(map[string]any)
+		if ev["type"] != "catalog.changed" {
+			continue
+		}
+		var pids []string
+		for _, p := range ev["data"].(map[string]any)["pids"].([]any) {
+			pids = append(pids, p.(string))
+		}
+		out = append(out, pids)
+	}
+	return out
 }
