@@ -118,3 +118,40 @@ func Example_allOrders() {
 	// shop-2 completed 0.89
 	// shop-1 completed 0.89
 }
+
+func Example_catalogSync() {
+	demo := startDemo()
+	defer demo.Stop()
+	ctx := context.Background()
+
+	c, err := client.New(demo.URL, demo.Key)
+	if err != nil {
+		log.Fatal(err)
+	}
+	all, err := c.SyncProducts(ctx, client.CatalogQuery{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(len(all.Products), "packs")
+
+	// The same question with the answer's ETag: 304, nothing to read.
+	same, err := c.SyncProducts(ctx, client.CatalogQuery{ETag: all.ETag})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("not modified:", same.NotModified)
+
+	// After a price change, only what changed since the last serverTime.
+	demo.Reprice("pubg-60", "0.99")
+	changed, err := c.SyncProducts(ctx, client.CatalogQuery{UpdatedSince: all.ServerTime})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, p := range changed.Products {
+		fmt.Println(p.ID, p.Price, "gone:", p.Gone())
+	}
+	// Output:
+	// 12 packs
+	// not modified: true
+	// pubg-60 0.99 gone: false
+}

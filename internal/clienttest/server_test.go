@@ -42,3 +42,8 @@ func startDemo() *demo {
 func (d *demo) SimDelay(delay time.Duration) {
 	d.s.Settings(map[string]any{"simDelayMs": delay.Milliseconds()})
 }
+
+// Reprice sets a pack's price, as the operator would.
+func (d *demo) Reprice(pid, usd string) {
+	d.s.AdminOK(200, "PATCH", "/admin/products/"+pid, map[string]any{"priceUsd": topupdtest.USD(usd)})
+}
