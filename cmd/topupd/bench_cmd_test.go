@@ -105,6 +105,7 @@ func checkRoutes(t *testing.T, rep *loadgen.Report) {
 // in-process server: every route is driven, the pacing keeps every account
 // inside the limits (no 429), the report parses and the books check out.
 func TestBenchCommand(t *testing.T) {
+	t.Parallel()
 	api, admin := bcServer(t, map[string]string{"TOPUPD_ADMIN_TOKEN": testAdminToken})
 	jsonPath := filepath.Join(t.TempDir(), "report.json")
 	stdout, stderr, err := runBenchCmd(t, "--api", api, "--admin", admin, "--admin-token", testAdminToken,
@@ -155,6 +156,7 @@ func TestBenchCommand(t *testing.T) {
 // adds 0.0001 USD to every account's balance: the ledgers no longer sum to
 // the balances, and the command must fail and say so.
 func TestBenchFailsOnBrokenBooks(t *testing.T) {
+	t.Parallel()
 	api, admin := bcServer(t, map[string]string{"TOPUPD_ADMIN_TOKEN": testAdminToken})
 	target, _ := url.Parse(admin)
 	proxy := httputil.NewSingleHostReverseProxy(target)
@@ -206,7 +208,7 @@ func TestBenchFailsOnBrokenBooks(t *testing.T) {
 // topupd) and SIGKILL it every 2 s during a 6 s load: the books must still
 // check out afterwards.
 func TestBenchChaos(t *testing.T) {
-	t.Setenv("TOPUPD_TEST_RUN_MAIN", "1") // the child this binary starts is topupd (see TestMain)
+	t.Parallel() // the child this binary starts, with its environment, is topupd (see TestMain)
 	jsonPath := filepath.Join(t.TempDir(), "report.json")
 	stdout, stderr, err := runBenchCmd(t, "--chaos", "2", "--duration", "6s", "--accounts", "4", "--concurrency", "8",
 		"--rate-per-second", "50", "--rate-per-minute", "3000", "--json", jsonPath)
@@ -234,6 +236,7 @@ func TestBenchChaos(t *testing.T) {
 }
 
 func TestBenchFlags(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"TOPUPD_ADMIN_TOKEN": "tok", "TOPUPD_RATE_PER_SECOND": "100", "TOPUPD_BENCH_ACCOUNTS": "7"}
 	getenv := func(k string) string { return env[k] }
 	cfg, err := parseBench([]string{"--duration", "2s", "--mix", "order=60", "--chaos", "1.5"}, getenv, io.Discard)

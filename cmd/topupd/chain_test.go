@@ -118,6 +118,7 @@ func (c *chain) checkBooks(t *testing.T) map[string]int {
 // B, a B answering 503 for a while and a B that is down for a while all end
 // with every order finished once.
 func TestChainReselling(t *testing.T) {
+	t.Parallel()
 	c := newChain(t)
 
 	topup := c.order(t, "chain-1", map[string]any{"pid": "a-uc60", "userId": "5123456"})
@@ -202,6 +203,7 @@ func TestChainReselling(t *testing.T) {
 // it, and checks that every order ends exactly once at B and both sets of
 // books add up.
 func TestChainCrashA(t *testing.T) {
+	t.Parallel()
 	c := newChain(t)
 	c.b.must("PATCH", "/admin/settings", map[string]any{"simDelayMs": 1200})
 	var ids []string

@@ -17,6 +17,7 @@ func parseWith(args []string, env map[string]string) (config, error) {
 // variable stops start-up with a message naming the variable, its flag and
 // the value, even when the flag is given too.
 func TestConfigBadEnvironment(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		env, value, flag, want string
 		args                   []string
@@ -42,6 +43,7 @@ func TestConfigBadEnvironment(t *testing.T) {
 // TestConfigBadFlags: a value that cannot be read in a flag stops start-up
 // with a message naming the flag; --log-level is checked too.
 func TestConfigBadFlags(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"--rate-per-second", "abc"},
 		{"--redis-timeout", "5"},
@@ -63,6 +65,7 @@ func TestConfigBadFlags(t *testing.T) {
 
 // TestConfigValues: defaults, the environment, and flags that win over it.
 func TestConfigValues(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args         []string
 		env          map[string]string
@@ -94,6 +97,7 @@ func TestConfigValues(t *testing.T) {
 // one host (their listen addresses differ) and stays the same for the same
 // arguments, as after a restart; --node-id and TOPUPD_NODE_ID win.
 func TestConfigNodeID(t *testing.T) {
+	t.Parallel()
 	id := func(env map[string]string, args ...string) string {
 		t.Helper()
 		c, err := parseWith(args, env)
@@ -139,6 +143,7 @@ func TestConfigNodeID(t *testing.T) {
 // TestBenchBadEnvironment: bench reads its numbers and durations from the
 // environment as strictly as serve.
 func TestBenchBadEnvironment(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ env, value string }{
 		{"TOPUPD_BENCH_ACCOUNTS", "seven"},
 		{"TOPUPD_BENCH_CONCURRENCY", "8.5"},
@@ -157,6 +162,7 @@ func TestBenchBadEnvironment(t *testing.T) {
 // TestConfigInvalidKeyRate: --rate-invalid-key-per-minute and its variable
 // set the limit on calls without a valid key; the flag wins.
 func TestConfigInvalidKeyRate(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		env  map[string]string

@@ -79,6 +79,7 @@ func checkOneCharge(t *testing.T, c *chain, id string) {
 // unreachable until past our deadline. Our order stays processing with an
 // alert, and when B comes back it ends completed, with one charge.
 func TestDeliveredThenDark(t *testing.T) {
+	t.Parallel()
 	c, id := deliveredThenDark(t)
 	waitAlert(t, c.a, id)
 	c.b = startProc(t, c.bDB, "--addr", c.bAddr)
@@ -88,6 +89,7 @@ func TestDeliveredThenDark(t *testing.T) {
 // TestDeliveredThenDarkCrash is TestDeliveredThenDark with our node killed
 // (SIGKILL) while B is dark, and started again after our deadline passed.
 func TestDeliveredThenDarkCrash(t *testing.T) {
+	t.Parallel()
 	flags := []string{"--node-id", "node-a", "--retry-base", "50ms", "--retry-max", "400ms", "--order-deadline", "4s",
 		"--lease", "3s", "--supplier-timeout", "2s"}
 	c, id := deliveredThenDark(t, "--node-id", "node-a")

@@ -149,6 +149,7 @@ func (tr *trio) checkAllBooks(t *testing.T, atB, atC int, balB, balC string) {
 // and C buys it; while B alerts, the next order passes B over. Each
 // order was bought by exactly one upstream, at that supplier's cost.
 func TestFailoverRefusedThenBroke(t *testing.T) {
+	t.Parallel()
 	tr := newTrio(t)
 
 	refused := tr.buy(t, tr.misnamed, "fo-refused")
@@ -214,6 +215,7 @@ func TestFailoverRefusedThenBroke(t *testing.T) {
 // supplier timeout): A never asks C, waits for B's answer, and the order
 // ends by it. Only B charged us.
 func TestFailoverTimeoutNeverMoves(t *testing.T) {
+	t.Parallel()
 	tr := newTrio(t, "--supplier-timeout", "1s", "--lease", "3s")
 	tr.b.must("PATCH", "/admin/settings", map[string]any{"simCallMs": 2500})
 

@@ -18,6 +18,7 @@ import (
 // fresh one; both are in the action log as root's, from the command line;
 // a taken name, an unknown operator and a missing role are errors.
 func TestOperatorCommand(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "op.db")
 	getenv := func(string) string { return "" }
 	cli := func(args ...string) (string, error) {

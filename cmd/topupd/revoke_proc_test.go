@@ -12,6 +12,7 @@ import (
 // next call with the key is 401 on every node. Five keys, revoked on each
 // node in turn.
 func TestRevokedKeyRefusedOnEveryNode(t *testing.T) {
+	t.Parallel()
 	for name, redisURL := range map[string]string{"redis": "", "postgres": noRedis} {
 		t.Run(name, func(t *testing.T) {
 			c := newCluster(t, 3, redisURL)

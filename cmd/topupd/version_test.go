@@ -19,6 +19,7 @@ import (
 // TestVersion: `topupd version` prints the version and the VCS revision,
 // or what stands in for them when the build did not record them.
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	schema := strconv.FormatInt(sqlite.SchemaVersion(), 10)
 	for _, tc := range []struct {
 		info *debug.BuildInfo
@@ -53,6 +54,7 @@ func TestVersion(t *testing.T) {
 // TestServeHelp: serve -h and --help print the flags to stdout, and the
 // process exits 0.
 func TestServeHelp(t *testing.T) {
+	t.Parallel()
 	var out, errOut bytes.Buffer
 	err := run(context.Background(), []string{"serve", "-h"}, func(string) string { return "" }, &out, &errOut)
 	if !errors.Is(err, flag.ErrHelp) || !strings.Contains(out.String(), "-redis-timeout duration") ||
