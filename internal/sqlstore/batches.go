@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/topupd/topupd"
@@ -69,19 +70,24 @@ func (s *Store) AddStockBatch(ctx context.Context, pid string, codes []string, u
 			if err != nil {
 				return err
 			}
-			for _, c := range chunk {
-				// A code held anywhere, in any pack's stock or delivered
-				// by any order, trips a unique index: a duplicate.
-				res, err := tx.ExecContext(ctx, `INSERT INTO codes (pid, fingerprint, code_fp, sealed, added_at, batch_id) VALUES ($1, $2, $3, $4, $5, $6)
-					ON CONFLICT DO NOTHING`, pid, c.fingerprint, c.codeFP, c.sealed, ms(now), r.BatchID)
+			// The chunk's codes in one statement: a code held anywhere,
+			// in any pack's stock or delivered by any order, or earlier
+			// in the chunk, trips a unique index and is not inserted (a
+			// duplicate). The rows inserted are the codes added.
+			if len(chunk) > 0 {
+				args := []any{pid, ms(now), r.BatchID}
+				for _, c := range chunk {
+					args = append(args, c.fingerprint, c.codeFP, c.sealed)
+				}
+				res, err := tx.ExecContext(ctx, insertCodes(len(chunk)), args...)
 				if err != nil {
 					return err
 				}
-				if n, _ := res.RowsAffected(); n == 1 {
-					r.Added++
-				} else {
-					r.Duplicates++
+				n, err := res.RowsAffected()
+				if err != nil {
+					return err
 				}
+				r.Added, r.Duplicates = int(n), len(chunk)-int(n)
 			}
 			var level sql.NullInt64
 			if err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT available FROM stock_levels WHERE pid = $1), 0), low_stock_at FROM packs WHERE pid = $1`,
@@ -104,6 +110,23 @@ func (s *Store) AddStockBatch(ctx context.Context, pid string, codes []string, u
 		total.Added, total.Duplicates, total.Available, total.BatchID = total.Added+r.Added, total.Duplicates+r.Duplicates, r.Available, r.BatchID
 	}
 	return total, nil
+}
+
+// insertCodes is the statement that adds n codes of a pack ($1) to its
+// stock at $2 in batch $3, each code's fingerprint, code_fp and sealed
+// code three arguments from $4 on; a code that trips a unique index is
+// left out.
+func insertCodes(n int) string {
+	var b strings.Builder
+	b.WriteString("INSERT INTO codes (pid, fingerprint, code_fp, sealed, added_at, batch_id) VALUES ")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "($1, $%d, $%d, $%d, $2, $3)", 4+3*i, 5+3*i, 6+3*i)
+	}
+	b.WriteString(" ON CONFLICT DO NOTHING")
+	return b.String()
 }
 
 // openBatch takes the pack's locks for an upload's chunk (the pack's row,
