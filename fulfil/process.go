@@ -51,7 +51,15 @@ func (e *Engine) process(ctx context.Context, o topupd.Order, fresh bool) topupd
 				o, fresh = next, true
 				continue
 			}
-			a = e.submit(ctx, callCtx, o, prov)
+			// Submit again, as the order's lease holder still: a worker
+			// that stalled since its claim may have lost the order to
+			// another node, which may have settled it already (found by
+			// the simulator, docs/simulation.md).
+			if err := e.cfg.Store.MarkSubmitting(callCtx, o.Seq, e.cfg.Owner); err != nil {
+				a = answer{err: err}
+			} else {
+				a = e.submit(ctx, callCtx, o, prov)
+			}
 		}
 		cancel()
 		if a.refused() {

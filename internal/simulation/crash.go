@@ -34,6 +34,15 @@ func atCall[T any](s *crashStore, name string, call func() (T, error)) (T, error
 		w.crash(s.n, "before "+name)
 		return zero, errDead
 	}
+	if w.pauseHere() {
+		// The node stalls (a long GC pause, a frozen VM) past its leases
+		// while the others work, then makes the call on what it knew.
+		w.logf("  PAUSE %s before %s", s.n.owner, name)
+		w.meanwhile(s.n)
+		if s.n.dead {
+			return zero, errDead
+		}
+	}
 	v, err := call()
 	if w.crashHere() {
 		w.crash(s.n, fmt.Sprintf("after %s (err=%v)", name, err != nil))
@@ -104,6 +113,13 @@ type placed struct {
 // PlaceOrder is the store's, at a point the node may crash.
 func (s *crashStore) PlaceOrder(ctx context.Context, p topupd.PlaceOrder) (topupd.Order, bool, error) {
 	r, err := atCall(s, "PlaceOrder", func() (placed, error) {
+		// What the account spent today, as the store has it just before
+		// the order (after any stall), for the limits' invariant.
+		spent, err := s.n.w.spentToday(ctx, p.AccountID, p.Now)
+		if err != nil {
+			return placed{}, err
+		}
+		s.n.spent = spent
 		o, replay, err := s.Store.PlaceOrder(ctx, p)
 		return placed{o, replay}, err
 	})

@@ -211,11 +211,6 @@ func (w *World) place(ctx context.Context) error {
 		w.model.requests[req.TrxID] = rq
 		w.model.trxids = append(w.model.trxids, req.TrxID)
 	}
-	now := n.now()
-	spent, err := w.spentToday(ctx, rq.account, now)
-	if err != nil {
-		return err
-	}
 	a, err := w.post(ctx, n, rq)
 	if err != nil {
 		return err
@@ -243,6 +238,7 @@ func (w *World) place(ctx context.Context) error {
 	if want := w.model.prices[o.PID] * topupd.Money(max(o.Quantity, 1)); !replay && o.Amount != want {
 		w.fail("#%d of %d × %s was charged %s, not %s at the pack's price", o.Seq, max(o.Quantity, 1), o.PID, o.Amount.Dollars(), want.Dollars())
 	}
+	spent := n.spent // read as the store was just before PlaceOrder ran
 	if l := w.model.limits[rq.account]; !replay {
 		if l.MaxOrder != nil && o.Amount > *l.MaxOrder {
 			w.fail("#%d of %s is above its account's limit of %s an order", o.Seq, o.Amount.Dollars(), l.MaxOrder.Dollars())

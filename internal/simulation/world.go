@@ -78,6 +78,9 @@ type node struct {
 	skew time.Duration
 	st   *crashStore
 	eng  *fulfil.Engine
+	// spent is what the account of the node's latest PlaceOrder had spent
+	// that day just before it ran.
+	spent topupd.Money
 	// api is the node's reseller API handler.
 	api http.Handler
 }
@@ -187,6 +190,11 @@ func (w *World) crashHere() bool {
 	return w.faults && w.rng.IntN(1000) < 12
 }
 
+// pauseHere decides whether a node stalls before this store call.
+func (w *World) pauseHere() bool {
+	return w.faults && w.depth == 0 && w.rng.IntN(1000) < 8
+}
+
 // crash stops a node.
 func (w *World) crash(n *node, where string) {
 	n.dead = true
@@ -240,10 +248,11 @@ func (w *World) supplierCode(name string) string {
 	return fmt.Sprintf("%s-CODE-%d", strings.ToUpper(name), w.codeSeq)
 }
 
-// meanwhile runs, inside a supplier call that answers late, what happens
-// while the caller waits: time passes beyond the caller's lease and
-// another node works on due orders.
-func (w *World) meanwhile() {
+// meanwhile runs, inside a supplier call that answers late or a node's
+// stall, what happens while the caller waits: time passes beyond the
+// caller's lease and another node (not the stalled one, when known) works
+// on due orders.
+func (w *World) meanwhile(stalled *node) {
 	if w.depth > 0 {
 		return
 	}
@@ -251,6 +260,9 @@ func (w *World) meanwhile() {
 	defer func() { w.depth-- }()
 	w.clk.Advance(lease + time.Duration(w.rng.IntN(10))*time.Second)
 	n := w.nodes[w.rng.IntN(len(w.nodes))]
+	for n == stalled {
+		n = w.nodes[w.rng.IntN(len(w.nodes))]
+	}
 	w.logf("  meanwhile:")
 	w.work(context.Background(), n)
 }
