@@ -64,6 +64,10 @@ const (
 	EWebhookURLForbidden ErrorCode = "WEBHOOK_URL_FORBIDDEN"
 	// EWebhookLimit: an account already has MaxWebhookEndpoints endpoints.
 	EWebhookLimit ErrorCode = "WEBHOOK_LIMIT"
+	// ELastOwner: a change would leave no operator who is an owner and not
+	// disabled (the built-in root aside), so no one could sign in to the
+	// console as an owner.
+	ELastOwner ErrorCode = "LAST_OWNER"
 )
 
 // messages holds the spec's `error` text for codes whose text differs from the code.

@@ -117,6 +117,10 @@ type Operator struct {
 	LastSeenAt *time.Time
 }
 
+// ActiveOwner reports whether the operator is an owner who is not
+// disabled: a change may not leave none (ELastOwner).
+func (o Operator) ActiveOwner() bool { return o.Role == RoleOwner && !o.Disabled }
+
 // operatorNameRe is what an operator's name may look like.
 var operatorNameRe = regexp.MustCompile(`^[a-z][a-z0-9._-]{1,63}$`)
 

@@ -60,6 +60,7 @@ var statusOf = map[topupd.ErrorCode]int{
 	topupd.ESupplierUnavailable: http.StatusServiceUnavailable,
 	topupd.EWebhookURLForbidden: http.StatusBadRequest,
 	topupd.EWebhookLimit:        http.StatusConflict,
+	topupd.ELastOwner:           http.StatusConflict,
 	topupd.EInternal:            http.StatusInternalServerError,
 }
 

@@ -183,17 +183,25 @@ func (s *Store) Operators(ctx context.Context) ([]topupd.Operator, error) {
 	return readAll(ctx, s, "store.Operators", scanOperator, `SELECT `+operatorColumns+` FROM operators ORDER BY name`)
 }
 
-// UpdateOperator changes an operator's role or disabled flag.
+// UpdateOperator changes an operator's role or disabled flag. A change
+// that would leave no active owner (Operator.ActiveOwner) is ELastOwner.
 func (s *Store) UpdateOperator(ctx context.Context, name string, p topupd.OperatorPatch) (topupd.Operator, error) {
 	var o topupd.Operator
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		var err error
+		owners, err := s.activeOwners(ctx, tx)
+		if err != nil {
+			return err
+		}
 		o, err = changeLocked(ctx, tx, scanOperator, topupd.Errorf(topupd.ENotFound, "operator %s", name), func(o *topupd.Operator) error {
+			was := o.ActiveOwner()
 			if p.Role != nil {
 				o.Role = *p.Role
 			}
 			if p.Disabled != nil {
 				o.Disabled = *p.Disabled
+			}
+			if was && !o.ActiveOwner() && owners <= 1 {
+				return topupd.Errorf(topupd.ELastOwner, "%s is the only owner who is not disabled: make another operator an owner first", name)
 			}
 			return o.Validate()
 		}, `SELECT `+operatorColumns+` FROM operators WHERE name = $1`+s.d.LockRow, name)
@@ -207,6 +215,23 @@ func (s *Store) UpdateOperator(ctx context.Context, name string, p topupd.Operat
 		return o, fmt.Errorf("store.UpdateOperator %s: %w", name, err)
 	}
 	return o, nil
+}
+
+// activeOwners counts the operators who are owners and not disabled, and
+// locks their rows (FOR UPDATE on PostgreSQL; SQLite has one writer), so
+// that two owners who demote each other at once are changed one after the
+// other, and the second change sees the first.
+func (s *Store) activeOwners(ctx context.Context, tx *sql.Tx) (int, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT name FROM operators WHERE role = 'owner' AND disabled = 0 ORDER BY name`+s.d.LockRow)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		n++
+	}
+	return n, rows.Err()
 }
 
 // AddOperatorToken stores one more token of an operator.

@@ -15,6 +15,7 @@ var consoleTests = []test{
 	{"LoginLockout", testLoginLockout},
 	{"LoginRace", testLoginRace},
 	{"Sessions", testSessions},
+	{"LastOwner", testLastOwner},
 }
 
 // operator creates an operator with a token.
