@@ -52,7 +52,7 @@ func TestAccountKeysAndFlags(t *testing.T) {
 
 	b.fill(map[string]string{"#allowlist": "10.0.0.0/8\n300.1.1.1"})
 	b.click("#save-allowlist")
-	if got := b.text("#error"); !strings.Contains(got, "ipAllowlist") {
+	if got := b.text("#allowlist-error"); !strings.Contains(got, "300.1.1.1") {
 		t.Errorf("a bad allow-list entry: %q", got)
 	}
 	if r := b.h.Do("GET", "/balance", a.Key, nil); r.Status != 200 {

@@ -104,6 +104,14 @@ func (c *Console) accountPage(r *http.Request, s *session, id string) (accountDa
 	return d, err
 }
 
+// accountAgain gathers an account's page to draw a refused form of it again.
+func (c *Console) accountAgain(r *http.Request, s *session, id string) func() (string, any, error) {
+	return func() (string, any, error) {
+		d, err := c.accountPage(r, s, id)
+		return "Account " + d.A.Name, d, err
+	}
+}
+
 // chatLink makes a one-time code that links a messaging app chat to the
 // account, shown once on the account's page.
 func (c *Console) chatLink(w http.ResponseWriter, r *http.Request, s *session) error {
@@ -145,29 +153,55 @@ func (c *Console) unlinkChat(w http.ResponseWriter, r *http.Request, s *session)
 }
 
 // credit credits (or, negative, corrects) an account with a required
-// reference; a large amount asks to be confirmed first.
+// reference; a large amount asks to be confirmed first, with the amount
+// and the balance it makes. A refused amount or reference shows the form
+// again, with what was typed and the refusal beside the field.
 func (c *Console) credit(w http.ResponseWriter, r *http.Request, s *session) error {
 	id := r.PathValue("id")
+	err := c.creditAccount(w, r, s, id)
+	return c.formFailed(w, r, s, err, "account", c.accountAgain(r, s, id))
+}
+
+// creditAccount is credit's work; refusals are fieldErrors.
+func (c *Console) creditAccount(w http.ResponseWriter, r *http.Request, s *session, id string) error {
 	back := "/console/accounts/" + url.PathEscape(id)
-	amount, err := money(r, "amount", "Amount")
-	if err != nil {
-		return err
+	amount, problem := parseAmount(r.PostFormValue("amount"), centPlaces)
+	switch {
+	case problem != "":
+		return fieldError{"amount", problem}
+	case amount == 0:
+		return fieldError{"amount", "Enter an amount other than zero: positive to credit, negative to correct."}
 	}
 	ref := strings.TrimSpace(r.PostFormValue("reference"))
-	if ref == "" {
-		return pageError{http.StatusBadRequest, "Reference: required, such as the bank transfer's number."}
+	switch {
+	case ref == "":
+		return fieldError{"reference", "Enter a reference, such as the bank transfer's number: a repeated reference credits nothing again."}
+	case len(ref) > service.MaxCreditReference:
+		return fieldError{"reference", "A reference is at most " + strconv.Itoa(service.MaxCreditReference) + " characters."}
 	}
-	if (amount >= LargeCredit || amount <= -LargeCredit) &&
-		!c.confirmed(w, r, s, "Credit "+amount.Dollars()+" to "+id+" (reference "+ref+")? That is a large amount.", back) {
-		return nil
-	}
-	res, err := c.Service.Credit(r.Context(), s.actor, id, amount, ref)
+	a, err := c.Service.Account(r.Context(), s.actor, id)
 	if err != nil {
 		return err
 	}
-	msg := "Credited " + amount.Dollars() + "; the balance is " + res.Balance.Dollars() + "."
+	if amount >= LargeCredit || amount <= -LargeCredit {
+		verb := "Credit " + usdText(amount) + " to "
+		if amount < 0 {
+			verb = "Take " + usdText(-amount) + " from "
+		}
+		q := verb + a.Name + " (" + id + "), reference " + ref + "? The balance goes from " + usdText(a.Balance) + " to " + usdText(a.Balance+amount) + "."
+		if !c.confirmed(w, r, s, q, back) {
+			return nil
+		}
+	}
+	res, err := c.Service.Credit(r.Context(), s.actor, id, amount, ref)
+	if topupd.CodeOf(err) == topupd.EInsufficientBalance {
+		return fieldError{"amount", "The balance is " + usdText(a.Balance) + ": a correction cannot take it below zero."}
+	} else if err != nil {
+		return err
+	}
+	msg := "Credited " + usdText(amount) + "; the balance is " + usdText(res.Balance) + "."
 	if res.Repeated {
-		msg = "Reference " + ref + " was used before: nothing was credited again. The balance is " + res.Balance.Dollars() + "."
+		msg = "Reference " + ref + " was used before: nothing was credited again. The balance is " + usdText(res.Balance) + "."
 	}
 	return c.done(w, r, back, msg)
 }
@@ -212,9 +246,12 @@ func (c *Console) terms(w http.ResponseWriter, r *http.Request, s *session) erro
 	}{{"maxOrder", "Most an order", &p.MaxOrder}, {"dailyLimit", "Most a day", &p.DailyLimit}} {
 		var limit *topupd.Money
 		if v := strings.TrimSpace(r.PostFormValue(l.form)); v != "" {
-			m, err := topupd.ParseMoney(v)
-			if err != nil || m < 0 {
-				return pageError{http.StatusBadRequest, l.label + ": an amount in USD such as 250 or 99.50, or empty for no limit."}
+			m, problem := parseAmount(v, centPlaces)
+			if problem == "" && m < 0 {
+				problem = "A limit cannot be negative."
+			}
+			if problem != "" {
+				return c.formFailed(w, r, s, fieldError{l.form, l.label + ": " + problem + " Leave it empty for no limit."}, "account", c.accountAgain(r, s, id))
 			}
 			limit = &m
 		}
@@ -226,15 +263,28 @@ func (c *Console) terms(w http.ResponseWriter, r *http.Request, s *session) erro
 	return c.done(w, r, "/console/accounts/"+url.PathEscape(id), "The prices and limits are saved.")
 }
 
-// allowlist replaces an account's IPv4 allow-list.
+// allowlist replaces an account's IPv4 allow-list; entries that are not
+// IPv4 addresses or CIDRs show the form again, naming them.
 func (c *Console) allowlist(w http.ResponseWriter, r *http.Request, s *session) error {
 	id := r.PathValue("id")
 	list := words(r.PostFormValue("ipAllowlist"))
 	if list == nil {
 		list = []string{}
 	}
-	if _, err := c.Service.UpdateAccount(r.Context(), s.actor, id, topupd.AccountPatch{IPAllowlist: &list}); err != nil {
-		return err
+	var bad []string
+	for _, e := range list {
+		if _, err := topupd.ParseAllowlist([]string{e}); err != nil {
+			bad = append(bad, e)
+		}
+	}
+	var err error
+	if bad != nil {
+		err = fieldError{"ipAllowlist", "Not an IPv4 address or range: " + strings.Join(bad, ", ") + ". Write an address such as 203.0.113.7 or a range such as 203.0.113.0/24, one a line."}
+	} else {
+		_, err = c.Service.UpdateAccount(r.Context(), s.actor, id, topupd.AccountPatch{IPAllowlist: &list})
+	}
+	if err != nil {
+		return c.formFailed(w, r, s, err, "account", c.accountAgain(r, s, id))
 	}
 	return c.done(w, r, "/console/accounts/"+url.PathEscape(id), "The allow-list is saved: "+plural(len(list), "entry")+".")
 }

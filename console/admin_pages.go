@@ -3,6 +3,8 @@ package console
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
 	"maps"
@@ -128,6 +130,9 @@ type operatorsData struct {
 	LinkFor   string
 }
 
+// operatorRoles are the roles the operators page offers.
+var operatorRoles = []string{"owner", "finance", "support", "viewer"}
+
 // operators lists the operators, with forms to add one, change a role,
 // disable, and make a setup link (owner only).
 func (c *Console) operators(w http.ResponseWriter, r *http.Request, s *session) error {
@@ -140,18 +145,36 @@ func (c *Console) operatorsPage(w http.ResponseWriter, r *http.Request, s *sessi
 	if err != nil {
 		return err
 	}
-	d.Operators, d.Roles = ops, []string{"owner", "finance", "support", "viewer"}
+	d.Operators, d.Roles = ops, operatorRoles
 	c.render(w, r, s, status, "operators", "Operators", d)
 	return nil
 }
 
-// addOperator creates an operator and shows their setup link once.
+// addOperator creates an operator and shows their setup link once; a
+// refused name shows the form again, with the name and the refusal.
 func (c *Console) addOperator(w http.ResponseWriter, r *http.Request, s *session) error {
 	name := strings.TrimSpace(r.PostFormValue("name"))
-	if _, _, err := c.Service.CreateOperator(r.Context(), s.actor, name, topupd.Role(r.PostFormValue("role"))); err != nil {
-		return err
+	_, _, err := c.Service.CreateOperator(r.Context(), s.actor, name, topupd.Role(r.PostFormValue("role")))
+	var de *topupd.Error
+	switch {
+	case err == nil:
+		return c.setupLinkFor(w, r, s, name)
+	case name == topupd.RootOperator:
+		err = fieldError{"name", "“root” is the built-in operator of the admin token: choose another name."}
+	case errors.As(err, &de) && de.Code == topupd.EInvalidBody && strings.HasPrefix(de.Detail, "name:"):
+		err = fieldError{"name", "“" + name + "” cannot be a name: use 2 to 64 small letters, digits, dots, dashes or underscores, starting with a letter, such as kim or j.smith."}
+	case errors.As(err, &de) && de.Code == topupd.EConflict:
+		err = fieldError{"name", "There is already an operator named " + name + "."}
 	}
-	return c.setupLinkFor(w, r, s, name)
+	return c.operatorsAgain(w, r, s, err)
+}
+
+// operatorsAgain draws the operators page again after a refused form.
+func (c *Console) operatorsAgain(w http.ResponseWriter, r *http.Request, s *session, err error) error {
+	return c.formFailed(w, r, s, err, "operators", func() (string, any, error) {
+		ops, err := c.Service.Operators(r.Context(), s.actor)
+		return "Operators", operatorsData{Operators: ops, Roles: operatorRoles}, err
+	})
 }
 
 // setupLink makes a fresh setup link for an operator and shows it once.
@@ -170,25 +193,62 @@ func (c *Console) setupLinkFor(w http.ResponseWriter, r *http.Request, s *sessio
 	return c.operatorsPage(w, r, s, http.StatusCreated, operatorsData{Link: &link, LinkFor: name})
 }
 
-// patchOperator changes an operator's role, or disables or enables them;
-// disabling asks to be confirmed.
+// patchOperator changes an operator's role, or disables or enables them.
+// Disabling asks to be confirmed, and so does a change of one's own role
+// or an owner's; a change that would leave no active owner is refused
+// (LAST_OWNER) and said so in plain words.
 func (c *Console) patchOperator(w http.ResponseWriter, r *http.Request, s *session) error {
 	name := r.PathValue("name")
 	var p topupd.OperatorPatch
 	if role := topupd.Role(r.PostFormValue("role")); role != "" {
 		p.Role = &role
+		var was topupd.Role
+		ops, err := c.Service.Operators(r.Context(), s.actor)
+		if err != nil {
+			return err
+		}
+		for _, o := range ops {
+			if o.Name == name {
+				was = o.Role
+			}
+		}
+		if role != was && (name == s.op.Name || was == topupd.RoleOwner) {
+			q := "Change " + name + "'s role from " + string(was) + " to " + string(role) + "?"
+			if name == s.op.Name {
+				q = "Change your own role from " + string(was) + " to " + string(role) + "? You lose what a" + article(was) + " may do at once, and cannot undo it yourself."
+			}
+			if !c.confirmed(w, r, s, q, "/console/operators") {
+				return nil
+			}
+		}
 	}
 	if d := r.PostFormValue("disabled"); d != "" {
 		disabled := d == "yes"
 		p.Disabled = &disabled
-		if disabled && !c.confirmed(w, r, s, "Disable operator "+name+"? Their tokens and console sessions stop working.", "/console/operators") {
+		q := "Disable operator " + name + "? Their tokens and console sessions stop working."
+		if name == s.op.Name {
+			q = "Disable yourself? Your tokens and console sessions, this one too, stop working at once."
+		}
+		if disabled && !c.confirmed(w, r, s, q, "/console/operators") {
 			return nil
 		}
 	}
-	if _, err := c.Service.UpdateOperator(r.Context(), s.actor, name, p); err != nil {
+	_, err := c.Service.UpdateOperator(r.Context(), s.actor, name, p)
+	if topupd.CodeOf(err) == topupd.ELastOwner {
+		return c.operatorsAgain(w, r, s, fieldError{"", name + " is the only owner who is not disabled: nothing was changed. Make another operator an owner first."})
+	} else if err != nil {
 		return err
 	}
 	return c.done(w, r, "/console/operators", "Operator "+name+" is saved.")
+}
+
+// article is " " and a role's name with "n" before it when it starts
+// with a vowel: "n owner", " viewer".
+func article(r topupd.Role) string {
+	if r != "" && strings.ContainsAny(string(r)[:1], "aeiou") {
+		return "n " + string(r)
+	}
+	return " " + string(r)
 }
 
 // actionsData is the action log page.
@@ -240,7 +300,8 @@ func (c *Console) actions(w http.ResponseWriter, r *http.Request, s *session) er
 	return nil
 }
 
-// changes says what an action changed: "field: before → after", a field a line.
+// changes says what an action changed: "field: before → after", a field a
+// line, each value in words (fieldText).
 func changes(before, after map[string]any) string {
 	keys := map[string]bool{}
 	for k := range before {
@@ -253,19 +314,51 @@ func changes(before, after map[string]any) string {
 	for _, k := range slices.Sorted(maps.Keys(keys)) {
 		x, hadX := before[k]
 		y, hadY := after[k]
-		if hadX && hadY && fmt.Sprint(x) == fmt.Sprint(y) {
+		xs, ys := fieldText(k, x), fieldText(k, y)
+		if hadX && hadY && xs == ys {
 			continue
 		}
 		switch {
 		case !hadX:
-			fmt.Fprintf(&b, "%s: %v\n", k, y)
+			fmt.Fprintf(&b, "%s: %s\n", k, ys)
 		case !hadY:
-			fmt.Fprintf(&b, "%s: %v → (none)\n", k, x)
+			fmt.Fprintf(&b, "%s: %s → (none)\n", k, xs)
 		default:
-			fmt.Fprintf(&b, "%s: %v → %v\n", k, x, y)
+			fmt.Fprintf(&b, "%s: %s → %s\n", k, xs, ys)
 		}
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// fieldText writes one value of a change as people read it: an amount
+// (a field whose name ends in Usd) as "$1,234.56", no value as "not set",
+// "" as "empty", and lists and objects as compact JSON.
+func fieldText(name string, v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "not set"
+	case string:
+		if v == "" {
+			return "empty"
+		}
+		return v
+	case json.Number:
+		if strings.HasSuffix(name, "Usd") {
+			if m, err := topupd.ParseMoney(v.String()); err == nil {
+				return usdText(m)
+			}
+		}
+		return v.String()
+	case topupd.Money:
+		return usdText(v)
+	case bool, int, int64:
+		return fmt.Sprint(v)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
 }
 
 // settings shows maintenance and orders-off with their switches.

@@ -2,6 +2,7 @@ package console
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/topupd/topupd"
@@ -146,18 +147,25 @@ type packData struct {
 // pack shows a pack's form: a new one at /console/catalog/packs/new.
 func (c *Console) pack(w http.ResponseWriter, r *http.Request, s *session) error {
 	pid := r.PathValue("pid")
-	d := packData{New: pid == "new", P: service.PackView{Pack: topupd.Pack{Status: topupd.StatusActive, Provider: topupd.ProviderSim}}}
-	var err error
-	if d.Lines, err = c.Service.Lines(r.Context(), s.actor); err != nil {
+	d, err := c.packPage(r, s, pid)
+	if err != nil {
 		return err
-	}
-	if !d.New {
-		if d.P, err = c.findPack(r, s, pid); err != nil {
-			return err
-		}
 	}
 	c.render(w, r, s, http.StatusOK, "pack", "Pack "+pid, d)
 	return nil
+}
+
+// packPage gathers a pack's form; "new" is a new pack's.
+func (c *Console) packPage(r *http.Request, s *session, pid string) (packData, error) {
+	d := packData{New: pid == "new", P: service.PackView{Pack: topupd.Pack{Status: topupd.StatusActive, Provider: topupd.ProviderSim}}}
+	var err error
+	if d.Lines, err = c.Service.Lines(r.Context(), s.actor); err != nil {
+		return d, err
+	}
+	if !d.New {
+		d.P, err = c.findPack(r, s, pid)
+	}
+	return d, err
 }
 
 // findPack reads one pack; an unknown one is a 404 page.
@@ -169,54 +177,97 @@ func (c *Console) findPack(r *http.Request, s *session, pid string) (service.Pac
 	return p, err
 }
 
+// LargePrice is the price ($1,000) from which a pack's price asks to be
+// confirmed; so does a change that more than doubles or halves it.
+var LargePrice = topupd.USD(1000)
+
+// largePriceChange reports whether a pack's price going from was (0 for
+// a new pack) to price asks to be confirmed.
+func largePriceChange(was, price topupd.Money) bool {
+	return price >= LargePrice && was < LargePrice || was > 0 && (price > 2*was || 2*price < was)
+}
+
 // savePack creates a pack, or changes only the fields the form changed:
-// a price edit changes nothing else.
+// a price edit changes nothing else. A large price or price change asks
+// to be confirmed; a refused price or cost shows the form again, with
+// what was typed and the refusal beside the field.
 func (c *Console) savePack(w http.ResponseWriter, r *http.Request, s *session) error {
 	pid := r.PathValue("pid")
+	err := c.savePackForm(w, r, s, pid)
+	return c.formFailed(w, r, s, err, "pack", func() (string, any, error) {
+		d, err := c.packPage(r, s, pid)
+		return "Pack " + pid, d, err
+	})
+}
+
+// savePackForm is savePack's work; refusals are fieldErrors.
+func (c *Console) savePackForm(w http.ResponseWriter, r *http.Request, s *session, pid string) error {
 	f := func(n string) string { return strings.TrimSpace(r.PostFormValue(n)) }
-	price, err := money(r, "price", "Price")
-	if err != nil {
-		return err
+	price, problem := parseAmount(f("price"), pricePlaces)
+	if problem == "" && price <= 0 {
+		problem = "A price is more than zero."
+	}
+	if problem != "" {
+		return fieldError{"price", problem}
 	}
 	var cost *topupd.Money // empty: no cost
 	if f("cost") != "" {
-		m, err := money(r, "cost", "Cost")
-		if err != nil {
-			return err
+		m, problem := parseAmount(f("cost"), pricePlaces)
+		if problem == "" && m < 0 {
+			problem = "A cost cannot be negative."
+		}
+		if problem != "" {
+			return fieldError{"cost", problem}
 		}
 		cost = &m
 	}
 	allow := f("allowBelowCost") == "yes"
+	var was service.PackView
+	if pid != "new" {
+		var err error
+		if was, err = c.findPack(r, s, pid); err != nil {
+			return err
+		}
+	}
+	name := pid
 	if pid == "new" {
-		pid = f("pid")
-		p := topupd.Pack{PID: pid, Slug: f("slug"), Name: f("name"), Category: f("category"), Price: price, Status: f("status"),
+		name = f("pid")
+	}
+	if price != was.Price && largePriceChange(was.Price, price) {
+		q := "Price pack " + name + " at " + usdText(price) + "?"
+		if pid != "new" {
+			q = "Change the price of " + name + " from " + usdText(was.Price) + " to " + usdText(price) + "?"
+		}
+		if !c.confirmed(w, r, s, q+" That is a large price: check the digits.", "/console/catalog/packs/"+url.PathEscape(pid)) {
+			return nil
+		}
+	}
+	var err error
+	if pid == "new" {
+		p := topupd.Pack{PID: name, Slug: f("slug"), Name: f("name"), Category: f("category"), Price: price, Status: f("status"),
 			StockBased: f("stockBased") == "yes", Provider: f("provider"), Upstream: f("upstream"), UpstreamPID: f("upstreamPid")}
 		if cost != nil {
 			p.Cost = *cost
 		}
 		_, err = c.Service.PutPack(r.Context(), s.actor, p, allow)
 	} else {
-		p, ferr := c.findPack(r, s, pid)
-		if ferr != nil {
-			return ferr
-		}
 		patch, changed := service.PackPatch{AllowBelowCost: allow}, false
 		for _, v := range []struct {
 			dst       **string
 			was, form string
-		}{{&patch.Name, p.Name, f("name")}, {&patch.Category, p.Category, f("category")}, {&patch.Status, p.Status, f("status")}} {
+		}{{&patch.Name, was.Name, f("name")}, {&patch.Category, was.Category, f("category")}, {&patch.Status, was.Status, f("status")}} {
 			if v.was != v.form {
 				*v.dst, changed = &v.form, true
 			}
 		}
-		if price != p.Price {
+		if price != was.Price {
 			patch.Price, changed = &price, true
 		}
-		var was *topupd.Money // the pack's cost, nil when not set
-		if p.Cost > 0 {
-			was = &p.Cost
+		var wasCost *topupd.Money // the pack's cost, nil when not set
+		if was.Cost > 0 {
+			wasCost = &was.Cost
 		}
-		if (cost == nil) != (was == nil) || cost != nil && *cost != *was {
+		if (cost == nil) != (wasCost == nil) || cost != nil && *cost != *wasCost {
 			var to topupd.Money // none clears it
 			if cost != nil {
 				to = *cost
@@ -228,10 +279,22 @@ func (c *Console) savePack(w http.ResponseWriter, r *http.Request, s *session) e
 		}
 		_, err = c.Service.UpdatePack(r.Context(), s.actor, pid, patch)
 	}
-	if err != nil {
+	if topupd.CodeOf(err) == topupd.EBelowCost {
+		return fieldError{"price", belowCost(price, cost, was.Cost)}
+	} else if err != nil {
 		return err
 	}
-	return c.done(w, r, "/console/catalog", "Pack "+pid+" is saved.")
+	return c.done(w, r, "/console/catalog", "Pack "+name+" is saved.")
+}
+
+// belowCost says in plain words why a price below the cost was refused,
+// and what to do: cost is the one typed (nil: none), was the pack's.
+func belowCost(price topupd.Money, cost *topupd.Money, was topupd.Money) string {
+	if cost != nil {
+		was = *cost
+	}
+	return "The price " + usdText(price) + " is below the cost " + usdText(was) +
+		": every sale would lose money. Raise the price, lower the cost, or tick “Allow a price below the cost” to sell at a loss."
 }
 
 // packStatus enables or disables a pack (a patch of its status alone).

@@ -80,7 +80,7 @@ func TestKeyboard(t *testing.T) {
 	if _, err := chromedp.RunResponse(ctx, chromedp.KeyEvent("\r")); err != nil {
 		t.Fatal(err)
 	}
-	if got := b.text("#flash"); got != "Credited 12.50; the balance is 12.50." {
+	if got := b.text("#flash"); got != "Credited $12.50; the balance is $12.50." {
 		t.Errorf("a credit by keyboard: %q", got)
 	}
 }

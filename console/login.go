@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"html/template"
 	"net/http"
 	"strings"
 	"time"
@@ -202,8 +203,10 @@ func (c *Console) logout(w http.ResponseWriter, r *http.Request, s *session) err
 
 // setupForm is the setup page's data.
 type setupForm struct {
-	CSRF, Name, Role, Secret, Sealed, QR string
-	Recovery                             []string
+	CSRF, Name, Role, Secret, Sealed string
+	// QR is the key's QR code, a PNG data URL the console drew.
+	QR       template.URL
+	Recovery []string
 }
 
 // setupContext seals the secret a setup page offers, for its link only.

@@ -51,7 +51,7 @@ func TestCreditEndToEnd(t *testing.T) {
 	}
 	b.fill(map[string]string{"[name=amount]": "25.50", "[name=reference]": "bank-1"})
 	b.click("#credit")
-	if got := b.text("#flash"); got != "Credited 25.50; the balance is 25.50." {
+	if got := b.text("#flash"); got != "Credited $25.50; the balance is $25.50." {
 		t.Errorf("after the credit: %q", got)
 	}
 	if got := b.h.Balance(a); got != "25.5" {
@@ -62,7 +62,7 @@ func TestCreditEndToEnd(t *testing.T) {
 	}
 	b.fill(map[string]string{"[name=amount]": "1500", "[name=reference]": "bank-2"})
 	b.click("#credit")
-	if got := b.text("#question"); !strings.Contains(got, "1500.00") || !strings.Contains(got, "large") {
+	if got := b.text("#question"); !strings.Contains(got, "$1,500.00") || !strings.Contains(got, "$1,525.50") {
 		t.Errorf("a large credit's question: %q", got)
 	}
 	b.click("a.button.plain")
@@ -74,7 +74,7 @@ func TestCreditEndToEnd(t *testing.T) {
 		b.fill(map[string]string{"[name=amount]": bad[0], "[name=reference]": bad[1]})
 		b.eval(`document.querySelectorAll("#credit-form [required]").forEach(e => e.required = false), true`)
 		b.click("#credit")
-		if !b.has("#error") {
+		if !b.has(".field-error") {
 			t.Errorf("a credit of %q with reference %q: %s", bad[0], bad[1], b.page())
 		}
 	}

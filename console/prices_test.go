@@ -27,7 +27,7 @@ func TestAccountPricesAndLimits(t *testing.T) {
 	b.open("/console/accounts/" + a.ID)
 	b.fill(map[string]string{"#max-order": "two"})
 	b.click("#save-terms")
-	if got := b.text("#error"); !strings.Contains(got, "Most an order") {
+	if got := b.text("#max-order-error"); !strings.Contains(got, "Most an order") {
 		t.Errorf("a bad limit: %q", got)
 	}
 	b.open("/console/accounts/" + a.ID)
@@ -90,7 +90,7 @@ func TestPackCost(t *testing.T) {
 	b.open(page)
 	b.fill(map[string]string{"#cost": "0.90"})
 	b.click("#save-pack")
-	if got := b.text("#error"); !strings.Contains(got, "BELOW") && !strings.Contains(got, "below") {
+	if got := b.text("#price-error"); !strings.Contains(got, "below the cost") {
 		t.Errorf("a cost above the price: %q", got)
 	}
 	if got := costOf(); got != "" {

@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -28,7 +29,23 @@ type view struct {
 	Error string
 	// Data is the page's own.
 	Data any
+	// Form is what was typed into a form that was refused, shown again;
+	// Errs the refusal of each field, by the field's name (formFailed).
+	Form url.Values
+	Errs map[string]string
 }
+
+// Val is what was typed into the field name of a refused form, or def
+// (the stored value) when the field was not in it.
+func (v view) Val(name, def string) string {
+	if vs, ok := v.Form[name]; ok && len(vs) > 0 {
+		return vs[0]
+	}
+	return def
+}
+
+// Err is the refusal of the field name, "" when there is none.
+func (v view) Err(name string) string { return v.Errs[name] }
 
 // Op is the signed-in operator's name.
 func (v view) Op() string {
@@ -113,6 +130,15 @@ var funcs = template.FuncMap{
 		live, _ := topupd.LiveID(id)
 		return live
 	},
+	// usdIf is usd of an amount, "" for none (0).
+	"usdIf": func(m topupd.Money) string {
+		if m == 0 {
+			return ""
+		}
+		return m.Dollars()
+	},
+	// dollars is an amount as people read it: "$1,234.56".
+	"dollars": usdText,
 	// usdp is usd of an amount that may be absent ("" then).
 	"usdp": func(m *topupd.Money) string {
 		if m == nil {
@@ -148,9 +174,15 @@ var funcs = template.FuncMap{
 		return settingView{Name: name, Label: label, On: on, V: v}
 	},
 	"plural": plural,
-	"pct":    pctText,
-	"dur":    durText,
+	// fieldErr is what the field-error template shows: a refusal beside
+	// the field whose id is id.
+	"fieldErr": func(id, msg string) fieldMsg { return fieldMsg{ID: id, Msg: msg} },
+	"pct":      pctText,
+	"dur":      durText,
 }
+
+// fieldMsg is a field's refusal as the field-error template shows it.
+type fieldMsg struct{ ID, Msg string }
 
 // settingView is one switch of the settings page.
 type settingView struct {
@@ -236,7 +268,7 @@ func (c *Console) failErr(w http.ResponseWriter, r *http.Request, s *session, er
 		if msg == "" {
 			msg = de.Code.Message()
 		}
-		c.fail(w, r, s, c.StatusOf(err), string(de.Code)+": "+msg)
+		c.fail(w, r, s, c.StatusOf(err), sentence(msg))
 		return
 	}
 	var pe pageError
@@ -246,6 +278,47 @@ func (c *Console) failErr(w http.ResponseWriter, r *http.Request, s *session, er
 	}
 	c.Logger.ErrorContext(r.Context(), "console", "path", r.URL.Path, "err", err)
 	c.fail(w, r, s, http.StatusInternalServerError, "Something went wrong; it is in the log.")
+}
+
+// sentence makes a service's detail read as a sentence: a capital first
+// letter and a full stop.
+func sentence(msg string) string {
+	if msg == "" {
+		return msg
+	}
+	msg = strings.ToUpper(msg[:1]) + msg[1:]
+	if !strings.HasSuffix(msg, ".") {
+		msg += "."
+	}
+	return msg
+}
+
+// fieldError is a refusal of a form's field (Field is its name; "" for
+// the form as a whole), in plain words: the form's page is drawn again
+// with what was typed and Msg beside the field.
+type fieldError struct{ Field, Msg string }
+
+func (e fieldError) Error() string { return e.Field + ": " + e.Msg }
+
+// formFailed answers err, the refusal of a form: a fieldError draws the
+// form's page again (page, with the title and data page gives) with what
+// was typed and the message beside its field, as a 400; any other error
+// is returned as it was, for the page that says what went wrong.
+func (c *Console) formFailed(w http.ResponseWriter, r *http.Request, s *session, err error, page string, data func() (title string, d any, err error)) error {
+	var fe fieldError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	title, d, derr := data()
+	if derr != nil {
+		return derr
+	}
+	v := view{Title: title, S: s, Nav: navFor(s, r.URL.Path), Data: d, Form: r.PostForm, Errs: map[string]string{fe.Field: fe.Msg}}
+	if fe.Field == "" {
+		v.Error = fe.Msg
+	}
+	c.renderView(w, r, http.StatusBadRequest, page, v)
+	return nil
 }
 
 // pageError is a refusal the console itself makes, with its status.

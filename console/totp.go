@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"fmt"
+	"html/template"
 	"image/png"
 	"time"
 
@@ -17,7 +18,7 @@ const totpPeriod = 30
 
 // newTOTP makes a TOTP secret for an operator and the QR code (a PNG data
 // URL) an authenticator app scans.
-func newTOTP(name string) (secret, qr string, err error) {
+func newTOTP(name string) (secret string, qr template.URL, err error) {
 	key, err := totp.Generate(totp.GenerateOpts{Issuer: "topupd", AccountName: name})
 	if err != nil {
 		return "", "", err
@@ -25,8 +26,11 @@ func newTOTP(name string) (secret, qr string, err error) {
 	return key.Secret(), qrOf(key), nil
 }
 
-// qrOf draws a key's otpauth:// URL as a QR code, as a PNG data URL.
-func qrOf(key *otp.Key) string {
+// qrOf draws a key's otpauth:// URL as a QR code, as a PNG data URL. It
+// is a template.URL: html/template refuses a data: URL given as a string
+// (it writes #ZgotmplZ), and this one is safe, made here from a PNG the
+// console drew itself.
+func qrOf(key *otp.Key) template.URL {
 	img, err := key.Image(220, 220)
 	if err != nil {
 		return ""
@@ -35,7 +39,7 @@ func qrOf(key *otp.Key) string {
 	if err := png.Encode(&b, img); err != nil {
 		return ""
 	}
-	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(b.Bytes())
+	return template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(b.Bytes()))
 }
 
 // totpStep finds the time step whose code is code, one step either side of
