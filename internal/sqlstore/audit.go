@@ -111,12 +111,12 @@ var auditChecks = []struct{ name, query string }{
 		EXCEPT ` + SalesDailyFromOrders + `) x
 		UNION ALL SELECT CAST(y.day AS TEXT) || ' ' || y.account_id || ' ' || y.pid FROM (` + SalesDailyFromOrders + `
 		EXCEPT SELECT day, account_id, pid, slug, provider, orders, completed, cancelled, processing, charged, revenue, refunds, cost FROM sales_daily) y`},
-	// The roll-ups of time to a final state count each final order once, in
+	// The roll-ups of time to a final state count each final live order once, in
 	// the bucket its times say: each differing row is named by its day, line
 	// and bucket, from either side.
 	{"duration-roll-ups-match-orders", `SELECT CAST(x.day AS TEXT) || ' ' || x.slug || ' ' || CAST(x.bucket AS TEXT) FROM (
-		SELECT day, slug, bucket, orders FROM durations_daily EXCEPT ` + DurationsDailyFromOrders + `) x
-		UNION ALL SELECT CAST(y.day AS TEXT) || ' ' || y.slug || ' ' || CAST(y.bucket AS TEXT) FROM (` + DurationsDailyFromOrders + `
+		SELECT day, slug, bucket, orders FROM durations_daily EXCEPT ` + DurationsDailyFromLiveOrders + `) x
+		UNION ALL SELECT CAST(y.day AS TEXT) || ' ' || y.slug || ' ' || CAST(y.bucket AS TEXT) FROM (` + DurationsDailyFromLiveOrders + `
 		EXCEPT SELECT day, slug, bucket, orders FROM durations_daily) y`},
 	// An order with a supplier list (failover) was held by one supplier
 	// only: one attempt that is trying, completed or cancelled as the

@@ -27,19 +27,37 @@ func bucketCase(expr string) string {
 	return b.String()
 }
 
-// DurationsDailyFromOrders computes the rows of durations_daily from the
-// orders, as the migration that created the table filled it: the final
-// orders per UTC day of creation, line and bucket of their time to final.
-var DurationsDailyFromOrders = `SELECT day, slug, bucket, COUNT(*) AS orders FROM (
+// durationsDailyFrom computes rows of durations_daily from the final
+// orders that also meet and (an SQL condition on orders, or ""): per UTC
+// day of creation, line and bucket of their time to final.
+func durationsDailyFrom(and string) string {
+	return `SELECT day, slug, bucket, COUNT(*) AS orders FROM (
 	SELECT created_at / 86400000 AS day, slug, ` + bucketCase("finished_at - created_at") + ` AS bucket
-	FROM orders WHERE status IN ('completed', 'cancelled')) f
+	FROM orders WHERE status IN ('completed', 'cancelled')` + and + `) f
 GROUP BY day, slug, bucket`
+}
+
+// DurationsDailyFromOrders computes the rows of durations_daily from the
+// orders, as the migration that created the table (00009) filled it,
+// before the sandbox existed: the final orders per UTC day of creation,
+// line and bucket of their time to final.
+var DurationsDailyFromOrders = durationsDailyFrom("")
+
+// DurationsDailyFromLiveOrders is DurationsDailyFromOrders over live
+// orders alone: sandbox orders are never in reports (integration.md,
+// "Sandbox"). Migration 00026 refilled durations_daily with it, and the
+// audit recounts with it.
+var DurationsDailyFromLiveOrders = durationsDailyFrom(" AND sandbox = 0")
 
 // rollUpDuration counts a final order in its line's bucket of
-// durations_daily, in the transaction that makes it final. It is the last
-// row that transaction locks (on PostgreSQL, after the account, stock and
-// sales rows), so that it is held the least time and always taken last.
+// durations_daily, in the transaction that makes it final; a sandbox
+// order is not counted. It is the last row that transaction locks (on
+// PostgreSQL, after the account, stock and sales rows), so that it is held
+// the least time and always taken last.
 func (s *Store) rollUpDuration(ctx context.Context, tx *sql.Tx, o *topupd.Order) error {
+	if o.Sandbox {
+		return nil // sandbox orders are never in reports
+	}
 	took := time.Duration(ms(o.FinishedAt)-ms(o.CreatedAt)) * time.Millisecond
 	_, err := tx.ExecContext(ctx, `INSERT INTO durations_daily (day, slug, bucket, orders) VALUES ($1, $2, $3, 1)
 		ON CONFLICT (day, slug, bucket) DO UPDATE SET orders = durations_daily.orders + 1`,

@@ -28,3 +28,20 @@ func TestMigrationsBucketAsTheStoreDoes(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveMigrationAsTheAuditCounts: 00026, which took sandbox orders out
+// of durations_daily, refills it on both databases with exactly the query
+// the audit recounts it with.
+func TestLiveMigrationAsTheAuditCounts(t *testing.T) {
+	words := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	want := words(`-- +goose Up DELETE FROM durations_daily; INSERT INTO durations_daily (day, slug, bucket, orders) ` + DurationsDailyFromLiveOrders + `;`)
+	for _, db := range []string{"sqlite", "postgres"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", db, "migrations", "00026_durations_live.sql"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(words(string(b)), want) {
+			t.Errorf("%s 00026 does not refill durations_daily with\n%s", db, want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"database/sql"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +23,19 @@ func SandboxGuards(t *testing.T, s topupd.Store, db *sql.DB, accountID, keyPID, 
 	ctx := t.Context()
 	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	sandbox := topupd.SandboxID(accountID)
+	durations := func() map[string]int64 {
+		t.Helper()
+		rows, err := s.Durations(ctx, now.Add(-48*time.Hour), now.Add(48*time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]int64{}
+		for _, r := range rows {
+			m[r.Slug] = r.Orders
+		}
+		return m
+	}
+	liveDurations := durations()
 	k := topupd.APIKey{ID: "key_sandbox_guards", AccountID: accountID, Prefix: "tpd_test", CreatedAt: now, Sandbox: true}
 	if err := s.AddKey(ctx, k, topupd.KeyHash{1, 2, 3}); err != nil {
 		t.Fatal(err)
@@ -96,5 +110,24 @@ func SandboxGuards(t *testing.T, s topupd.Store, db *sql.DB, accountID, keyPID, 
 	}
 	if o, err := s.Order(ctx, "", processing.ID); err != nil || o.Status != topupd.StatusProcessing {
 		t.Errorf("the sandbox order after the refused completion: %+v, %v, want still processing", o, err)
+	}
+
+	// Sandbox orders are never in reports: neither the key order, final
+	// when placed, nor the top-up settled now is counted in the roll-up of
+	// time to final, and the audit's recount agrees.
+	if _, err := s.Settle(ctx, processing.Seq, topupd.Settlement{Status: topupd.StatusCompleted, Now: now.Add(time.Second)}); err != nil {
+		t.Fatalf("completing the sandbox top-up: %v", err)
+	}
+	if got := durations(); !maps.Equal(got, liveDurations) {
+		t.Errorf("orders per line in the duration roll-up: %v after the sandbox orders, %v before", got, liveDurations)
+	}
+	a, err := s.Audit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range a.Checks {
+		if c.Name == "duration-roll-ups-match-orders" && c.Violations != 0 {
+			t.Errorf("audit %s: %d violation(s), e.g. %v", c.Name, c.Violations, c.Examples)
+		}
 	}
 }
