@@ -62,6 +62,27 @@ func (r *SalesRow) Add(o SalesRow) {
 	r.Cost += o.Cost
 }
 
+// CountOrder adds one order to r as a sales report counts it: its charge,
+// its revenue when completed, its refund when refunded, and its status.
+// It leaves Cost alone: what a completed order cost is the store's record
+// (its supplier's or its stock batches' cost), not the order's own.
+func (r *SalesRow) CountOrder(o *Order) {
+	r.Orders++
+	r.Charged += o.Amount
+	switch o.Status {
+	case StatusCompleted:
+		r.Completed++
+		r.Revenue += o.Amount
+	case StatusCancelled:
+		r.Cancelled++
+	default:
+		r.Processing++
+	}
+	if o.Refunded {
+		r.Refunds += o.Amount
+	}
+}
+
 // Day is the UTC calendar day a time falls on, as a report's day key names
 // it (2006-01-02).
 func Day(t time.Time) string { return t.UTC().Format(time.DateOnly) }

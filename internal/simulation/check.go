@@ -191,20 +191,7 @@ func (w *World) checkRollups(ctx context.Context, orders []topupd.Order) error {
 			r = &topupd.SalesRow{Key: o.PID}
 			want[o.PID] = r
 		}
-		r.Orders++
-		r.Charged += o.Amount
-		switch o.Status {
-		case topupd.StatusCompleted:
-			r.Completed++
-			r.Revenue += o.Amount
-		case topupd.StatusCancelled:
-			r.Cancelled++
-		default:
-			r.Processing++
-		}
-		if o.Refunded {
-			r.Refunds += o.Amount
-		}
+		r.CountOrder(o)
 	}
 	from := w.began.Add(-48 * time.Hour)
 	rows, err := w.store.SalesReport(ctx, from, w.clk.Now().Add(48*time.Hour), topupd.ByPack)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/topupd/topupd"
@@ -110,23 +109,6 @@ func (s *Store) AddStockBatch(ctx context.Context, pid string, codes []string, u
 		total.Added, total.Duplicates, total.Available, total.BatchID = total.Added+r.Added, total.Duplicates+r.Duplicates, r.Available, r.BatchID
 	}
 	return total, nil
-}
-
-// insertCodes is the statement that adds n codes of a pack ($1) to its
-// stock at $2 in batch $3, each code's fingerprint, code_fp and sealed
-// code three arguments from $4 on; a code that trips a unique index is
-// left out.
-func insertCodes(n int) string {
-	var b strings.Builder
-	b.WriteString("INSERT INTO codes (pid, fingerprint, code_fp, sealed, added_at, batch_id) VALUES ")
-	for i := range n {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "($1, $%d, $%d, $%d, $2, $3)", 4+3*i, 5+3*i, 6+3*i)
-	}
-	b.WriteString(" ON CONFLICT DO NOTHING")
-	return b.String()
 }
 
 // openBatch takes the pack's locks for an upload's chunk (the pack's row,

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -174,4 +175,21 @@ func listQueries() []HotQuery {
 	}
 	sql, args := accountsPage(topupd.AccountsQuery{After: &topupd.Account{ID: "a", CreatedAt: from}, Limit: 51})
 	return append(out, HotQuery{Name: "account list, after a cursor", SQL: sql, Args: args, Cursor: "created_at"})
+}
+
+// insertCodes is the statement that adds n codes of a pack ($1) to its
+// stock at $2 in batch $3, each code's fingerprint, code_fp and sealed
+// code three arguments from $4 on; a code that trips a unique index is
+// left out.
+func insertCodes(n int) string {
+	var b strings.Builder
+	b.WriteString("INSERT INTO codes (pid, fingerprint, code_fp, sealed, added_at, batch_id) VALUES ")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "($1, $%d, $%d, $%d, $2, $3)", 4+3*i, 5+3*i, 6+3*i)
+	}
+	b.WriteString(" ON CONFLICT DO NOTHING")
+	return b.String()
 }

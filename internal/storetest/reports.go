@@ -98,20 +98,7 @@ func countSales(orders []topupd.Order, from, to time.Time, by topupd.SalesGroup)
 			rows[key] = r
 			keys = append(keys, key)
 		}
-		r.Orders++
-		r.Charged += o.Amount
-		switch o.Status {
-		case topupd.StatusCompleted:
-			r.Completed++
-			r.Revenue += o.Amount
-		case topupd.StatusCancelled:
-			r.Cancelled++
-		default:
-			r.Processing++
-		}
-		if o.Refunded {
-			r.Refunds += o.Amount
-		}
+		r.CountOrder(&o)
 	}
 	slices.Sort(keys)
 	out := []topupd.SalesRow{}
