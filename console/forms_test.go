@@ -243,6 +243,8 @@ func TestConsoleForms(t *testing.T) {
 		b.shots("console-operators-error")
 	})
 
+	consolePolish(t, b, a)
+
 	t.Run("last owner", func(t *testing.T) {
 		b.t = t
 		b.open("/console/operators")

@@ -1,0 +1,13 @@
+package console_test
+
+import (
+	"testing"
+
+	"github.com/topupd/topupd/internal/topupdtest"
+)
+
+// consolePolish checks, on TestConsoleForms's server with its owner
+// signed in, the small points of issue 22 (in the polish_*_test.go files).
+func consolePolish(t *testing.T, b *tab, a topupdtest.Account) {
+	polishOwed(t, b)
+}
