@@ -10,4 +10,5 @@ import (
 // signed in, the small points of issue 22 (in the polish_*_test.go files).
 func consolePolish(t *testing.T, b *tab, a topupdtest.Account) {
 	polishOwed(t, b)
+	polishIcon(t, b)
 }

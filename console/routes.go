@@ -12,7 +12,8 @@ import (
 func (c *Console) routes() {
 	m := c.mux
 	assets, _ := fs.Sub(files, "assets")
-	m.Handle("GET /console/assets/", http.StripPrefix("/console/assets/", http.FileServerFS(assets)))
+	m.Handle("GET /console/assets/", http.StripPrefix("/console/assets/", longCache(http.FileServerFS(assets))))
+	m.HandleFunc("GET /favicon.ico", favicon)
 	m.HandleFunc("GET /console/login", c.loginForm)
 	m.HandleFunc("POST /console/login", c.login)
 	m.HandleFunc("GET /console/setup/{token}", c.setupPage)
@@ -69,4 +70,25 @@ func (c *Console) routes() {
 func (c *Console) notFound(w http.ResponseWriter, r *http.Request, s *session) error {
 	c.fail(w, r, s, http.StatusNotFound, "There is no such page.")
 	return nil
+}
+
+// iconPath is the console's icon among its assets.
+const iconPath = "/console/assets/favicon.svg"
+
+// favicon sends a browser's /favicon.ico to the console's icon, for a week.
+func favicon(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "public, max-age=604800")
+	http.Redirect(w, r, iconPath, http.StatusMovedPermanently)
+}
+
+// longCache lets browsers keep the icon for a week; the style sheet and
+// the script, whose names do not change with their content, are checked
+// each time.
+func longCache(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if "/console/assets/"+r.URL.Path == iconPath {
+			w.Header().Set("Cache-Control", "public, max-age=604800")
+		}
+		h.ServeHTTP(w, r)
+	})
 }

@@ -306,10 +306,11 @@ func (a *App) Close() error {
 }
 
 // AdminSite is what the admin address serves: the console under
-// /console/, the admin API everywhere else.
+// /console/ (and its icon at /favicon.ico), the admin API everywhere else.
 func (a *App) AdminSite() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/console/", a.Console)
+	mux.Handle("GET /favicon.ico", a.Console)
 	mux.Handle("/", a.Admin)
 	return mux
 }

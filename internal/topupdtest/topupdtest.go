@@ -265,6 +265,7 @@ func New(tb testing.TB, opts ...Option) *T {
 	tb.Cleanup(h.API.Close)
 	site := http.NewServeMux()
 	site.Handle("/console/", a.Console)
+	site.Handle("GET /favicon.ico", a.Console)
 	site.Handle("/", h.check.admin(a.Admin))
 	h.Admin = loopback.Serve(site)
 	tb.Cleanup(h.Admin.Close)
