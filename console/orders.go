@@ -143,3 +143,24 @@ func (c *Console) orderAction(w http.ResponseWriter, r *http.Request, s *session
 	}
 	return c.done(w, r, back, msg)
 }
+
+// supplierText is who fulfils an order, as its page says it: the provider,
+// the upstream and its reference, and how many calls it took when there
+// were any. A key or gift-card order stored with the sim provider (the
+// default before the stock provider) was filled from stock, and says so.
+func supplierText(o topupd.Order) string {
+	p := o.Provider
+	if p == topupd.ProviderSim && (o.Kind == topupd.KindGamekey || o.Kind == topupd.KindGiftcard) {
+		p = topupd.ProviderStock
+	}
+	if o.Upstream != "" {
+		p += " via " + o.Upstream
+	}
+	if o.SupplierRef != "" {
+		p += " (ref " + o.SupplierRef + ")"
+	}
+	if o.Attempts > 0 {
+		p += ", " + plural(o.Attempts, "attempt")
+	}
+	return p
+}

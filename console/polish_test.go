@@ -11,4 +11,5 @@ import (
 func consolePolish(t *testing.T, b *tab, a topupdtest.Account) {
 	polishOwed(t, b)
 	polishIcon(t, b)
+	polishOrders(t, b, a)
 }

@@ -174,6 +174,8 @@ var funcs = template.FuncMap{
 		return settingView{Name: name, Label: label, On: on, V: v}
 	},
 	"plural": plural,
+	// supplier is who fulfils an order, in words (orders.go).
+	"supplier": supplierText,
 	// fieldErr is what the field-error template shows: a refusal beside
 	// the field whose id is id.
 	"fieldErr": func(id, msg string) fieldMsg { return fieldMsg{ID: id, Msg: msg} },
