@@ -144,6 +144,7 @@ func HotQueries(d Dialect) []HotQuery {
 		{Name: "order events", SQL: q.orderEvents, Args: []any{1}},
 		{Name: "ledger of order", SQL: q.orderEntries, Args: []any{1}},
 		{Name: "stuck counts", SQL: q.stuckCounts, Args: []any{1}},
+		{Name: "claim webhook deliveries", SQL: claimDeliveriesSQL(d), Args: []any{"o", 2, 1, 10}},
 	}
 	return append(hot, listQueries()...)
 }
