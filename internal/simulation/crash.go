@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/internal/sqlstore"
 )
 
 // errDead is what a crashed node's store and suppliers answer: a process
@@ -49,6 +50,18 @@ func atCall[T any](s *crashStore, name string, call func() (T, error)) (T, error
 		return zero, errDead
 	}
 	return v, err
+}
+
+// midpoints returns ctx with a sqlstore.Midpoint at which the scheduler may
+// crash the node inside the store call name, between its transactions.
+func (s *crashStore) midpoints(ctx context.Context, name string) context.Context {
+	return sqlstore.WithMidpoint(ctx, func(where string) error {
+		if s.n.w.crashHere() {
+			s.n.w.crash(s.n, "inside "+name+", "+where)
+			return errDead
+		}
+		return nil
+	})
 }
 
 // ClaimDue is the store's, at a point the node may crash.
@@ -120,7 +133,7 @@ func (s *crashStore) PlaceOrder(ctx context.Context, p topupd.PlaceOrder) (topup
 			return placed{}, err
 		}
 		s.n.spent = spent
-		o, replay, err := s.Store.PlaceOrder(ctx, p)
+		o, replay, err := s.Store.PlaceOrder(s.midpoints(ctx, "PlaceOrder"), p)
 		return placed{o, replay}, err
 	})
 	return r.o, r.replay, err

@@ -1,4 +1,4 @@
-//go:build simbug_refundguard || simbug_failover || simbug_codeunique
+//go:build simbug_refundguard || simbug_failover || simbug_codeunique || simbug_chargeapart || simbug_lease
 
 package simulation
 
@@ -11,7 +11,8 @@ import (
 const plantedSeeds = 20
 
 // TestPlantedBugFound runs with one planted bug compiled into the real
-// code (go test -tags simbug_refundguard, simbug_failover or simbug_codeunique): some seed
+// code (go test -tags simbug_refundguard, simbug_failover, simbug_codeunique,
+// simbug_chargeapart or simbug_lease): some seed
 // within plantedSeeds must break an invariant, and the test prints it.
 func TestPlantedBugFound(t *testing.T) {
 	r := newRunner(t, DefaultSteps)
