@@ -80,13 +80,14 @@ func BenchmarkPlaceOrder(b *testing.B) {
 	api, key, client := benchServer(b)
 	var n atomic.Int64
 	run := time.Now().UnixNano()
-	hammer(b, client, "orders/s", func() *http.Request {
+	rate := hammer(b, client, "orders/s", func() *http.Request {
 		body := fmt.Sprintf(`{"pid":"uc60","trxid":"bench-%d-%d","userId":"5000001"}`, run, n.Add(1))
 		req, _ := http.NewRequest("POST", api+"/orders", bytes.NewBufferString(body))
 		req.Header.Set("X-API-Key", key)
 		req.Header.Set("Content-Type", "application/json")
 		return req
 	})
+	noteRate(b, "sqlite/order", rate, false, "sqlite/ceiling/settle=apart", "sqlite/ceiling/settle=same-tx")
 }
 
 // BenchmarkGetOrder reads one order from 64 concurrent clients.
@@ -125,7 +126,7 @@ func BenchmarkGetBalance(b *testing.B) {
 // hammer sends b.N requests made by next from benchClients concurrent
 // clients, each expecting 200, and reports their rate as unit and their
 // latency percentiles.
-func hammer(b *testing.B, client *http.Client, unit string, next func() *http.Request) {
+func hammer(b *testing.B, client *http.Client, unit string, next func() *http.Request) float64 {
 	var mu sync.Mutex
 	var all []time.Duration
 	b.SetParallelism(max(1, benchClients/runtimeProcs()))
@@ -142,7 +143,14 @@ func hammer(b *testing.B, client *http.Client, unit string, next func() *http.Re
 		all = append(all, mine...)
 		mu.Unlock()
 	})
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), unit)
+	return reportLatencies(b, all, unit)
+}
+
+// reportLatencies reports b's rate as unit and the percentiles of the
+// latencies in all, and returns the rate.
+func reportLatencies(b *testing.B, all []time.Duration, unit string) float64 {
+	rate := float64(b.N) / b.Elapsed().Seconds()
+	b.ReportMetric(rate, unit)
 	slices.Sort(all)
 	if len(all) > 0 {
 		at := func(q float64) float64 { return float64(all[int(q*float64(len(all)-1))]) / float64(time.Millisecond) }
@@ -150,6 +158,7 @@ func hammer(b *testing.B, client *http.Client, unit string, next func() *http.Re
 		b.ReportMetric(at(0.99), "p99-ms")
 		b.ReportMetric(at(1), "max-ms")
 	}
+	return rate
 }
 
 // BenchmarkBaseline serves a same-sized JSON answer from a bare net/http

@@ -25,13 +25,14 @@ func BenchmarkPostgresOrders(b *testing.B) {
 			client := &http.Client{Transport: &http.Transport{MaxIdleConns: 2 * benchClients, MaxIdleConnsPerHost: 2 * benchClients}}
 			var n atomic.Int64
 			run := time.Now().UnixNano()
-			hammer(b, client, "orders/s", func() *http.Request {
+			rate := hammer(b, client, "orders/s", func() *http.Request {
 				i := n.Add(1)
 				body := fmt.Sprintf(`{"pid":"uc60","trxid":"pg-%d-%d","userId":"5000001"}`, run, i)
 				req, _ := http.NewRequest("POST", c.node(int(i)).api+"/orders", bytes.NewBufferString(body))
 				req.Header.Set("X-API-Key", keys[int(i)%accounts])
 				return req
 			})
+			noteRate(b, fmt.Sprintf("postgres/order/nodes=%d", nodes), rate, false, "postgres/ceiling/settle=apart", "postgres/ceiling/settle=same-tx")
 		})
 	}
 }

@@ -270,6 +270,15 @@ func newOrder(p *topupd.PlaceOrder, pack *topupd.Pack, line *topupd.Line, draft 
 // account's orders, due for the engine now unless it is final or its
 // caller holds its lease. It counts the order in its day's sales roll-up.
 func (s *Store) insertOrder(ctx context.Context, tx *sql.Tx, o *topupd.Order, p topupd.PlaceOrder) error {
+	if err := insertOrderRow(ctx, tx, o, p); err != nil {
+		return err
+	}
+	return s.rollUp(ctx, tx, o, placedDelta(o))
+}
+
+// insertOrderRow is insertOrder without the roll-up: the account's order
+// count and the order's row.
+func insertOrderRow(ctx context.Context, tx *sql.Tx, o *topupd.Order, p topupd.PlaceOrder) error {
 	var accountSeq int64
 	if err := tx.QueryRowContext(ctx, `UPDATE accounts SET order_count = order_count + 1 WHERE id = $1 RETURNING order_count`, p.AccountID).Scan(&accountSeq); err != nil {
 		return fmt.Errorf("account %s: %w", p.AccountID, err)
@@ -281,7 +290,7 @@ func (s *Store) insertOrder(ctx context.Context, tx *sql.Tx, o *topupd.Order, p 
 	case o.Supplier == topupd.SupplierSubmitting:
 		leaseOwner, leaseUntil = p.LeaseOwner, ms(p.LeaseUntil)
 	}
-	err := tx.QueryRowContext(ctx, `INSERT INTO orders (id, account_id, account_seq, trxid, idem_key, fingerprint, pid, slug, game, kind, pack_name, provider,
+	return tx.QueryRowContext(ctx, `INSERT INTO orders (id, account_id, account_seq, trxid, idem_key, fingerprint, pid, slug, game, kind, pack_name, provider,
 			quantity, amount, user_id, zone_id, server_id, region, more_id, status, created_at, finished_at, deadline_at, next_attempt_at, lease_owner, lease_until, supplier,
 			upstream, upstream_pid, code_count, cost, sandbox)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32) RETURNING seq`,
@@ -289,10 +298,6 @@ func (s *Store) insertOrder(ctx context.Context, tx *sql.Tx, o *topupd.Order, p 
 		o.Quantity, int64(o.Amount), o.Fields.UserID, o.Fields.ZoneID, o.Fields.ServerID, o.Fields.Region, o.Fields.MoreID, string(o.Status),
 		ms(o.CreatedAt), msOrNull(o.FinishedAt), ms(o.DeadlineAt), nextAttempt, leaseOwner, leaseUntil, string(o.Supplier),
 		o.Upstream, o.UpstreamPID, o.CodeCount, moneyOrNull(o.Cost), boolInt(o.Sandbox)).Scan(&o.Seq)
-	if err != nil {
-		return err
-	}
-	return s.rollUp(ctx, tx, o, placedDelta(o))
 }
 
 // drawCodes gives the oldest available codes of the order's pack to it and
