@@ -123,6 +123,8 @@ func (w *World) act(ctx context.Context) error {
 		return w.addStock(ctx, 1+w.rng.IntN(4))
 	case r < 92:
 		return w.voidBatch(ctx)
+	case r < 93:
+		w.stepClock()
 	default:
 		s := w.supOrd[w.rng.IntN(len(w.supOrd))]
 		if w.rng.IntN(2) == 0 {
@@ -133,6 +135,26 @@ func (w *World) act(ctx context.Context) error {
 		w.logf("supplier %s down=%v broke=%v", s.name, s.down, s.broke)
 	}
 	return nil
+}
+
+// maxSkew bounds how far a node's clock strays from the simulated one.
+const maxSkew = 10 * time.Second
+
+// stepClock steps a live node's clock, as NTP does when it corrects one
+// that drifted: back by up to 3 s (or, one time in three, forward), while
+// the node runs. Deadlines, leases and backoffs it computed stay as they
+// were written.
+func (w *World) stepClock() {
+	n := w.nodes[w.rng.IntN(len(w.nodes))]
+	step := -time.Duration(1+w.rng.IntN(3000)) * time.Millisecond
+	if w.rng.IntN(3) == 0 {
+		step = -step
+	}
+	if !w.faults || n.dead {
+		return
+	}
+	n.skew = max(-maxSkew, min(maxSkew, n.skew+step))
+	w.logf("clock of %s steps %+v (off by %+v)", n.owner, step, n.skew)
 }
 
 // pickProcessing picks one processing order, if any.
