@@ -32,6 +32,9 @@ type model struct {
 	keys map[string]string
 	// limits are each account's spending limits, as last set.
 	limits map[string]topupd.Limits
+	// refs are the credits' references (account, NUL, reference) the
+	// operator had answered.
+	refs map[string]bool
 }
 
 // request is one order a client asked for, and the order its first answer named.
@@ -44,7 +47,7 @@ type request struct {
 func newModel() model {
 	return model{credited: map[string]topupd.Money{}, requests: map[string]*request{}, byOperator: map[string]bool{}, orders: map[string]bool{},
 		limits: map[string]topupd.Limits{}, keys: map[string]string{},
-		prices: map[string]topupd.Money{}, voided: map[string]bool{}}
+		prices: map[string]topupd.Money{}, voided: map[string]bool{}, refs: map[string]bool{}}
 }
 
 // The catalog: top-ups by each kind of supplier, keys from stock and from
@@ -66,7 +69,7 @@ var packs = []topupd.Pack{
 // through the service layer as an operator would.
 func (w *World) setup(ctx context.Context) error {
 	w.root = service.Actor{Operator: "sim-operator", Role: topupd.RoleOwner}
-	svc, err := service.New(service.Deps{Store: w.store, Now: w.clk.Now, Deadline: deadline, Logger: quiet})
+	svc, err := service.New(service.Deps{Store: opStore{w.store, w}, Now: w.clk.Now, Deadline: deadline, Logger: quiet})
 	if err != nil {
 		return err
 	}
@@ -121,7 +124,7 @@ func (w *World) setup(ctx context.Context) error {
 // credit credits (or, negative, debits) an account through the service.
 func (w *World) credit(ctx context.Context, acct int, amount topupd.Money, ref string) error {
 	id := w.model.accounts[acct]
-	c, err := w.svc.Credit(ctx, w.root, id, amount, ref)
+	c, crashed, err := untilAnswered(func() (service.Credited, error) { return w.svc.Credit(ctx, w.root, id, amount, ref) })
 	if err != nil {
 		w.logf("credit shop%d %v %s: %v", acct+1, amount, ref, errText(err))
 		if topupd.CodeOf(err) == topupd.EInsufficientBalance {
@@ -129,9 +132,13 @@ func (w *World) credit(ctx context.Context, acct int, amount topupd.Money, ref s
 		}
 		return err
 	}
-	if !c.Repeated {
+	// A repeat of a reference the operator never had answered is the
+	// attempt a crash cut off, which took effect.
+	key := id + "\x00" + ref
+	if !c.Repeated || (crashed && !w.model.refs[key]) {
 		w.model.credited[id] += amount
 	}
+	w.model.refs[key] = true
 	w.logf("credit shop%d %v %s: repeated=%v balance=%v", acct+1, amount, ref, c.Repeated, c.Balance)
 	return nil
 }
@@ -170,7 +177,9 @@ func (w *World) setLimits(ctx context.Context) {
 		d := topupd.Money(500 + w.rng.IntN(3000))
 		daily = &d
 	}
-	_, err := w.svc.UpdateAccount(ctx, w.root, id, topupd.AccountPatch{MaxOrder: &max, DailyLimit: &daily})
+	_, _, err := untilAnswered(func() (service.Account, error) {
+		return w.svc.UpdateAccount(ctx, w.root, id, topupd.AccountPatch{MaxOrder: &max, DailyLimit: &daily})
+	})
 	if err == nil {
 		w.model.limits[id] = topupd.Limits{MaxOrder: max, Daily: daily}
 	}
@@ -196,10 +205,10 @@ func (w *World) voidBatch(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("export batch %d: %w", id, err)
 	}
-	b, err := w.svc.VoidBatch(ctx, w.root, id)
+	b, crashed, err := untilAnswered(func() (topupd.Batch, error) { return w.svc.VoidBatch(ctx, w.root, id) })
 	w.logf("operator voids batch %d (%d unsold): withdrew %d: %v", id, len(unsold), b.Withdrawn, errText(err))
-	if err != nil {
-		return nil
+	if err != nil && !(crashed && topupd.CodeOf(err) == topupd.EConflict) {
+		return nil // a batch voided before; not one the cut-off attempt voided
 	}
 	for _, c := range unsold {
 		w.model.voided[c] = true

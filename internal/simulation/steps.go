@@ -107,14 +107,16 @@ func (w *World) act(ctx context.Context) error {
 		if err != nil || !ok {
 			return err
 		}
-		_, err = w.svc.RetryOrder(ctx, w.root, o.ID)
+		_, _, err = untilAnswered(func() (topupd.Order, error) { return w.svc.RetryOrder(ctx, w.root, o.ID) })
 		w.logf("operator retries #%d: %v", o.Seq, errText(err))
 	case r < 88:
 		w.setLimits(ctx)
 	case r < 89:
 		p := packs[w.rng.IntN(len(packs))]
 		price := topupd.Money(100 + w.rng.IntN(500))
-		_, err := w.svc.UpdatePack(ctx, w.root, p.PID, service.PackPatch{Price: &price})
+		_, _, err := untilAnswered(func() (service.PackView, error) {
+			return w.svc.UpdatePack(ctx, w.root, p.PID, service.PackPatch{Price: &price})
+		})
 		if err == nil {
 			w.model.prices[p.PID] = price
 		}
@@ -170,19 +172,22 @@ func (w *World) pickProcessing(ctx context.Context) (topupd.Order, bool, error) 
 // hand: a manual order is completed or cancelled, an order with an alert
 // cancelled and refunded.
 func (w *World) operatorSettle(ctx context.Context, o topupd.Order) {
-	var err error
+	var call func() (topupd.Order, error)
 	var what string
 	switch {
 	case o.Provider == topupd.ProviderManual && w.rng.IntN(3) > 0:
 		what = "completes"
-		_, err = w.svc.CompleteOrder(ctx, w.root, o.ID, nil)
+		call = func() (topupd.Order, error) { return w.svc.CompleteOrder(ctx, w.root, o.ID, nil) }
 	case o.Provider == topupd.ProviderManual || o.Alert != "":
 		what = "cancels"
-		_, err = w.svc.CancelOrder(ctx, w.root, o.ID, "", true)
+		call = func() (topupd.Order, error) { return w.svc.CancelOrder(ctx, w.root, o.ID, "", true) }
 	default:
 		return
 	}
-	if err == nil {
+	// The order was processing when the operator asked, and nothing else
+	// runs meanwhile: ORDER_FINAL after a cut-off attempt means it took.
+	_, crashed, err := untilAnswered(call)
+	if err == nil || (crashed && topupd.CodeOf(err) == topupd.EOrderFinal) {
 		w.model.byOperator[o.ID] = true
 	}
 	w.logf("operator %s #%d: %v", what, o.Seq, errText(err))

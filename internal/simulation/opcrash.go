@@ -1,0 +1,98 @@
+package simulation
+
+import (
+	"context"
+	"time"
+
+	"github.com/topupd/topupd"
+)
+
+// opStore is the store as the operator's requests reach it: through the
+// admin API of a node that may stop before a write reaches the database,
+// or after its commit but before the answer is seen. The operator then
+// sees the request fail (errDead) and does not know whether it took
+// effect, and does what an operator would: sends it again, or reloads the
+// page and reads what happened.
+type opStore struct {
+	topupd.Store
+	w *World
+}
+
+// opCall runs one operator write, letting the scheduler stop the node that
+// serves it before or after the call.
+func opCall[T any](s opStore, name string, call func() (T, error)) (T, error) {
+	var zero T
+	if s.w.opCrashHere() {
+		s.w.logf("  CRASH admin node before %s", name)
+		s.w.crashes++
+		return zero, errDead
+	}
+	v, err := call()
+	if s.w.opCrashHere() {
+		s.w.logf("  CRASH admin node after %s (err=%v)", name, err != nil)
+		s.w.crashes++
+		return zero, errDead
+	}
+	return v, err
+}
+
+// opCrashHere decides whether the admin node stops at an operator's write:
+// 5% of them before and 5% after, more often than a worker's store calls
+// (crashHere), for the operator's writes are fewer.
+func (w *World) opCrashHere() bool {
+	return w.faults && w.rng.IntN(100) < 5
+}
+
+// credited is Credit's answer.
+type credited struct {
+	e        topupd.LedgerEntry
+	repeated bool
+}
+
+// Credit is the store's, at a point the admin node may crash.
+func (s opStore) Credit(ctx context.Context, accountID string, amount topupd.Money, reference string, now time.Time) (topupd.LedgerEntry, bool, error) {
+	r, err := opCall(s, "Credit", func() (credited, error) {
+		e, repeated, err := s.Store.Credit(ctx, accountID, amount, reference, now)
+		return credited{e, repeated}, err
+	})
+	return r.e, r.repeated, err
+}
+
+// UpdateAccount is the store's, at a point the admin node may crash.
+func (s opStore) UpdateAccount(ctx context.Context, id string, p topupd.AccountPatch) (topupd.Account, error) {
+	return opCall(s, "UpdateAccount", func() (topupd.Account, error) { return s.Store.UpdateAccount(ctx, id, p) })
+}
+
+// UpdatePack is the store's, at a point the admin node may crash.
+func (s opStore) UpdatePack(ctx context.Context, pid string, apply func(*topupd.Pack) error) (topupd.Pack, error) {
+	return opCall(s, "UpdatePack", func() (topupd.Pack, error) { return s.Store.UpdatePack(ctx, pid, apply) })
+}
+
+// VoidBatch is the store's, at a point the admin node may crash.
+func (s opStore) VoidBatch(ctx context.Context, id int64, now time.Time) (topupd.Batch, error) {
+	return opCall(s, "VoidBatch", func() (topupd.Batch, error) { return s.Store.VoidBatch(ctx, id, now) })
+}
+
+// Settle is the store's, at a point the admin node may crash.
+func (s opStore) Settle(ctx context.Context, seq int64, st topupd.Settlement) (topupd.Order, error) {
+	return opCall(s, "Settle", func() (topupd.Order, error) { return s.Store.Settle(ctx, seq, st) })
+}
+
+// RetryOrder is the store's, at a point the admin node may crash.
+func (s opStore) RetryOrder(ctx context.Context, seq int64, now, deadline time.Time) (topupd.Order, error) {
+	return opCall(s, "RetryOrder", func() (topupd.Order, error) { return s.Store.RetryOrder(ctx, seq, now, deadline) })
+}
+
+// untilAnswered sends an operator's request again while the node serving
+// it stops before answering, as an operator would (each attempt stops with
+// a chance of about 10%, so a hundred never all do in practice). crashed
+// says whether any attempt was cut off.
+func untilAnswered[T any](call func() (T, error)) (v T, crashed bool, err error) {
+	for range 100 {
+		if v, err = call(); err != errDead {
+			return v, crashed, err
+		}
+		crashed = true
+	}
+	return v, crashed, err
+}
