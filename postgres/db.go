@@ -106,7 +106,7 @@ const DefaultConnectTimeout = 10 * time.Second
 // mode (migrations then need a direct or session-pooled connection: their
 // lock is a session advisory lock). Nodes opening one database at once
 // apply each migration once.
-func Open(ctx context.Context, url string, vault *topupd.Vault) (*Store, error) {
+func Open(ctx context.Context, url string, vault *topupd.Vault, opts ...sqlstore.Option) (*Store, error) {
 	if vault == nil {
 		return nil, errors.New("postgres.Open: a vault is required")
 	}
@@ -124,7 +124,7 @@ func Open(ctx context.Context, url string, vault *topupd.Vault) (*Store, error) 
 	if err != nil {
 		return nil, fmt.Errorf("postgres.Open: %w", err)
 	}
-	db := stdlib.OpenDBFromPool(pool)
+	db := sql.OpenDB(sqlstore.ApplyOptions(opts).Wrap(stdlib.GetPoolConnector(pool)))
 	db.SetMaxOpenConns(int(cfg.MaxConns))
 	fail := func(err error) (*Store, error) {
 		db.Close()

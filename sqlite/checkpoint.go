@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"time"
+
+	"github.com/topupd/topupd/internal/sqlstore"
 )
 
 // checkpointEvery is how often the checkpointer copies the write-ahead log
@@ -28,7 +30,7 @@ type checkpointer struct {
 
 // startCheckpointer opens the checkpointer's connection and starts it.
 func startCheckpointer(path string) (*checkpointer, error) {
-	db, err := openDB(dsn(path, false))
+	db, err := openDB(dsn(path, false), sqlstore.Options{})
 	if err != nil {
 		return nil, err
 	}

@@ -102,14 +102,15 @@ func dsn(path string, readOnly bool) string {
 }
 
 // Open opens (creating if need be) the database file at path and migrates it.
-func Open(ctx context.Context, path string, vault *topupd.Vault) (*Store, error) {
+func Open(ctx context.Context, path string, vault *topupd.Vault, opts ...sqlstore.Option) (*Store, error) {
+	o := sqlstore.ApplyOptions(opts)
 	if vault == nil {
 		return nil, errors.New("sqlite.Open: a vault is required")
 	}
 	if err := createPrivate(path); err != nil {
 		return nil, err
 	}
-	write, err := openDB(dsn(path, false))
+	write, err := openDB(dsn(path, false), o)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite.Open %s: %w", path, err)
 	}
@@ -122,7 +123,7 @@ func Open(ctx context.Context, path string, vault *topupd.Vault) (*Store, error)
 		write.Close()
 		return nil, fmt.Errorf("sqlite.Open %s: %w", path, err)
 	}
-	read, err := openDB(dsn(path, true))
+	read, err := openDB(dsn(path, true), o)
 	if err != nil {
 		write.Close()
 		return nil, fmt.Errorf("sqlite.Open %s: %w", path, err)
@@ -159,10 +160,10 @@ func migrate(ctx context.Context, db *sql.DB) (sqlstore.Schema, error) {
 }
 
 // openDB opens a pool whose connections cache their prepared statements.
-func openDB(dsn string) (*sql.DB, error) {
+func openDB(dsn string, o sqlstore.Options) (*sql.DB, error) {
 	c, err := msqlite.NewConnector(dsn)
 	if err != nil {
 		return nil, err
 	}
-	return sql.OpenDB(cachingConnector{base: c}), nil
+	return sql.OpenDB(o.Wrap(cachingConnector{base: c})), nil
 }

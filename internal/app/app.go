@@ -7,6 +7,7 @@ package app
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +17,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/broadcast"
@@ -118,6 +121,11 @@ type Config struct {
 	WrapStore func(topupd.Store) topupd.Store
 	// WrapProvider wraps each supplier the engine calls.
 	WrapProvider func(topupd.Provider) topupd.Provider
+	// WrapConnector wraps the connector of each database pool (counting
+	// tests, internal/dbcount).
+	WrapConnector func(driver.Connector) driver.Connector
+	// RedisHook, when set, is added to the Redis client.
+	RedisHook redis.Hook
 }
 
 // App is a running topupd: the store, the engine (working from New until
@@ -400,7 +408,7 @@ func openChecked(ctx context.Context, cfg Config, now func() time.Time) (store, 
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := openStore(ctx, cfg.DB, vault)
+	s, err := openStore(ctx, cfg.DB, vault, sqlstore.WithConnector(cfg.WrapConnector))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -412,18 +420,18 @@ func openChecked(ctx context.Context, cfg Config, now func() time.Time) (store, 
 }
 
 // openStore opens the database db names: a postgres:// URL, or a SQLite file.
-func openStore(ctx context.Context, db string, vault *topupd.Vault) (store, error) {
+func openStore(ctx context.Context, db string, vault *topupd.Vault, opts ...sqlstore.Option) (store, error) {
 	if db == "" {
 		return nil, errors.New("app: no database")
 	}
 	if IsPostgres(db) {
-		s, err := postgres.Open(ctx, db, vault)
+		s, err := postgres.Open(ctx, db, vault, opts...)
 		if err != nil { // not s: a nil *postgres.Store in a Store is not nil
 			return nil, err
 		}
 		return s, nil
 	}
-	s, err := sqlite.Open(ctx, db, vault)
+	s, err := sqlite.Open(ctx, db, vault, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("app: %w", err)
 	}

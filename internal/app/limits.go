@@ -48,6 +48,9 @@ func newLimits(cfg Config) (*limits, error) {
 	// the client's read timeout.
 	opts.ContextTimeoutEnabled = true
 	client := redis.NewClient(opts)
+	if cfg.RedisHook != nil {
+		client.AddHook(cfg.RedisHook)
+	}
 	timeout := ratelimit.WithTimeout(cfg.RedisTimeout)
 	return &limits{
 		limiter:  ratelimit.NewRedis(client, windows, ratelimit.WithPrefix(cfg.RedisPrefix+"rl:"), timeout),

@@ -10,6 +10,7 @@
 package topupdtest
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -24,6 +25,7 @@ import (
 	"github.com/topupd/topupd/client"
 	"github.com/topupd/topupd/httpapi"
 	"github.com/topupd/topupd/internal/app"
+	"github.com/topupd/topupd/internal/dbcount"
 	"github.com/topupd/topupd/internal/loopback"
 	"github.com/topupd/topupd/ratelimit"
 )
@@ -49,6 +51,8 @@ type config struct {
 	secretKey                  string
 	webhookAllowPrivate        bool
 	webhookConcurrency         int
+	counter                    *dbcount.Counter
+	webhookPoll                time.Duration
 }
 
 // Option shapes a server.
@@ -104,6 +108,15 @@ func WithDeadline(d time.Duration) Option { return func(cfg *config) { cfg.deadl
 // WithAuthCache gives both APIs one auth cache with a one-second TTL, as
 // topupd serve does.
 func WithAuthCache() Option { return func(cfg *config) { cfg.authCache = true } }
+
+// WithCounter counts the server's statements, transactions, commits and
+// Redis round trips in c. With WithRedis the rate limits go through Redis
+// too, as topupd serve's do, instead of the test's limiter in memory.
+func WithCounter(c *dbcount.Counter) Option { return func(cfg *config) { cfg.counter = c } }
+
+// WithWebhookPoll sets how long an idle webhook deliverer waits before
+// looking again (by default 50 ms); each look is a write transaction.
+func WithWebhookPoll(d time.Duration) Option { return func(cfg *config) { cfg.webhookPoll = d } }
 
 // WithRedis gives the server a Redis (a URL), under a key prefix of its
 // own: the in-flight locks and the auth cache's invalidations use it.
@@ -232,7 +245,7 @@ func New(tb testing.TB, opts ...Option) *T {
 		Logger: newLogger(h.Logs), Now: cfg.clockNow(), Poll: 50 * time.Millisecond, MaxBody: cfg.maxBody, Limiter: limiter,
 		WrapStore: cfg.wrapStore, WrapProvider: h.Calls.watch, MetricsToken: h.MetricsToken,
 		RateInvalidKeyPerMinute: cfg.invalidKeyPerMinute,
-		WebhookAllowPrivate:     cfg.webhookAllowPrivate, WebhookConcurrency: cfg.webhookConcurrency, WebhookPoll: 50 * time.Millisecond,
+		WebhookAllowPrivate:     cfg.webhookAllowPrivate, WebhookConcurrency: cfg.webhookConcurrency, WebhookPoll: cmp.Or(cfg.webhookPoll, 50*time.Millisecond),
 	}
 	if cfg.telegramToken != "" {
 		ac.TelegramToken, ac.TelegramAPI, ac.TelegramPoll, ac.TelegramLease = cfg.telegramToken, cfg.telegramAPI, 5*time.Second, 3*time.Second
@@ -243,6 +256,12 @@ func New(tb testing.TB, opts ...Option) *T {
 	}
 	if cfg.redis != "" {
 		ac.Redis, ac.RedisPrefix = cfg.redis, "test:"+topupd.NewID("h")+":"
+	}
+	if cfg.counter != nil {
+		ac.WrapConnector, ac.RedisHook = cfg.counter.Connector, cfg.counter.RedisHook()
+		if cfg.redis != "" && cfg.limiter == nil {
+			ac.Limiter, ac.RatePerSecond, ac.RatePerMinute = nil, cfg.perSecond, cfg.perMinute
+		}
 	}
 	a, err := app.New(context.Background(), ac)
 	if err != nil {

@@ -1,0 +1,164 @@
+package dbcount_test
+
+import (
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/topupd/topupd/internal/dbcount"
+	"github.com/topupd/topupd/internal/topupdtest"
+)
+
+// countHeader names the tag a request's work is counted under.
+const countHeader = "X-Count-Tag"
+
+// orderCost is what one order kind cost: its request's work (Request) and
+// what ran without a tag while it went on (Background: the engine's
+// settlement, inline or later, its claims, its idle polls, the event
+// stream's dispatcher).
+type orderCost struct {
+	Request, Background dbcount.Counts
+}
+
+// cost is what the order cost: its request's statements, transactions and
+// commits, the background's transactions that settled it (each changing its
+// row, a claim aside) and their statements, and every Redis round trip.
+// claims counts the background's claims apart: one claims every order due
+// at once.
+func (c orderCost) cost() (n dbcount.Counts, claims int) {
+	n = c.Request
+	n.Queries = nil
+	n.Redis += c.Background.Redis
+	for _, tx := range dbcount.Transactions(c.Background.Queries) {
+		settles, claim := false, false
+		for _, q := range tx.Statements {
+			if strings.HasPrefix(q, "UPDATE orders SET lease_owner = $1") {
+				claim = true
+			} else if strings.HasPrefix(q, "UPDATE orders SET") {
+				settles = true
+			}
+		}
+		switch {
+		case settles:
+			n.Transactions++
+			n.Statements += len(tx.Statements)
+			n.InTx += len(tx.Statements)
+			if tx.Committed {
+				n.Commits++
+			}
+		case claim && tx.Committed:
+			claims++
+		}
+	}
+	return n, claims
+}
+
+// The most each order kind may cost, as counted on 2026-11-27 (BENCHMARKS.md,
+// "Issue 24: counts per order"). Lower them as the order path gets cheaper;
+// a change that raises one fails TestOrderCounts.
+var maxCosts = map[string]map[string]dbcount.Counts{
+	"sqlite": {
+		"instant": {Statements: 20 + authReads, Transactions: 2, Commits: 2},
+		"key":     {Statements: 17 + authReads, Transactions: 1, Commits: 1},
+		"later":   {Statements: 23 + authReads, Transactions: 3, Commits: 3},
+		"replay":  {Statements: 2 + authReads, Transactions: 1, Commits: 1},
+	},
+	"postgres": { // with Redis, as several nodes run
+		"instant": {Statements: 20 + authReads, Transactions: 2, Commits: 2, Redis: 3},
+		"key":     {Statements: 17 + authReads, Transactions: 1, Commits: 1, Redis: 3},
+		"later":   {Statements: 23 + authReads, Transactions: 3, Commits: 3, Redis: 3},
+		"replay":  {Statements: 2 + authReads, Transactions: 1, Commits: 1, Redis: 3},
+	},
+}
+
+// authReads are the reads of the key's account and of the settings, which
+// a request makes when the auth cache (one second) has lapsed: on a slow
+// run, any of the orders.
+const authReads = 2
+
+// TestOrderCounts counts the statements, transactions, commits and Redis
+// round trips of each order kind through the reseller API, on SQLite
+// (limits in memory, as one topupd serve) and on PostgreSQL with Redis (as
+// several nodes), prints them, and fails if any is above maxCosts. The
+// orders run one at a time, after a warm-up order, so that each commit is
+// the order's own and the once-a-minute writes (a key's last use) are out
+// of the way. Redis round trips are counted whatever their tag: some of the
+// in-flight lock's run after the request, on a context of their own.
+func TestOrderCounts(t *testing.T) {
+	topupdtest.EachDB(t, func(t *testing.T, db ...topupdtest.Option) {
+		store := "sqlite"
+		if len(db) > 0 {
+			store = "postgres"
+			redis := os.Getenv("TOPUPD_TEST_REDIS")
+			if redis == "" {
+				t.Skip("TOPUPD_TEST_REDIS not set: the PostgreSQL counts need Redis")
+			}
+			db = append(db, topupdtest.WithRedis(redis))
+		}
+		c := dbcount.New()
+		tag := func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if v := r.Header.Get(countHeader); v != "" {
+					r = r.WithContext(dbcount.WithTag(r.Context(), v))
+				}
+				next.ServeHTTP(w, r)
+			})
+		}
+		h := topupdtest.New(t, append(db, topupdtest.WithCounter(c), topupdtest.WithWrap(tag), topupdtest.WithAuthCache(),
+			topupdtest.WithWebhookPoll(time.Hour))...)
+		h.LoadCatalog()
+		h.Settings(map[string]any{"simDelayMs": 0})
+		a := h.NewAccount("1000", nil)
+		place := func(kind string, body map[string]any) orderCost {
+			c.Take("")
+			r := h.DoH("POST", "/orders", topupdtest.Headers{"X-API-Key": a.Key, countHeader: kind}, body)
+			if r.Status != http.StatusOK {
+				t.Fatalf("%s: %v", kind, r)
+			}
+			if s := r.Str("status"); s != "completed" {
+				deadline := time.Now().Add(10 * time.Second)
+				for ; s != "completed" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+					s = h.DoH("GET", "/orders/"+r.Str("orderId"), topupdtest.Headers{"X-API-Key": a.Key, countHeader: "poll"}, nil).Str("status")
+				}
+				if s != "completed" {
+					t.Fatalf("%s: order %s still %s", kind, r.Str("orderId"), s)
+				}
+			}
+			c.Take("poll")
+			return orderCost{Request: c.Take(kind), Background: c.Take("")}
+		}
+		topup := func() map[string]any {
+			return map[string]any{"pid": topupdtest.PIDPubg, "trxid": h.Trx(), "userId": "5000001"}
+		}
+		place("warm-up", topup())
+		got := map[string]orderCost{}
+		instant := topup()
+		got["instant"] = place("instant", instant)
+		got["key"] = place("key", map[string]any{"pid": topupdtest.PIDKey, "trxid": h.Trx(), "quantity": 1})
+		got["replay"] = place("replay", instant)
+		h.Settings(map[string]any{"simDelayMs": 200})
+		c.Take("")
+		got["later"] = place("later", topup())
+		for _, kind := range []string{"instant", "key", "later", "replay"} {
+			g, limit := got[kind], maxCosts[store][kind]
+			n, claims := g.cost()
+			t.Logf("%s %-7s %2d statements, %d transactions, %d commits, %d Redis round trips; %d claims (request: %d statements, %d transactions, %d commits)",
+				store, kind, n.Statements, n.Transactions, n.Commits, n.Redis, claims, g.Request.Statements, g.Request.Transactions, g.Request.Commits)
+			for _, q := range g.Request.Queries {
+				t.Logf("  request:    %s", q)
+			}
+			for _, q := range g.Background.Queries {
+				t.Logf("  background: %s", q)
+			}
+			if n.Statements > limit.Statements || n.Transactions > limit.Transactions || n.Commits > limit.Commits || n.Redis > limit.Redis {
+				t.Errorf("%s %s order: %d statements, %d transactions, %d commits, %d Redis round trips: above %+v",
+					store, kind, n.Statements, n.Transactions, n.Commits, n.Redis, limit)
+			}
+			if n.Commits == 0 || n.Statements == 0 || (kind == "instant" || kind == "later") && n.Commits < 2 {
+				t.Errorf("%s %s order: %+v: the counter is not seeing the order's work", store, kind, n)
+			}
+		}
+	})
+}
