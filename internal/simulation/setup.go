@@ -32,6 +32,11 @@ type model struct {
 	keys map[string]string
 	// limits are each account's spending limits, as last set.
 	limits map[string]topupd.Limits
+	// own are each account's own prices by pack; tier the tier's prices,
+	// and onTier the accounts on it, as last set.
+	own    map[string]map[string]topupd.Money
+	tier   map[string]topupd.Money
+	onTier map[string]bool
 	// refs are the credits' references (account, NUL, reference) the
 	// operator had answered.
 	refs map[string]bool
@@ -47,7 +52,8 @@ type request struct {
 func newModel() model {
 	return model{credited: map[string]topupd.Money{}, requests: map[string]*request{}, byOperator: map[string]bool{}, orders: map[string]bool{},
 		limits: map[string]topupd.Limits{}, keys: map[string]string{},
-		prices: map[string]topupd.Money{}, voided: map[string]bool{}, refs: map[string]bool{}}
+		prices: map[string]topupd.Money{}, voided: map[string]bool{}, refs: map[string]bool{},
+		own: map[string]map[string]topupd.Money{}, tier: map[string]topupd.Money{}, onTier: map[string]bool{}}
 }
 
 // The catalog: top-ups by each kind of supplier, keys from stock and from

@@ -127,6 +127,8 @@ func (w *World) act(ctx context.Context) error {
 		return w.voidBatch(ctx)
 	case r < 93:
 		w.stepClock()
+	case r < 95:
+		w.repriceStep(ctx)
 	default:
 		s := w.supOrd[w.rng.IntN(len(w.supOrd))]
 		if w.rng.IntN(2) == 0 {
@@ -262,8 +264,8 @@ func (w *World) place(ctx context.Context) error {
 	case rq.firstID != "" && !replay:
 		w.fail("trxid %s placed a second order #%d", rq.req.TrxID, o.Seq)
 	}
-	if want := w.model.prices[o.PID] * topupd.Money(max(o.Quantity, 1)); !replay && o.Amount != want {
-		w.fail("#%d of %d × %s was charged %s, not %s at the pack's price", o.Seq, max(o.Quantity, 1), o.PID, o.Amount.Dollars(), want.Dollars())
+	if want := w.model.priceFor(rq.account, o.PID) * topupd.Money(max(o.Quantity, 1)); !replay && o.Amount != want {
+		w.fail("#%d of %d × %s was charged %s, not %s at %s", o.Seq, max(o.Quantity, 1), o.PID, o.Amount.Dollars(), want.Dollars(), w.model.describe(rq.account, o.PID))
 	}
 	spent := n.spent // read as the store was just before PlaceOrder ran
 	if l := w.model.limits[rq.account]; !replay {
