@@ -268,5 +268,21 @@ func TestSandboxWithSimOff(t *testing.T) {
 		if got := h.Balance(sb); got != "999" {
 			t.Errorf("sandbox balance %s, want 999", got)
 		}
+
+		// A key pack an upstream fulfils has no stock of its own: its
+		// sandbox orders complete at once with TEST- codes all the same
+		// (the simulator found them completing with none).
+		h.AdminOK(http.StatusOK, "PUT", "/admin/upstreams/up", map[string]any{"baseUrl": "http://127.0.0.1:9", "apiKey": "k"})
+		h.PutLine("keys", map[string]any{"productName": "Keys", "gameName": "Keys", "game": "keys", "kind": "gamekey", "status": "active"})
+		h.PutPack("key-up", map[string]any{"slug": "keys", "name": "Key", "priceUsd": 2, "status": "active",
+			"provider": "upstream", "upstream": "up", "upstreamPid": "K1"})
+		keyOrder := h.Place(sb, order{"pid": "key-up", "trxid": h.Trx(), "quantity": 2})
+		codes := stringsOf(keyOrder.Body["codes"])
+		if keyOrder.Str("status") != "completed" || len(codes) != 2 || !strings.HasPrefix(codes[0], "TEST-") || !strings.HasPrefix(codes[1], "TEST-") {
+			t.Errorf("a sandbox order of an upstream's key pack: %v, want completed at once with 2 TEST- codes", keyOrder)
+		}
+		if got := h.Balance(sb); got != "995" {
+			t.Errorf("sandbox balance %s, want 995", got)
+		}
 	}, topupdtest.WithSimOff())
 }

@@ -90,6 +90,12 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 			return topupd.Order{}, false, cmp.Or(err, reject(topupd.EInsufficientStock))
 		}
 	}
+	if p.Sandbox && pack.TakesQuantity(&line) {
+		// A sandbox key or card order completes at once with TEST- codes,
+		// whatever the pack's supplier (integration.md "Sandbox"): an
+		// upstream's key pack too, which draws no stock of its own.
+		draft.DrawsStock = true
+	}
 	o := newOrder(&p, &pack, &line, &draft)
 	if p.Sandbox {
 		o.Sandbox, o.Provider, o.Upstream, o.UpstreamPID = true, topupd.ProviderSandbox, "", ""
