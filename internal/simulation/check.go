@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/topupd/topupd"
@@ -14,12 +15,18 @@ import (
 // store's own audit; with final, every order must be final too. A broken
 // invariant is recorded (fail); an error is the store failing to answer.
 func (w *World) check(ctx context.Context, full, final bool) error {
-	orders, err := w.store.Orders(ctx, topupd.OrdersQuery{Limit: 100_000})
+	live, err := w.store.Orders(ctx, topupd.OrdersQuery{Limit: 100_000})
 	if err != nil {
 		return fmt.Errorf("check: %w", err)
 	}
+	sandbox, err := w.store.Orders(ctx, topupd.OrdersQuery{Limit: 100_000, Sandbox: true})
+	if err != nil {
+		return fmt.Errorf("check: %w", err)
+	}
+	orders := append(slices.Clip(live), sandbox...)
+	books := append(slices.Clip(w.model.accounts), w.model.sandboxes...)
 	owed := map[string]topupd.Money{}
-	for _, id := range w.model.accounts {
+	for _, id := range books {
 		owed[id] = w.model.credited[id]
 	}
 	codes := map[string]int64{}
@@ -42,6 +49,9 @@ func (w *World) check(ctx context.Context, full, final bool) error {
 			if o.Provider == topupd.ProviderStock && !uploaded[c] {
 				w.fail("#%d from stock delivered %s, a code never uploaded", o.Seq, c)
 			}
+			if o.Sandbox != strings.HasPrefix(c, "TEST-") {
+				w.fail("#%d (sandbox=%v) delivered %s", o.Seq, o.Sandbox, c)
+			}
 			if w.model.voided[c] {
 				w.fail("#%d delivered %s, a code withdrawn by a void", o.Seq, c)
 			}
@@ -58,20 +68,20 @@ func (w *World) check(ctx context.Context, full, final bool) error {
 			}
 		}
 	}
-	for i, id := range w.model.accounts {
+	for _, id := range books {
 		bal, err := w.store.Balance(ctx, id)
 		if err != nil {
 			return fmt.Errorf("check: %w", err)
 		}
 		if bal < 0 {
-			w.fail("shop%d's balance is %v, below zero", i+1, bal)
+			w.fail("%s's balance is %v, below zero", w.shop(id), bal)
 		}
 		if bal != owed[id] {
-			w.fail("shop%d's balance is %v; its credits less its charges plus its refunds are %v", i+1, bal, owed[id])
+			w.fail("%s's balance is %v; its credits less its charges plus its refunds are %v", w.shop(id), bal, owed[id])
 		}
 	}
 	if full {
-		if err := w.checkRollups(ctx, orders); err != nil {
+		if err := w.checkRollups(ctx, live); err != nil { // reports leave sandboxes out
 			return err
 		}
 		a, err := w.store.Audit(ctx)
@@ -82,11 +92,24 @@ func (w *World) check(ctx context.Context, full, final bool) error {
 			// Orders are processing until the faults stop: the audit's
 			// "orders-final" holds only once they are all settled.
 			if c.Violations > 0 && (final || c.Name != "orders-final") {
-				w.fail("audit %s: %d violations", c.Name, c.Violations)
+				w.fail("audit %s: %d violations (%v)", c.Name, c.Violations, c.Examples)
 			}
 		}
 	}
 	return nil
+}
+
+// shop names an account as the trace does: shop1, or shop1's sandbox.
+func (w *World) shop(id string) string {
+	live, sandbox := topupd.LiveID(id)
+	name := live
+	if i := slices.Index(w.model.accounts, live); i >= 0 {
+		name = fmt.Sprintf("shop%d", i+1)
+	}
+	if sandbox {
+		return name + "'s sandbox"
+	}
+	return name
 }
 
 // checkOrder checks one order against itself and the suppliers' truth.
@@ -99,6 +122,10 @@ func (w *World) checkOrder(o *topupd.Order) {
 		if s.holds(o.ID) {
 			holders = append(holders, s)
 		}
+	}
+	if o.Sandbox && len(holders) > 0 {
+		w.fail("sandbox order #%d reached supplier %s", o.Seq, holders[0].name)
+		return
 	}
 	if len(holders) > 1 {
 		w.fail("#%d is bought from %s and %s", o.Seq, holders[0].name, holders[1].name)

@@ -16,6 +16,7 @@ const simTier = "gold"
 // priceFor is what the model expects account to pay for one unit of pid:
 // its own price, else its tier's, else the pack's, each as last set.
 func (m *model) priceFor(account, pid string) topupd.Money {
+	account, _ = topupd.LiveID(account) // a sandbox pays its account's prices
 	if p, ok := m.own[account][pid]; ok {
 		return p
 	}
@@ -106,6 +107,7 @@ func (s opStore) DeleteAccountPrice(ctx context.Context, accountID, pid string) 
 
 // describe prints where the model's price for one order comes from.
 func (m *model) describe(account, pid string) string {
+	account, _ = topupd.LiveID(account)
 	switch _, own := m.own[account][pid]; {
 	case own:
 		return "the account's own price"

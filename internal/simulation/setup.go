@@ -37,6 +37,8 @@ type model struct {
 	own    map[string]map[string]topupd.Money
 	tier   map[string]topupd.Money
 	onTier map[string]bool
+	// sandboxes are the sandbox accounts (topupd.SandboxID) clients test on.
+	sandboxes []string
 	// refs are the credits' references (account, NUL, reference) the
 	// operator had answered.
 	refs map[string]bool
@@ -122,6 +124,16 @@ func (w *World) setup(ctx context.Context) error {
 		w.model.keys[a.ID] = k.Secret
 		if err := w.credit(ctx, i, 3000, "initial"); err != nil {
 			return err
+		}
+		if i < 2 { // shop1 and shop2 test on their sandboxes too
+			k, err := svc.CreateSandboxKey(ctx, w.root, a.ID, "sim-test")
+			if err != nil {
+				return err
+			}
+			sb := topupd.SandboxID(a.ID)
+			w.model.sandboxes = append(w.model.sandboxes, sb)
+			w.model.keys[sb] = k.Secret
+			w.model.credited[sb] = topupd.SandboxOpeningBalance
 		}
 	}
 	return w.addStock(ctx, 8)

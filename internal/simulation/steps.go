@@ -51,7 +51,11 @@ func (w *World) settleDown(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if len(open) == 0 {
+		tests, err := w.store.Orders(ctx, topupd.OrdersQuery{Status: topupd.StatusProcessing, Limit: 1000, Sandbox: true})
+		if err != nil {
+			return err
+		}
+		if len(open)+len(tests) == 0 {
 			break
 		}
 		w.clk.Advance(lease + time.Second)
@@ -236,7 +240,11 @@ func (w *World) place(ctx context.Context) error {
 		if w.rng.IntN(3) == 0 {
 			req.IdempotencyKey = fmt.Sprintf("idem-%d", w.step)
 		}
-		rq = &request{account: w.model.accounts[acct], req: req}
+		account := w.model.accounts[acct]
+		if w.rng.IntN(6) == 0 { // a test on a sandbox key
+			account = w.model.sandboxes[w.rng.IntN(len(w.model.sandboxes))]
+		}
+		rq = &request{account: account, req: req}
 		w.model.requests[req.TrxID] = rq
 		w.model.trxids = append(w.model.trxids, req.TrxID)
 	}

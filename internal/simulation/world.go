@@ -220,6 +220,7 @@ func (w *World) start(ctx context.Context, n *node) {
 	provs := map[string]topupd.Provider{
 		topupd.ProviderManual:   nodeProvider{n, manual.New()},
 		topupd.ProviderSim:      nodeProvider{n, sim.New(n.st, n.now)},
+		topupd.ProviderSandbox:  nodeProvider{n, sim.New(n.st, n.now)}, // as internal/app wires it
 		topupd.ProviderUpstream: nodeProvider{n, w.sups},
 	}
 	eng, err := fulfil.New(fulfil.Config{Store: n.st, Providers: provs, Now: n.now, Logger: quiet, Owner: n.owner,
