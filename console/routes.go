@@ -63,6 +63,7 @@ func (c *Console) routes() {
 	read("GET /console/actions", c.actions)
 	read("GET /console/settings", c.settings)
 	may("POST /console/settings", topupd.PermSettings, c.setSetting)
+	may("POST /console/settings/rules", topupd.PermSettings, c.setRules)
 	read("GET /console/", c.notFound)
 }
 
