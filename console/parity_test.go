@@ -1,11 +1,14 @@
 package console_test
 
 import (
+	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/internal/topupdtest"
 )
 
 // TestConsoleDoesWhatTheAPIDoes: on one server, an owner does in the
@@ -18,6 +21,7 @@ func TestConsoleDoesWhatTheAPIDoes(t *testing.T) {
 	b := newTab(t)
 	b.h.LoadCatalog()
 	b.signIn(b.setUp("own", "owner"))
+	reseller := b.h.NewAccount("10", nil)
 
 	t.Run("settings", func(t *testing.T) {
 		b.t = t
@@ -63,4 +67,58 @@ func TestConsoleDoesWhatTheAPIDoes(t *testing.T) {
 		b.shots("console-settings-rules")
 		b.h.AdminOK(http.StatusOK, "PATCH", "/admin/settings", map[string]any{"eligibilityMinTopupUsd": 0, "simDelayMs": 0})
 	})
+
+	t.Run("paste codes", func(t *testing.T) {
+		b.t = t
+		stock := func() string { return b.h.Stock(reseller)[topupdtest.PIDGift] }
+		was := stock()
+		b.open("/console/stock")
+		typed := "GIFT-PASTE-A\n\nGIFT-PASTE-B\ncode\nGIFT-PASTE-A\n"
+		b.eval(`document.querySelector("#paste-pid").value = "` + topupdtest.PIDGift + `"`)
+		b.fill(map[string]string{"#paste-codes": typed, "#paste-cost": "0.12345", "#paste-note": "pasted"})
+		b.click("#paste")
+		plain(t, "a cost of 0.12345", b.fieldError("paste-cost"))
+		if got := b.value("#paste-codes"); got != typed {
+			t.Errorf("the codes after the refusal: %q", got)
+		}
+		if got := b.value("#paste-pid"); got != topupdtest.PIDGift {
+			t.Errorf("the pack after the refusal: %q", got)
+		}
+		if got := stock(); got != was {
+			t.Errorf("a refused paste changed the stock from %s to %s", was, got)
+		}
+		b.fill(map[string]string{"#paste-codes": "\n \n"})
+		b.click("#paste")
+		plain(t, "no codes", b.fieldError("paste-codes"))
+		b.fill(map[string]string{"#paste-codes": typed, "#paste-cost": "8.5"})
+		b.click("#paste")
+		if got := b.text("#flash"); !strings.Contains(got, "2 added, 1 duplicate,") {
+			t.Errorf("after pasting 3 codes, one twice: %q", got)
+		}
+		if got, want := stock(), fmt.Sprint(atoi(t, was)+2); got != want {
+			t.Errorf("the stock after the paste: %s, want %s", got, want)
+		}
+		r := b.h.AdminOK(http.StatusOK, "GET", "/admin/products/"+topupdtest.PIDGift+"/batches", nil)
+		if got := fmt.Sprint(r.Body["batches"]); !strings.Contains(got, "pasted") || !strings.Contains(got, "8.5") {
+			t.Errorf("the batch of the paste: %s", got)
+		}
+		b.open("/console/stock")
+		b.eval(`document.querySelector("#paste-pid").value = "` + topupdtest.PIDGift + `"`)
+		b.fill(map[string]string{"#paste-codes": "GIFT-PASTE-B"})
+		b.click("#paste")
+		if got := b.text("#flash"); !strings.Contains(got, "0 added, 1 duplicate,") {
+			t.Errorf("pasting a code in stock again: %q", got)
+		}
+		b.shots("console-stock-paste")
+	})
+}
+
+// atoi reads a count the API wrote.
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatalf("%q is no count", s)
+	}
+	return n
 }

@@ -48,6 +48,7 @@ func (c *Console) routes() {
 	read("GET /console/stock", c.stock)
 	m.Handle("POST /console/stock", c.limitUpload(c.signedIn(topupd.PermCatalog, c.uploadStock)))
 	may("POST /console/stock/chunk", topupd.PermCatalog, c.stockChunk)
+	may("POST /console/stock/paste", topupd.PermCatalog, c.pasteStock)
 	read("GET /console/stock/{pid}", c.stockPackPage)
 	may("POST /console/stock/{pid}/level", topupd.PermCatalog, c.setLowStockAt)
 	may("POST /console/stock/batches/{id}/void", topupd.PermCatalog, c.voidBatch)

@@ -140,19 +140,14 @@ func (c *Console) uploadStock(w http.ResponseWriter, r *http.Request, s *session
 	if err != nil {
 		return err
 	}
-	res := uploadResult{PID: r.FormValue("pid"), Codes: len(codes)}
-	for i := 0; i < len(codes); i += uploadChunk {
-		part, err := c.Service.AddStock(r.Context(), s.actor, res.PID, codes[i:min(i+uploadChunk, len(codes))], u)
-		if err != nil {
-			// A chunk commits in parts: some of the file may be in stock.
-			const partly = " Codes sent before this may have been added: send the file again, and they count as duplicates."
-			if status, msg, ok := c.refusalOf(err); ok && status < 500 {
-				return pageError{status, msg + partly}
-			}
-			return fmt.Errorf("%w;%s", err, partly)
+	res, err := c.addCodes(r, s, r.FormValue("pid"), codes, u)
+	if err != nil {
+		// A chunk commits in parts: some of the file may be in stock.
+		const partly = " Codes sent before this may have been added: send the file again, and they count as duplicates."
+		if status, msg, ok := c.refusalOf(err); ok && status < 500 {
+			return pageError{status, msg + partly}
 		}
-		res.Added, res.Duplicates, res.Available = res.Added+part.Added, res.Duplicates+part.Duplicates, part.Available
-		res.BatchID, u = part.BatchID, topupd.StockUpload{BatchID: part.BatchID} // the next chunks join the batch
+		return fmt.Errorf("%w;%s", err, partly)
 	}
 	d, err := c.stockPage(r, s)
 	if err != nil {
@@ -161,6 +156,23 @@ func (c *Console) uploadStock(w http.ResponseWriter, r *http.Request, s *session
 	d.Result = &res
 	c.render(w, r, s, http.StatusOK, "stock", "Stock", d)
 	return nil
+}
+
+// addCodes adds codes to a pack's stock in chunks of uploadChunk, each a
+// service.AddStock, all in one batch: the first chunk starts it with u's
+// cost and note, the others name it. An error leaves the chunks before
+// it in stock.
+func (c *Console) addCodes(r *http.Request, s *session, pid string, codes []string, u topupd.StockUpload) (uploadResult, error) {
+	res := uploadResult{PID: pid, Codes: len(codes)}
+	for i := 0; i < len(codes); i += uploadChunk {
+		part, err := c.Service.AddStock(r.Context(), s.actor, pid, codes[i:min(i+uploadChunk, len(codes))], u)
+		if err != nil {
+			return res, err
+		}
+		res.Added, res.Duplicates, res.Available = res.Added+part.Added, res.Duplicates+part.Duplicates, part.Available
+		res.BatchID, u = part.BatchID, topupd.StockUpload{BatchID: part.BatchID} // the next chunks join the batch
+	}
+	return res, nil
 }
 
 // readCodeFile reads codes from a file: one a line, the first column of a
