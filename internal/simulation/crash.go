@@ -125,6 +125,9 @@ type placed struct {
 
 // PlaceOrder is the store's, at a point the node may crash.
 func (s *crashStore) PlaceOrder(ctx context.Context, p topupd.PlaceOrder) (topupd.Order, bool, error) {
+	if w := s.n.w; !s.n.dead && w.faults && w.depth == 0 && w.rng.IntN(100) < 4 {
+		w.duplicate(ctx, s.n, p.Request.TrxID)
+	}
 	r, err := atCall(s, "PlaceOrder", func() (placed, error) {
 		// What the account spent today, as the store has it just before
 		// the order (after any stall), for the limits' invariant.

@@ -248,6 +248,11 @@ func (w *World) place(ctx context.Context) error {
 		w.model.requests[req.TrxID] = rq
 		w.model.trxids = append(w.model.trxids, req.TrxID)
 	}
+	return w.send(ctx, n, rq)
+}
+
+// send posts one request to a node and checks the answer against the model.
+func (w *World) send(ctx context.Context, n *node, rq *request) error {
 	a, err := w.post(ctx, n, rq)
 	if err != nil {
 		return err
