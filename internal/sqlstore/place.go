@@ -158,27 +158,21 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 // repeatOf finds an earlier order the request repeats, whatever the
 // catalog says now: the account's idempotency key (idempotencyKey, or else
 // the trxid) names the request, whatever trxid it carries, and a trxid
-// already held names an order too. The domain decides what the repeat is
+// already held names an order too; the key's order comes first. Both are
+// looked up in one statement. The domain decides what the repeat is
 // (topupd.DecideRepeat): a replay, FORBIDDEN or IDEMPOTENCY_KEY_REUSED.
 func (s *Store) repeatOf(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder) (prev topupd.Order, replay, found bool, err error) {
 	req := &p.Request
-	for _, by := range []struct {
-		query string
-		args  []any
-	}{{s.q.orderByKey, []any{p.AccountID, req.Key()}}, {s.q.orderByTrxID, []any{req.TrxID, boolInt(p.Sandbox)}}} {
-		prev, err := scanOrder(tx.QueryRowContext(ctx, by.query, by.args...))
-		if isNoRows(err) {
-			continue
-		} else if err != nil {
-			return prev, false, true, err
-		}
-		replay, err := topupd.DecideRepeat(req, p.AccountID, &prev)
-		if err != nil {
-			return topupd.Order{}, false, true, err
-		}
-		return prev, replay, true, s.loadCodes(ctx, tx, &prev)
+	prev, err = scanOrder(tx.QueryRowContext(ctx, s.q.orderRepeat, p.AccountID, req.Key(), req.TrxID, boolInt(p.Sandbox)))
+	if isNoRows(err) {
+		return topupd.Order{}, false, false, nil
+	} else if err != nil {
+		return prev, false, true, err
 	}
-	return topupd.Order{}, false, false, nil
+	if replay, err = topupd.DecideRepeat(req, p.AccountID, &prev); err != nil {
+		return topupd.Order{}, false, true, err
+	}
+	return prev, replay, true, s.loadCodes(ctx, tx, &prev)
 }
 
 // PrepareOrder checks an order request as PlaceOrder would, short of the

@@ -30,12 +30,11 @@ const (
 type queries struct {
 	balance       string // an account's newest ledger entry: its balance
 	creditedTotal string // the sum of an account's credits
-	orderByKey    string // an account's order by idempotency key
+	orderRepeat   string // the order a request repeats: the account's by idempotency key, or else the one by trxid
 	historyTail   string // one page of an account's orders by their place in the account
 	codesOfOrder  string // the codes delivered to an order
 	orderBySeq    string
 	orderByID     string
-	orderByTrxID  string // a live order, or a sandbox order, by trxid
 	viewBySeq     string
 	viewByID      string
 	viewByTrxID   string // an account's order of a trxid, as GET /history?trxid= lists it
@@ -69,15 +68,17 @@ func render(d Dialect) queries {
 	return queries{
 		balance:       `SELECT balance_after, seq FROM ledger WHERE account_id = $1 ORDER BY seq DESC LIMIT 1`,
 		creditedTotal: `SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) FROM ledger WHERE account_id = $1 AND kind = 'credit'`,
-		orderByKey:    `SELECT ` + orderColumns + ` FROM orders WHERE account_id = $1 AND idem_key = $2`,
-		historyTail:   `WHERE account_id = $1 AND account_seq <= $2 ORDER BY account_seq DESC LIMIT $3`,
-		codesOfOrder:  `SELECT pid, sealed FROM codes WHERE order_seq = $1 ORDER BY id`,
-		orderBySeq:    `SELECT ` + orderColumns + ` FROM orders WHERE seq = $1`,
-		orderByID:     `SELECT ` + orderColumns + ` FROM orders WHERE id = $1`,
-		orderByTrxID:  `SELECT ` + orderColumns + ` FROM orders WHERE sandbox = $2 AND trxid = $1`,
-		viewBySeq:     `SELECT ` + viewColumns + ` FROM orders WHERE seq = $1`,
-		viewByID:      `SELECT ` + viewColumns + ` FROM orders WHERE id = $1`,
-		viewByTrxID:   `SELECT ` + viewColumns + ` FROM orders WHERE trxid = $1 AND account_id = $2`,
+		// Each look-up is of a unique index: at most one order each.
+		orderRepeat: `SELECT ` + orderColumns + ` FROM orders WHERE seq = COALESCE(
+			(SELECT seq FROM orders WHERE account_id = $1 AND idem_key = $2),
+			(SELECT seq FROM orders WHERE sandbox = $4 AND trxid = $3))`,
+		historyTail:  `WHERE account_id = $1 AND account_seq <= $2 ORDER BY account_seq DESC LIMIT $3`,
+		codesOfOrder: `SELECT pid, sealed FROM codes WHERE order_seq = $1 ORDER BY id`,
+		orderBySeq:   `SELECT ` + orderColumns + ` FROM orders WHERE seq = $1`,
+		orderByID:    `SELECT ` + orderColumns + ` FROM orders WHERE id = $1`,
+		viewBySeq:    `SELECT ` + viewColumns + ` FROM orders WHERE seq = $1`,
+		viewByID:     `SELECT ` + viewColumns + ` FROM orders WHERE id = $1`,
+		viewByTrxID:  `SELECT ` + viewColumns + ` FROM orders WHERE trxid = $1 AND account_id = $2`,
 		accountByKey: `SELECT a.id, a.name, a.api_enabled, a.admin_disabled, a.banned, a.restricted_until, a.ip_allowlist,
 			a.ip_allowlist_required, a.created_at, a.tier, a.max_order, a.daily_limit, k.sandbox FROM api_keys k JOIN accounts a ON a.id = k.account_id
 			WHERE k.hash = $1 AND (k.revoked_at IS NULL OR k.revoked_at > $2)`,
@@ -125,7 +126,7 @@ func HotQueries(d Dialect) []HotQuery {
 	hot := []HotQuery{
 		{Name: "balance", SQL: q.balance, Args: []any{"a"}},
 		{Name: "credited total", SQL: q.creditedTotal, Args: []any{"a"}},
-		{Name: "order by idempotency key", SQL: q.orderByKey, Args: []any{"a", "k"}},
+		{Name: "order a request repeats", SQL: q.orderRepeat, Args: []any{"a", "k", "t", 0}},
 		{Name: "history page", SQL: `SELECT ` + viewColumns + ` FROM orders ` + q.historyTail, Args: []any{"a", 100, 20}},
 		{Name: "codes of order", SQL: q.codesOfOrder, Args: []any{1}},
 		{Name: "draw codes", SQL: q.drawCodes, Args: []any{1, "p", 3}},
@@ -136,7 +137,6 @@ func HotQueries(d Dialect) []HotQuery {
 		{Name: "order by seq", SQL: q.orderBySeq, Args: []any{1}},
 		{Name: "reseller order by id", SQL: q.viewByID, Args: []any{"ord_x"}},
 		{Name: "reseller order by seq", SQL: q.viewBySeq, Args: []any{1}},
-		{Name: "order by trxid", SQL: q.orderByTrxID, Args: []any{"t", 0}},
 		{Name: "history by trxid", SQL: q.viewByTrxID, Args: []any{"t", "a"}},
 		{Name: "account by key", SQL: q.accountByKey, Args: []any{[]byte("h"), 1}},
 		{Name: "lock account", SQL: q.lockAccount, Args: []any{"a"}},
