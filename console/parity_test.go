@@ -111,6 +111,68 @@ func TestConsoleDoesWhatTheAPIDoes(t *testing.T) {
 		}
 		b.shots("console-stock-paste")
 	})
+
+	t.Run("account prices", func(t *testing.T) {
+		b.t = t
+		page := "/console/accounts/" + reseller.ID
+		pays := func() (string, string) {
+			ap, err := b.h.AdminClient.AccountPrices(t.Context(), reseller.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range ap.Prices {
+				if p.PID == topupdtest.PIDPubg {
+					return p.PriceUSD.String(), p.Source
+				}
+			}
+			return "", "none"
+		}
+		b.h.AdminOK(http.StatusOK, "PATCH", "/admin/products/"+topupdtest.PIDPubg, map[string]any{"costUsd": topupdtest.USD("0.5")})
+		setPrice := func(price string) {
+			b.open(page)
+			b.eval(`document.querySelector("#own-price-pid").value = "` + topupdtest.PIDPubg + `"`)
+			b.fill(map[string]string{"#own-price": price})
+			b.click("#set-own-price")
+		}
+		for _, bad := range []string{"0.45", "1e3", "0.00001", "0"} {
+			setPrice(bad)
+			msg := b.fieldError("own-price")
+			plain(t, "an own price of "+bad, msg)
+			if bad == "0.45" && !strings.Contains(msg, "$0.50") {
+				t.Errorf("the below-cost refusal does not name the cost: %q", msg)
+			}
+			if got := b.value("#own-price"); got != bad {
+				t.Errorf("the price field after %s: %q", bad, got)
+			}
+			if got := b.value("#own-price-pid"); got != topupdtest.PIDPubg {
+				t.Errorf("the pack after %s: %q", bad, got)
+			}
+		}
+		setPrice("5")
+		if q := b.text("#question"); !strings.Contains(q, "$5.00") || !strings.Contains(q, "$0.89") {
+			t.Errorf("a large change's question: %q", q)
+		}
+		b.click("#back")
+		if price, source := pays(); price != "0.89" || source != "pack" {
+			t.Errorf("after refusals the account pays %s (%s)", price, source)
+		}
+		setPrice("0.85")
+		plain(t, "an own price set", b.text("#flash"))
+		if price, source := pays(); price != "0.85" || source != "account" {
+			t.Errorf("after setting 0.85 the account pays %s (%s)", price, source)
+		}
+		b.shots("console-account-prices")
+		b.click("#remove-price-" + topupdtest.PIDPubg)
+		if got := b.text("#flash"); !strings.Contains(got, "$0.89") {
+			t.Errorf("after removing the price: %q", got)
+		}
+		if price, source := pays(); price != "0.89" || source != "pack" {
+			t.Errorf("after removing its price the account pays %s (%s)", price, source)
+		}
+		if b.has("#remove-price-" + topupdtest.PIDPubg) {
+			t.Errorf("a removed price can be removed again")
+		}
+	})
 }
 
 // atoi reads a count the API wrote.

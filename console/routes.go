@@ -33,6 +33,8 @@ func (c *Console) routes() {
 	may("POST /console/accounts/{id}/flags", topupd.PermAccounts, c.flags)
 	may("POST /console/accounts/{id}/allowlist", topupd.PermAccounts, c.allowlist)
 	may("POST /console/accounts/{id}/terms", topupd.PermPrices, c.terms)
+	may("POST /console/accounts/{id}/prices", topupd.PermPrices, c.setAccountPrice)
+	may("POST /console/accounts/{id}/prices/{pid}/remove", topupd.PermPrices, c.removeAccountPrice)
 	may("POST /console/accounts/{id}/keys", topupd.PermAccounts, c.createKey)
 	may("POST /console/accounts/{id}/keys/{keyId}/revoke", topupd.PermAccounts, c.revokeKey)
 	may("GET /console/accounts/{id}/statement.csv", topupd.PermReports, c.statementCSV)
