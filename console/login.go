@@ -125,8 +125,16 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		refuse(http.StatusUnauthorized, "bad password", wrong)
 		return
 	}
-	if reason := c.checkCode(r, f.Name, creds, strings.TrimSpace(r.PostFormValue("code")), now); reason != "" {
-		refuse(http.StatusUnauthorized, reason, wrong)
+	code := strings.TrimSpace(r.PostFormValue("code"))
+	if code == "" {
+		code = strings.TrimSpace(r.PostFormValue("recovery"))
+	}
+	if reason := c.checkCode(r, f.Name, creds, code, now); reason != "" {
+		msg := wrong
+		if reason == reasonCodeUsed { // the password was right: telling this helps the operator only
+			msg = "That code was just used. Wait for the next code in your app, then sign in with it."
+		}
+		refuse(http.StatusUnauthorized, reason, msg)
 		return
 	}
 	op, err := c.Store.Operator(ctx, f.Name)
@@ -174,10 +182,14 @@ func (c *Console) checkCode(r *http.Request, name string, creds topupd.ConsoleCr
 		return "bad code"
 	}
 	if err := c.Store.UseTOTPStep(r.Context(), name, step); err != nil {
-		return "code used before"
+		return reasonCodeUsed
 	}
 	return ""
 }
+
+// reasonCodeUsed is the login log's reason for a TOTP code whose step was
+// used already: the same code again, or an older one.
+const reasonCodeUsed = "code used before"
 
 // totpContext is what an operator's TOTP secret is sealed under.
 func totpContext(name string) string { return topupd.TOTPSealContext(name) }

@@ -15,7 +15,7 @@ import (
 
 // TestSignIn: an operator sets up through their link (password and TOTP),
 // and the link then stops working; a wrong password, a wrong code and a
-// code used before are refused alike; the right ones sign in, and a
+// code used before are refused (the last with its own words); the right ones sign in, and a
 // recovery code works once in place of a code; signing out ends the
 // session; the login log has every attempt; nothing secret is logged.
 func TestSignIn(t *testing.T) {
@@ -44,7 +44,7 @@ func TestSignIn(t *testing.T) {
 	used := console.TOTPCode(kim.secret, b.clock.Now())
 	other := b.also()
 	other.tryCode(kim, used)
-	if got := other.text("#error"); got != wrong {
+	if got := other.text("#error"); !strings.Contains(got, "Wait for the next code") {
 		t.Errorf("the code used a moment ago, again: %q", got)
 	}
 	other.tryCode(kim, strings.ToLower(kim.recovery[0]))
