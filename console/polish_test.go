@@ -12,4 +12,5 @@ func consolePolish(t *testing.T, b *tab, a topupdtest.Account) {
 	polishOwed(t, b)
 	polishIcon(t, b)
 	polishOrders(t, b, a)
+	polishPhone(t, b, a)
 }
