@@ -371,18 +371,15 @@ func (c *Console) settings(w http.ResponseWriter, r *http.Request, s *session) e
 	return nil
 }
 
-// setSetting turns maintenance or orders-off on or off, after a confirmation.
+// setSetting turns maintenance on or off, or stops and starts taking
+// orders, after a confirmation in plain words.
 func (c *Console) setSetting(w http.ResponseWriter, r *http.Request, s *session) error {
 	name, on := r.PostFormValue("name"), r.PostFormValue("value") == "on"
-	what := map[string]string{"maintenance": "maintenance (new orders get 503 MAINTENANCE; reads go on)", "ordersDisabled": "orders off (new orders get 503 API_ORDER_DISABLED; reads go on)"}[name]
-	if what == "" {
+	words, ok := settingWords[settingSwitch{name, on}]
+	if !ok {
 		return pageError{http.StatusBadRequest, "There is no such setting."}
 	}
-	verb := "Turn off "
-	if on {
-		verb = "Turn on "
-	}
-	if !c.confirmed(w, r, s, verb+what+"?", "/console/settings") {
+	if !c.confirmed(w, r, s, words.question, "/console/settings") {
 		return nil
 	}
 	var p topupd.SettingsPatch
@@ -394,5 +391,5 @@ func (c *Console) setSetting(w http.ResponseWriter, r *http.Request, s *session)
 	if _, err := c.Service.UpdateSettings(r.Context(), s.actor, p); err != nil {
 		return err
 	}
-	return c.done(w, r, "/console/settings", "Saved: "+strings.ToLower(verb)+what+".")
+	return c.done(w, r, "/console/settings", words.done)
 }

@@ -92,6 +92,13 @@ func (c *Console) saveLine(w http.ResponseWriter, r *http.Request, s *session) e
 			Game: f("game"), Kind: topupd.LineKind(f("kind")), Status: f("status"), Required: req, ServerIDOptions: servers, RegionOptions: regions})
 	} else {
 		productName, gameName, game, kind, status := f("productName"), f("gameName"), f("game"), topupd.LineKind(f("kind")), f("status")
+		if was, err := c.Service.Line(r.Context(), s.actor, slug); err != nil {
+			return err
+		} else if goesOffSale(was.Status, status) {
+			if ok, err := c.offSaleConfirmed(w, r, s, "the line "+slug, topupd.OrdersQuery{Slug: slug}, "/console/catalog/lines/"+url.PathEscape(slug)); !ok || err != nil {
+				return err
+			}
+		}
 		_, err = c.Service.UpdateLine(r.Context(), s.actor, slug, service.LinePatch{ProductName: &productName, GameName: &gameName,
 			Game: &game, Kind: &kind, Status: &status, Required: &req, ServerIDOptions: &servers, RegionOptions: &regions})
 	}
@@ -131,6 +138,12 @@ func choicesText(cs []topupd.Option) string {
 // lineStatus enables or disables a line (a patch of its status alone).
 func (c *Console) lineStatus(w http.ResponseWriter, r *http.Request, s *session) error {
 	slug, st := r.PathValue("slug"), r.PostFormValue("status")
+	if st == topupd.StatusDisabled {
+		ok, err := c.offSaleConfirmed(w, r, s, "the line "+slug, topupd.OrdersQuery{Slug: slug}, "/console/catalog")
+		if !ok || err != nil {
+			return err
+		}
+	}
 	if _, err := c.Service.UpdateLine(r.Context(), s.actor, slug, service.LinePatch{Status: &st}); err != nil {
 		return err
 	}
@@ -242,6 +255,11 @@ func (c *Console) savePackForm(w http.ResponseWriter, r *http.Request, s *sessio
 			return nil
 		}
 	}
+	if pid != "new" && goesOffSale(was.Status, f("status")) {
+		if ok, err := c.offSaleConfirmed(w, r, s, "the pack "+pid, topupd.OrdersQuery{PID: pid}, "/console/catalog/packs/"+url.PathEscape(pid)); !ok || err != nil {
+			return err
+		}
+	}
 	var err error
 	if pid == "new" {
 		p := topupd.Pack{PID: name, Slug: f("slug"), Name: f("name"), Category: f("category"), Price: price, Status: f("status"),
@@ -300,6 +318,12 @@ func belowCost(price topupd.Money, cost *topupd.Money, was topupd.Money) string 
 // packStatus enables or disables a pack (a patch of its status alone).
 func (c *Console) packStatus(w http.ResponseWriter, r *http.Request, s *session) error {
 	pid, st := r.PathValue("pid"), r.PostFormValue("status")
+	if st == topupd.StatusDisabled {
+		ok, err := c.offSaleConfirmed(w, r, s, "the pack "+pid, topupd.OrdersQuery{PID: pid}, "/console/catalog")
+		if !ok || err != nil {
+			return err
+		}
+	}
 	if _, err := c.Service.UpdatePack(r.Context(), s.actor, pid, service.PackPatch{Status: &st}); err != nil {
 		return err
 	}

@@ -385,7 +385,7 @@ func TestOwnerTour(t *testing.T) {
 
 	b.open("/console/settings")
 	b.confirm("#setting-ordersDisabled button")
-	if got := b.text("#setting-ordersDisabled .value"); got != "on" {
+	if got := b.text("#setting-ordersDisabled .value"); got != "stopped" {
 		t.Errorf("orders-off after turning it on: %q", got)
 	}
 	if rr := b.h.Do("POST", "/orders", a.Key, map[string]any{"pid": topupdtest.PIDPubg, "userId": "5123456789", "trxid": b.h.Trx()}); rr.Status != 503 {

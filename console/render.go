@@ -33,6 +33,9 @@ type view struct {
 	// Errs the refusal of each field, by the field's name (formFailed).
 	Form url.Values
 	Errs map[string]string
+	// OrdersOff and Maintenance are the settings that stop new orders:
+	// every signed-in page says so in a banner (banner.go).
+	OrdersOff, Maintenance bool
 }
 
 // Val is what was typed into the field name of a refused form, or def
@@ -241,6 +244,7 @@ func (c *Console) renderView(w http.ResponseWriter, r *http.Request, status int,
 	if t == nil {
 		panic("console: no page " + page)
 	}
+	c.banners(r, &v)
 	var b bytes.Buffer
 	if err := t.Execute(&b, v); err != nil {
 		c.Logger.ErrorContext(r.Context(), "console: rendering", "page", page, "err", err)
