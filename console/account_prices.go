@@ -101,4 +101,3 @@ func (d accountData) OwnPrices() bool {
 	}
 	return false
 }
-

@@ -173,6 +173,115 @@ func TestConsoleDoesWhatTheAPIDoes(t *testing.T) {
 			t.Errorf("a removed price can be removed again")
 		}
 	})
+
+	t.Run("tiers", func(t *testing.T) {
+		b.t = t
+		b.h.AdminOK(http.StatusOK, "PATCH", "/admin/products/"+topupdtest.PIDPubg, map[string]any{"costUsd": topupdtest.USD("0.5")})
+		gold := func() (markup, round, price string) {
+			tiers, err := b.h.AdminClient.Tiers(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tr := range tiers {
+				if tr.Name == "gold" {
+					if tr.MarkupPercent != nil {
+						markup = tr.MarkupPercent.String()
+					}
+					if tr.RoundToUSD != nil {
+						round = tr.RoundToUSD.String()
+					}
+					if p, ok := tr.Prices[topupdtest.PIDPubg]; ok {
+						price = p.String()
+					}
+					return
+				}
+			}
+			return "none", "none", "none"
+		}
+		b.open("/console/catalog")
+		b.click("#tiers-link")
+		b.fill(map[string]string{"#new-tier-name": "Gold Tier", "#new-tier-markup": "10"})
+		b.click("#create-tier")
+		plain(t, "a tier named Gold Tier", b.fieldError("new-tier-name"))
+		if got := b.value("#new-tier-name"); got != "Gold Tier" {
+			t.Errorf("the name after the refusal: %q", got)
+		}
+		if got := b.value("#new-tier-markup"); got != "10" {
+			t.Errorf("the markup after the refusal: %q", got)
+		}
+		b.fill(map[string]string{"#new-tier-name": "gold", "#new-tier-markup": "10", "#new-tier-round": "0.05"})
+		b.click("#create-tier")
+		plain(t, "a tier created", b.text("#flash"))
+		if got := b.path(); got != "/console/catalog/tiers/gold" {
+			t.Errorf("after creating a tier the console is at %s", got)
+		}
+		if m, r, p := gold(); m != "10" || r != "0.05" || p != "" {
+			t.Errorf("the tier created: markup %q, rounding %q, pubg price %q", m, r, p)
+		}
+		b.open("/console/catalog/tiers")
+		b.fill(map[string]string{"#new-tier-name": "gold"})
+		b.click("#create-tier")
+		plain(t, "a second tier named gold", b.fieldError("new-tier-name"))
+
+		page := "/console/catalog/tiers/gold"
+		price := "#tier-price-" + topupdtest.PIDPubg
+		b.open(page)
+		b.fill(map[string]string{"#tier-markup": "-20"})
+		b.click("#save-tier")
+		msg := b.fieldError("tier-markup")
+		plain(t, "a markup below cost", msg)
+		if !strings.Contains(msg, "$0.50") {
+			t.Errorf("the refusal of a markup below cost does not name the cost: %q", msg)
+		}
+		if got := b.value("#tier-markup"); got != "-20" {
+			t.Errorf("the markup after the refusal: %q", got)
+		}
+		b.fill(map[string]string{"#tier-markup": "10", price: "0.123456"})
+		b.click("#save-tier")
+		plain(t, "a tier price of 0.123456", b.fieldError("tier-price-"+topupdtest.PIDPubg))
+		if got := b.value(price); got != "0.123456" {
+			t.Errorf("the tier's price after the refusal: %q", got)
+		}
+		b.fill(map[string]string{price: "5"})
+		b.click("#save-tier")
+		if q := b.text("#question"); !strings.Contains(q, "$0.89") || !strings.Contains(q, "$5.00") {
+			t.Errorf("a large tier price's question: %q", q)
+		}
+		b.click("#back")
+		if _, _, p := gold(); p != "" {
+			t.Errorf("after going back the tier prices pubg at %q", p)
+		}
+		b.fill(map[string]string{price: "0.8"})
+		b.click("#save-tier")
+		plain(t, "a tier saved", b.text("#flash"))
+		if m, r, p := gold(); m != "10" || r != "0.05" || p != "0.8" {
+			t.Errorf("the tier saved: markup %q, rounding %q, pubg price %q", m, r, p)
+		}
+		b.shots("console-tier")
+
+		// The account's own price was removed above: the tier prices it.
+		b.open("/console/accounts/" + reseller.ID)
+		b.eval(`document.querySelector("#tier").value = "gold"`)
+		b.click("#save-terms")
+		ap, err := b.h.AdminClient.AccountPrices(t.Context(), reseller.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range ap.Prices {
+			if p.PID == topupdtest.PIDPubg && (p.PriceUSD.String() != "0.8" || p.Source != "tier") {
+				t.Errorf("an account on gold pays %s (%s) for pubg", p.PriceUSD, p.Source)
+			}
+		}
+		b.open(page)
+		b.fill(map[string]string{price: ""})
+		b.click("#save-tier")
+		if _, _, p := gold(); p != "" {
+			t.Errorf("after emptying its price the tier prices pubg at %q", p)
+		}
+		if got := b.text("#tiers-accounts"); !strings.HasPrefix(got, "1 account") {
+			t.Errorf("the tier's page says %q", got)
+		}
+	})
 }
 
 // atoi reads a count the API wrote.
