@@ -282,6 +282,86 @@ func TestConsoleDoesWhatTheAPIDoes(t *testing.T) {
 			t.Errorf("the tier's page says %q", got)
 		}
 	})
+
+	t.Run("suppliers", func(t *testing.T) {
+		b.t = t
+		b.h.AdminCall("PUT", "/admin/upstreams/up", map[string]any{"baseUrl": "http://127.0.0.1:9/", "apiKey": "tpd_live_unused"}, nil)
+		pid := topupdtest.PIDPubgManual
+		page := "/console/catalog/packs/" + pid
+		suppliers := func() string {
+			packs, err := b.h.AdminClient.Products(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range packs {
+				if p.PID == pid {
+					var out []string
+					for _, s := range p.Suppliers {
+						w := s.Provider + " " + s.Upstream + " " + s.UpstreamPID
+						if s.CostUSD != nil {
+							w += " " + s.CostUSD.String()
+						}
+						out = append(out, strings.TrimSpace(w))
+					}
+					return p.Provider + ": " + strings.Join(out, ", ")
+				}
+			}
+			return "none"
+		}
+		b.open(page)
+		if got := b.value("#supplier-provider-1"); got != "manual" {
+			t.Fatalf("row 1 of a manual pack: %q", got)
+		}
+		refused := func(what string, fields map[string]string) {
+			t.Helper()
+			b.open(page)
+			b.eval(`document.querySelector("#supplier-provider-2").value = "upstream"`)
+			b.fill(fields)
+			b.click("#save-suppliers")
+			msg := b.fieldError("suppliers")
+			plain(t, what, msg)
+			for sel, v := range fields {
+				if got := b.value(sel); got != v {
+					t.Errorf("%s: %s holds %q after the refusal, not %q", what, sel, got, v)
+				}
+			}
+			if got := b.value("#supplier-provider-2"); got != "upstream" {
+				t.Errorf("%s: row 2's provider after the refusal: %q", what, got)
+			}
+			if got := suppliers(); got != "manual: " {
+				t.Errorf("%s: the pack's suppliers changed to %q", what, got)
+			}
+		}
+		refused("an upstream not set up", map[string]string{"#supplier-upstream-2": "nope", "#supplier-pid-2": topupdtest.PIDPubg})
+		refused("an upstream without its pack id", map[string]string{"#supplier-upstream-2": "up", "#supplier-pid-2": ""})
+		refused("a supplier's cost above the price", map[string]string{"#supplier-upstream-2": "up", "#supplier-pid-2": topupdtest.PIDPubg, "#supplier-cost-2": "3"})
+		refused("a cost of 1e2", map[string]string{"#supplier-upstream-2": "up", "#supplier-pid-2": topupdtest.PIDPubg, "#supplier-cost-2": "1e2"})
+
+		b.open(page)
+		b.eval(`document.querySelector("#supplier-provider-2").value = "upstream"`)
+		b.fill(map[string]string{"#supplier-upstream-2": "up", "#supplier-pid-2": topupdtest.PIDPubg, "#supplier-cost-2": "1.2",
+			"#supplier-order-1": "2", "#supplier-order-2": "1"})
+		b.click("#save-suppliers")
+		plain(t, "the suppliers saved", b.text("#flash"))
+		if got, want := suppliers(), "upstream: upstream up "+topupdtest.PIDPubg+" 1.2, manual"; got != want {
+			t.Errorf("the suppliers saved: %q, want %q", got, want)
+		}
+		if got := b.value("#supplier-provider-1"); got != "upstream" {
+			t.Errorf("row 1 after the reorder: %q", got)
+		}
+		b.shots("console-pack-suppliers")
+		b.fill(map[string]string{"#supplier-order-1": "2", "#supplier-order-2": "1"})
+		b.click("#save-suppliers")
+		if got, want := suppliers(), "manual: manual, upstream up "+topupdtest.PIDPubg+" 1.2"; got != want {
+			t.Errorf("the suppliers reordered: %q, want %q", got, want)
+		}
+		b.eval(`document.querySelector("#supplier-provider-2").value = ""`)
+		b.fill(map[string]string{"#supplier-upstream-2": "", "#supplier-pid-2": "", "#supplier-cost-2": ""})
+		b.click("#save-suppliers")
+		if got := suppliers(); got != "manual: " {
+			t.Errorf("after dropping the upstream the suppliers are %q", got)
+		}
+	})
 }
 
 // atoi reads a count the API wrote.

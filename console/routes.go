@@ -51,6 +51,7 @@ func (c *Console) routes() {
 	may("GET /console/catalog/packs/{pid}", topupd.PermCatalog, c.pack)
 	may("POST /console/catalog/packs/{pid}", topupd.PermCatalog, c.savePack)
 	may("POST /console/catalog/packs/{pid}/status", topupd.PermCatalog, c.packStatus)
+	may("POST /console/catalog/packs/{pid}/suppliers", topupd.PermCatalog, c.savePackSuppliers)
 	read("GET /console/catalog/tiers", c.tiers)
 	may("POST /console/catalog/tiers", topupd.PermPrices, c.createTier)
 	read("GET /console/catalog/tiers/{name}", c.tier)
