@@ -1,5 +1,7 @@
 package topupd
 
+import "time"
+
 // AuditCheck is one invariant of the books, checked over the whole database.
 type AuditCheck struct {
 	Name string
@@ -25,3 +27,15 @@ func (a Audit) OK() bool {
 	}
 	return true
 }
+
+// FinalGrace is how long past its deadline an order may still be
+// processing before the audit's orders-final check counts it: the engine
+// cancels an order at its deadline on its next look, and an order a
+// supplier may have waits for its answer. An order processing within its
+// deadline is the normal state of a live server, never a broken book.
+const FinalGrace = 5 * time.Minute
+
+// FinalDue is the time before which an order's deadline must lie for the
+// audit at now to count it as one that should be final: now less
+// FinalGrace.
+func FinalDue(now time.Time) time.Time { return now.Add(-FinalGrace) }

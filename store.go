@@ -26,8 +26,10 @@ type Store interface {
 	Settings(ctx context.Context) (Settings, error)
 	// UpdateSettings applies a patch and returns the new settings.
 	UpdateSettings(ctx context.Context, p SettingsPatch) (Settings, error)
-	// Audit checks every invariant of the books over the whole database.
-	Audit(ctx context.Context) (Audit, error)
+	// Audit checks every invariant of the books over the whole database,
+	// at now: orders-final counts the orders still processing past their
+	// deadline and FinalGrace.
+	Audit(ctx context.Context, now time.Time) (Audit, error)
 	// Gauges counts the orders processing and sums the reseller balances.
 	Gauges(ctx context.Context) (Gauges, error)
 	// Ping checks that the database answers.

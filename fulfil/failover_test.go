@@ -429,7 +429,7 @@ func TestTwoEnginesNeverDoubleMove(t *testing.T) {
 	}
 	t.Logf("%d of %d orders were worked on by two workers at once", n, len(final))
 	f.checkBooks(t, final, topupd.USD(1000))
-	au, err := f.store.Audit(context.Background())
+	au, err := f.store.Audit(context.Background(), time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ type AdminStore interface {
 	OperatorByToken(ctx context.Context, token topupd.KeyHash) (topupd.Operator, error)
 	SeeOperator(ctx context.Context, name string, now time.Time) error
 	Ping(ctx context.Context) error
-	Audit(ctx context.Context) (topupd.Audit, error)
+	Audit(ctx context.Context, now time.Time) (topupd.Audit, error)
 }
 
 // AdminDeps are what the admin API needs.
@@ -299,7 +299,7 @@ func (a *admin) healthz(w http.ResponseWriter, r *http.Request) error {
 // audit checks every invariant of the books over the whole database; success
 // is false, and the failing checks name examples, when one breaks.
 func (a *admin) audit(w http.ResponseWriter, r *http.Request) error {
-	au, err := a.Store.Audit(r.Context())
+	au, err := a.Store.Audit(r.Context(), a.Now())
 	if err != nil {
 		return err
 	}

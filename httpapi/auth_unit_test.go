@@ -216,7 +216,7 @@ func (s *adminStore) SeeOperator(_ context.Context, name string, _ time.Time) er
 
 func (s *adminStore) Ping(context.Context) error { return nil }
 
-func (s *adminStore) Audit(context.Context) (topupd.Audit, error) { return s.audit, nil }
+func (s *adminStore) Audit(context.Context, time.Time) (topupd.Audit, error) { return s.audit, nil }
 
 func TestAdminBearerCheck(t *testing.T) {
 	const root = "root-token-for-the-unit-test"

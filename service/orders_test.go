@@ -197,7 +197,7 @@ func TestOrderOperations(t *testing.T) {
 	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
 		t.Errorf("the action log holds %v, want %v (refused calls leave none)", got, want)
 	}
-	audit, err := f.store.Audit(ctx)
+	audit, err := f.store.Audit(ctx, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

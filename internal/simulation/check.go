@@ -84,7 +84,7 @@ func (w *World) check(ctx context.Context, full, final bool) error {
 		if err := w.checkRollups(ctx, live); err != nil { // reports leave sandboxes out
 			return err
 		}
-		a, err := w.store.Audit(ctx)
+		a, err := w.store.Audit(ctx, w.clk.Now())
 		if err != nil {
 			return fmt.Errorf("check: %w", err)
 		}

@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/topupd/topupd"
 )
@@ -89,7 +91,10 @@ var auditChecks = []struct{ name, query string }{
 		WHERE (p.low_stock_at IS NOT NULL AND COALESCE((SELECT s.available FROM stock_levels s WHERE s.pid = p.pid), 0) <= p.low_stock_at)
 		   <> EXISTS (SELECT 1 FROM stock_alerts a WHERE a.pid = p.pid)
 		UNION ALL SELECT a.pid FROM stock_alerts a WHERE NOT EXISTS (SELECT 1 FROM packs p WHERE p.pid = a.pid)`},
-	{"orders-final", `SELECT id FROM orders WHERE status = 'processing'`},
+	// An order is final once its deadline and FinalGrace have passed ($1
+	// is topupd.FinalDue of the audit's time); before, processing is
+	// every live order's normal state.
+	{"orders-final", `SELECT id FROM orders WHERE status = 'processing' AND deadline_at < $1`},
 	// The event stream (stream.go) tells of every change, once, and of
 	// nothing that did not happen: each order has one placed event, one
 	// completed event exactly when it is completed, one cancelled event
@@ -146,16 +151,22 @@ const SalesDailyFromOrders = `SELECT created_at / 86400000 AS day, account_id, p
 		SUM(CASE WHEN status = 'completed' THEN cost ELSE 0 END) AS cost
 		FROM orders WHERE sandbox = 0 GROUP BY created_at / 86400000, account_id, pid, slug, provider`
 
-// Audit checks every invariant of the books over the whole database.
-func (s *Store) Audit(ctx context.Context) (topupd.Audit, error) {
+// Audit checks every invariant of the books over the whole database, at
+// now (for orders-final).
+func (s *Store) Audit(ctx context.Context, now time.Time) (topupd.Audit, error) {
 	var a topupd.Audit
 	err := s.read.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM accounts), (SELECT COUNT(*) FROM orders), (SELECT COUNT(*) FROM ledger)`).
 		Scan(&a.Accounts, &a.Orders, &a.LedgerEntries)
 	if err != nil {
 		return a, fmt.Errorf("store.Audit: %w", err)
 	}
+	due := ms(topupd.FinalDue(now))
 	for _, c := range auditChecks {
 		check := topupd.AuditCheck{Name: c.name, Examples: []string{}}
+		var args []any
+		if strings.Contains(c.query, "$1") {
+			args = []any{due}
+		}
 		err := eachRow(ctx, s.read, func(r scanner) error {
 			var id string
 			if err := r.Scan(&id); err != nil {
@@ -166,7 +177,7 @@ func (s *Store) Audit(ctx context.Context) (topupd.Audit, error) {
 				check.Examples = append(check.Examples, id)
 			}
 			return nil
-		}, c.query)
+		}, c.query, args...)
 		if err != nil {
 			return a, fmt.Errorf("store.Audit %s: %w", c.name, err)
 		}

@@ -370,7 +370,7 @@ func FailoverGuards(t *testing.T, s topupd.Store, db *sql.DB, unique string) {
 	if _, err := db.Exec(`UPDATE orders SET upstream = 'b' WHERE seq = $1`, moved.Seq); err != nil {
 		t.Fatal(err)
 	}
-	au, err := s.Audit(e.ctx)
+	au, err := s.Audit(e.ctx, t0)
 	if err != nil {
 		t.Fatal(err)
 	}

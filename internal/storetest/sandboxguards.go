@@ -121,7 +121,7 @@ func SandboxGuards(t *testing.T, s topupd.Store, db *sql.DB, accountID, keyPID, 
 	if got := durations(); !maps.Equal(got, liveDurations) {
 		t.Errorf("orders per line in the duration roll-up: %v after the sandbox orders, %v before", got, liveDurations)
 	}
-	a, err := s.Audit(ctx)
+	a, err := s.Audit(ctx, now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -289,10 +289,11 @@ func (e *env) settle(o topupd.Order, st topupd.Settlement) topupd.Order {
 }
 
 // auditClean fails the test when an audit check does not hold (orders
-// still processing aside), and returns the audit.
+// still processing aside, whatever their deadline), and returns the audit
+// at t0.
 func (e *env) auditClean() topupd.Audit {
 	e.t.Helper()
-	au, err := e.s.Audit(e.ctx)
+	au, err := e.s.Audit(e.ctx, t0)
 	if err != nil {
 		e.t.Fatalf("Audit: %v", err)
 	}
