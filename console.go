@@ -41,6 +41,14 @@ type LoginAttempt struct {
 	At     time.Time
 }
 
+// LoginLock is a name's count of sign-in failures in a row, and its lock.
+type LoginLock struct {
+	Name     string
+	Failures int
+	// LockedUntil is when the lock ends; zero when the name is not locked.
+	LockedUntil time.Time
+}
+
 // ConsoleSession is a signed-in operator's console session. ID is the hash
 // of the cookie's value; CSRF is the token every form of the session carries.
 type ConsoleSession struct {
@@ -105,6 +113,21 @@ type ConsoleStore interface {
 	RecordLogin(ctx context.Context, a LoginAttempt) error
 	// Logins reads the login log, newest first, at most limit attempts.
 	Logins(ctx context.Context, limit int) ([]LoginAttempt, error)
+	// LoginLocks lists the names whose sign-in failures are counted now:
+	// locked (LockedUntil after now), or with failures in a row not yet
+	// locked; by name.
+	LoginLocks(ctx context.Context, now time.Time) ([]LoginLock, error)
+	// ClearLoginLock forgets a name's count of failures and its lock, as a
+	// success would; a name with neither is ENotFound.
+	ClearLoginLock(ctx context.Context, name string, now time.Time) error
+	// ChangeConsolePassword replaces the password hash of an operator who
+	// has a console sign-in (ENotFound otherwise) and ends their sessions
+	// but keep.
+	ChangeConsolePassword(ctx context.Context, name, hash string, keep KeyHash) error
+	// RenewSecondFactor replaces an operator's recovery codes and, when
+	// totpSealed is not nil, their TOTP secret, whose step step is then the
+	// last one used; ENotFound for an operator with no console sign-in.
+	RenewSecondFactor(ctx context.Context, name string, totpSealed []byte, step int64, recovery []KeyHash) error
 	// CreateSession stores a new session.
 	CreateSession(ctx context.Context, s ConsoleSession) error
 	// Session returns a live session and its operator, and records its

@@ -42,6 +42,9 @@ type Store interface {
 	UseRecoveryCode(ctx context.Context, name string, code topupd.KeyHash, now time.Time) error
 	SetupLinkOperator(ctx context.Context, link topupd.KeyHash, now time.Time) (topupd.Operator, error)
 	CompleteSetup(ctx context.Context, link topupd.KeyHash, c topupd.ConsoleCredentials, now time.Time) (topupd.Operator, error)
+	// One's own sign-in, changed.
+	ChangeConsolePassword(ctx context.Context, name, hash string, keep topupd.KeyHash) error
+	RenewSecondFactor(ctx context.Context, name string, totpSealed []byte, step int64, recovery []topupd.KeyHash) error
 	// Sessions.
 	CreateSession(ctx context.Context, s topupd.ConsoleSession) error
 	Session(ctx context.Context, id topupd.KeyHash, now time.Time) (topupd.ConsoleSession, topupd.Operator, error)

@@ -144,3 +144,30 @@ func (f *fakeStore) sessionsOf(name string) int {
 	}
 	return n
 }
+
+func (f *fakeStore) ChangeConsolePassword(ctx context.Context, name, hash string, keep topupd.KeyHash) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c, ok := f.creds[name]
+	if !ok {
+		return topupd.Errorf(topupd.ENotFound, "no console password")
+	}
+	c.PasswordHash = hash
+	f.creds[name] = c
+	return nil
+}
+
+func (f *fakeStore) RenewSecondFactor(ctx context.Context, name string, totpSealed []byte, step int64, recovery []topupd.KeyHash) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c, ok := f.creds[name]
+	if !ok {
+		return topupd.Errorf(topupd.ENotFound, "no console password")
+	}
+	if totpSealed != nil {
+		c.TOTPSealed, c.TOTPLastStep = totpSealed, step
+	}
+	c.RecoveryCodes = recovery
+	f.creds[name] = c
+	return nil
+}

@@ -38,6 +38,7 @@ var adminOps = map[Op]topupd.Permission{
 	OpCreateOperatorToken:    topupd.PermOperators,
 	OpCreateSetupLink:        topupd.PermOperators,
 	OpCreateOperatorChatLink: topupd.PermOperators,
+	OpUnlockLogin:            topupd.PermOperators,
 }
 
 // adminStore is what the operations on operators, settings, order reads, reports and the action log need of the database.

@@ -48,6 +48,7 @@ type Store interface {
 	adminStore
 	actorStore
 	webhookStore
+	loginStore
 }
 
 // Deps are the service's dependencies.
