@@ -31,7 +31,7 @@ func (d packData) SupplierRows() []supplierRow {
 		rows = append(rows, supplierRow{N: i + 1, Provider: s.Provider, Upstream: s.Upstream, UpstreamPID: s.UpstreamPID,
 			Cost: usdIfText(s.Cost), Order: strconv.Itoa(i + 1)})
 	}
-	for n := len(rows) + 1; n <= min(len(rows)+spareSupplierRows, topupd.MaxSuppliers); n++ {
+	for n, last := len(rows)+1, min(len(rows)+spareSupplierRows, topupd.MaxSuppliers); n <= last; n++ {
 		rows = append(rows, supplierRow{N: n})
 	}
 	return rows

@@ -349,6 +349,9 @@ func TestConsoleDoesWhatTheAPIDoes(t *testing.T) {
 		if got := b.value("#supplier-provider-1"); got != "upstream" {
 			t.Errorf("row 1 after the reorder: %q", got)
 		}
+		if !b.has("#supplier-provider-4") || b.has("#supplier-provider-5") {
+			t.Errorf("two suppliers are not shown with two spare rows")
+		}
 		b.shots("console-pack-suppliers")
 		b.fill(map[string]string{"#supplier-order-1": "2", "#supplier-order-2": "1"})
 		b.click("#save-suppliers")

@@ -68,8 +68,12 @@ func (c *Console) pasteCodes(w http.ResponseWriter, r *http.Request, s *session)
 		}
 		return err
 	}
-	return c.done(w, r, "/console/stock/"+url.PathEscape(pid), "Pasted "+plural(len(codes), "code")+": "+strconv.Itoa(res.Added)+" added, "+
-		plural(res.Duplicates, "duplicate")+", "+strconv.Itoa(res.Available)+" available, in batch "+strconv.FormatInt(res.BatchID, 10)+".")
+	msg := "Pasted " + plural(len(codes), "code") + ": " + strconv.Itoa(res.Added) + " added, " + plural(res.Duplicates, "duplicate") + ", " +
+		strconv.Itoa(res.Available) + " available"
+	if res.Added > 0 {
+		msg += ", in batch " + strconv.FormatInt(res.BatchID, 10)
+	}
+	return c.done(w, r, "/console/stock/"+url.PathEscape(pid), msg+".")
 }
 
 // cut is s cut to at most n runes.
