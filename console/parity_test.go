@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/internal/topupdtest"
 )
@@ -363,6 +365,46 @@ func TestConsoleDoesWhatTheAPIDoes(t *testing.T) {
 		b.click("#save-suppliers")
 		if got := suppliers(); got != "manual: " {
 			t.Errorf("after dropping the upstream the suppliers are %q", got)
+		}
+	})
+
+	t.Run("roles", func(t *testing.T) {
+		b.t = t
+		sup := b.also()
+		sup.t = t
+		sup.signIn(sup.setUp("sup", "support"))
+		for page, form := range map[string]string{"/console/settings": "#rules-form", "/console/stock": "#stock-paste",
+			"/console/accounts/" + reseller.ID: "#own-price-form", "/console/catalog/tiers": "#new-tier-form", "/console/catalog/tiers/gold": "#tier-form"} {
+			sup.open(page)
+			if sup.has(form) {
+				t.Errorf("support sees %s on %s", form, page)
+			}
+		}
+		sup.open("/console/catalog/tiers/gold")
+		if got := sup.text("#tier-prices"); !strings.Contains(got, "0.89") {
+			t.Errorf("support reads no tier: %q", got)
+		}
+		// Post a tier as if the form were there: refused, and no tier is made.
+		csrf, err := run(sup, chromedp.Evaluate[string](`document.querySelector("meta[name=csrf-token]").content`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sup.eval(fmt.Sprintf(`(() => { const f = document.createElement("form"); f.method = "post"; f.action = "/console/catalog/tiers";
+			for (const [k, v] of [["csrf", %q], ["name", "sneaky"]]) { const i = document.createElement("input"); i.name = k; i.value = v; f.appendChild(i) }
+			f.id = "sneak"; document.body.appendChild(f); return true })()`, csrf))
+		sup.eval(`document.getElementById("sneak").submit()`)
+		sup.do(chromedp.WaitVisible(chromedp.CSS("#error")))
+		if got := sup.text("#error"); !strings.Contains(got, "may not") {
+			t.Errorf("support posting a tier: %q", got)
+		}
+		tiers, err := b.h.AdminClient.Tiers(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tr := range tiers {
+			if tr.Name == "sneaky" {
+				t.Errorf("support made a tier")
+			}
 		}
 	})
 }
