@@ -61,6 +61,14 @@ type reportData struct {
 	Groups            []topupd.SalesGroup
 	Report            service.SalesReport
 	CSV               template.URL
+	// Rows are the report's rows with their keys' names (report_rows.go);
+	// Total is its total, Margin the margin of the rows whose cost is
+	// known, Costless how many completed orders have none (their pack has no
+	// cost).
+	Rows     []reportRow
+	Total    reportRow
+	Margin   topupd.Money
+	Costless int64
 }
 
 // reportSpan reads a report's days, [from, to] inclusive as the form names
@@ -88,6 +96,15 @@ func (c *Console) reports(w http.ResponseWriter, r *http.Request, s *session) er
 	if d.Report, err = c.Service.SalesReport(r.Context(), s.actor, from, to, topupd.SalesGroup(d.GroupBy)); err != nil {
 		return err
 	}
+	if d.Rows, err = c.namedRows(r.Context(), s, d.Report); err != nil {
+		return err
+	}
+	d.Total = reportRow{SalesRow: d.Report.Total}
+	var costlessRevenue topupd.Money
+	if d.Costless, costlessRevenue, err = c.costless(r.Context(), s, from, to); err != nil {
+		return err
+	}
+	d.Margin = d.Total.Margin() - costlessRevenue
 	d.CSV = template.URL(url.Values{"from": {d.From}, "to": {d.To}, "groupBy": {d.GroupBy}}.Encode())
 	c.render(w, r, s, http.StatusOK, "reports", "Reports", d)
 	return nil

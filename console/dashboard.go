@@ -37,7 +37,15 @@ type period struct {
 	Label string
 	topupd.SalesRow
 	Success string
+	// Costless counts the completed orders without a cost on the books;
+	// KnownMargin is the margin of the others (report_rows.go).
+	Costless    int64
+	KnownMargin topupd.Money
 }
+
+// Pending is what orders neither completed nor refunded were charged
+// (those processing): the period's net is its revenue plus this.
+func (p period) Pending() topupd.Money { return p.Net() - p.Revenue }
 
 // dashboard is the console's front page: takings (for a role that reads
 // reports), orders processing and stuck, supplier alerts, packs low on
@@ -103,9 +111,14 @@ func (c *Console) takings(ctx context.Context, s *session, d *dashData) error {
 			}
 		}
 	}
-	for i := range d.Periods {
+	for i, span := range []int{1, 7, 30} {
 		p := &d.Periods[i]
 		p.Success = pctText(p.Completed, p.Completed+p.Cancelled)
+		n, revenue, err := c.costless(ctx, s, today.AddDate(0, 0, 1-span), to)
+		if err != nil {
+			return err
+		}
+		p.Costless, p.KnownMargin = n, p.Margin()-revenue
 	}
 	d.Chart = revenueChart(days)
 	return c.durations(ctx, s, d, today)

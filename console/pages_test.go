@@ -333,7 +333,7 @@ func TestOwnerTour(t *testing.T) {
 	if got := b.text("#periods"); !strings.Contains(got, "2.40") {
 		t.Errorf("today's revenue on the dashboard: %q", got)
 	}
-	if got := b.text("#owed"); got != "17.60" {
+	if got := b.text("#owed"); got != "$17.60" {
 		t.Errorf("owed to resellers: %q", got)
 	}
 	if got := b.text("#durations"); !strings.Contains(got, "gamekey") {
