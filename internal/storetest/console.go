@@ -16,6 +16,8 @@ var consoleTests = []test{
 	{"LoginRace", testLoginRace},
 	{"Sessions", testSessions},
 	{"LastOwner", testLastOwner},
+	{"OwnSignIn", testOwnSignIn},
+	{"LoginLocks", testLoginLocks},
 }
 
 // operator creates an operator with a token.
