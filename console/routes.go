@@ -69,6 +69,8 @@ func (c *Console) routes() {
 	may("GET /console/reports", topupd.PermReports, c.reports)
 	may("GET /console/reports.csv", topupd.PermReports, c.reportCSV)
 	may("GET /console/operators", topupd.PermOperators, c.operators)
+	may("GET /console/operators/lockouts", topupd.PermOperators, c.lockouts)
+	may("POST /console/operators/lockouts/unlock", topupd.PermOperators, c.unlock)
 	may("POST /console/operators", topupd.PermOperators, c.addOperator)
 	may("POST /console/operators/{name}", topupd.PermOperators, c.patchOperator)
 	may("POST /console/operators/{name}/setup-link", topupd.PermOperators, c.setupLink)
