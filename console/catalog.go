@@ -246,19 +246,25 @@ func (c *Console) savePackForm(w http.ResponseWriter, r *http.Request, s *sessio
 	if pid == "new" {
 		name = f("pid")
 	}
+	// One confirmation asks about everything that needs one: a "yes"
+	// confirms the whole form.
+	var ask []string
 	if price != was.Price && largePriceChange(was.Price, price) {
 		q := "Price pack " + name + " at " + usdText(price) + "?"
 		if pid != "new" {
 			q = "Change the price of " + name + " from " + usdText(was.Price) + " to " + usdText(price) + "?"
 		}
-		if !c.confirmed(w, r, s, q+" That is a large price: check the digits.", "/console/catalog/packs/"+url.PathEscape(pid)) {
-			return nil
-		}
+		ask = append(ask, q+" That is a large price: check the digits.")
 	}
-	if pid != "new" && goesOffSale(was.Status, f("status")) {
-		if ok, err := c.offSaleConfirmed(w, r, s, "the pack "+pid, topupd.OrdersQuery{PID: pid}, "/console/catalog/packs/"+url.PathEscape(pid)); !ok || err != nil {
+	if pid != "new" && goesOffSale(was.Status, f("status")) && r.PostFormValue("confirmed") != "yes" {
+		q, err := c.offSaleQuestion(r.Context(), s, "the pack "+pid, topupd.OrdersQuery{PID: pid})
+		if err != nil {
 			return err
 		}
+		ask = append(ask, q)
+	}
+	if len(ask) > 0 && !c.confirmed(w, r, s, strings.Join(ask, " "), "/console/catalog/packs/"+url.PathEscape(pid)) {
+		return nil
 	}
 	var err error
 	if pid == "new" {

@@ -112,5 +112,19 @@ func TestStopsAndOffSale(t *testing.T) {
 		if got := b.text("#question"); !strings.Contains(got, "2 of its orders are processing") {
 			t.Errorf("the line form's confirmation: %q", got)
 		}
+
+		// A pack form that both takes the pack off sale and changes its
+		// price a lot asks about both at once: one "yes" is not taken for
+		// the other.
+		b.open("/console/catalog/packs/" + topupdtest.PIDPubgBig)
+		b.fill(map[string]string{"[name=status]": "disabled", "#price": "100"})
+		b.click("#save-pack")
+		if got := b.text("#question"); !strings.Contains(got, "large price") || !strings.Contains(got, "off sale") {
+			t.Errorf("the pack form's confirmation: %q, want the price and the sale", got)
+		}
+		b.click("#confirm")
+		if got := status(topupdtest.PIDPubgBig); got != "disabled" {
+			t.Errorf("after confirming the pack form the pack is %s", got)
+		}
 	})
 }

@@ -33,9 +33,19 @@ func (c *Console) offSaleConfirmed(w http.ResponseWriter, r *http.Request, s *se
 	if r.PostFormValue("confirmed") == "yes" {
 		return true, nil
 	}
-	n, more, err := c.processingOrders(r.Context(), s, q)
+	question, err := c.offSaleQuestion(r.Context(), s, what, q)
 	if err != nil {
 		return false, err
+	}
+	return c.confirmed(w, r, s, question, back), nil
+}
+
+// offSaleQuestion asks whether to take what off sale, saying how many of
+// its orders (those q selects) are processing.
+func (c *Console) offSaleQuestion(ctx context.Context, s *session, what string, q topupd.OrdersQuery) (string, error) {
+	n, more, err := c.processingOrders(ctx, s, q)
+	if err != nil {
+		return "", err
 	}
 	orders := "None of its orders is processing."
 	switch {
@@ -46,7 +56,7 @@ func (c *Console) offSaleConfirmed(w http.ResponseWriter, r *http.Request, s *se
 	case n > 1:
 		orders = fmt.Sprintf("%d of its orders are processing: they go on and finish as usual.", n)
 	}
-	return c.confirmed(w, r, s, "Take "+what+" off sale? Resellers can no longer order it. "+orders, back), nil
+	return "Take " + what + " off sale? Resellers can no longer order it. " + orders, nil
 }
 
 // goesOffSale reports whether a status change from was to st takes a line
