@@ -186,9 +186,6 @@ type Change struct {
 	// Before and After hold the fields that changed, as the admin API names
 	// them, never a secret.
 	Before, After map[string]any
-	// EachTransaction records every transaction of the call (a stock upload
-	// commits in chunks), not only the first.
-	EachTransaction bool
 	// Recorded is set once the change is in the log.
 	Recorded bool
 	// UpdateID, when not zero, is the Bot API update that asked for the

@@ -106,7 +106,7 @@ func TestConsoleBatches(t *testing.T) {
 	}{
 		{map[string]any{"pid": pid, "codes": []string{"A\x00B"}}, "INVALID_BODY: a \\u0000 escape (a NUL byte) is not text"},
 		{map[string]any{"pid": pid, "codes": []string{"A"}, "note": "\x00"}, "INVALID_BODY: a \\u0000 escape (a NUL byte) is not text"},
-		{map[string]any{"pid": pid, "codes": []string{"code"}}, "INVALID_BODY: codes: 1 to 10000 codes"},
+		{map[string]any{"pid": pid, "codes": []string{"code"}}, "INVALID_BODY: codes: 1 to 1000000 codes"},
 		{map[string]any{"pid": "nosuch", "codes": []string{"A"}}, "NOT_FOUND: pack nosuch"},
 	} {
 		resp := send(bad.body)

@@ -150,9 +150,11 @@ func TestOrderCancelRefund(t *testing.T) {
 
 // TestStockUpload: a 10,000-code CSV with duplicates in it (within the
 // file, and of codes already in stock) is uploaded with the page's script
-// in chunks; the counts are right, and so is the stock the reseller
+// in one request; the counts are right, and so is the stock the reseller
 // catalog shows. The same upload without the script (the plain form) adds
-// nothing more.
+// nothing more and starts no batch. Each upload is one stock.add in the
+// action log. A file without codes says so, beside the pack's real count,
+// with the script and without.
 func TestStockUpload(t *testing.T) {
 	t.Parallel()
 	b := newTab(t)
@@ -181,7 +183,7 @@ func TestStockUpload(t *testing.T) {
 	b.open("/console/stock")
 	b.eval(fmt.Sprintf(`document.getElementById("upload-pid").value = %q`, pid))
 	b.do(chromedp.SetUploadFiles(chromedp.CSS("#upload-file"), []string{file}), chromedp.Click(chromedp.CSS("#upload")))
-	// The whole upload, 10,000 codes in chunks: bounded far above what a
+	// The whole upload, 10,000 codes in one request: bounded far above what a
 	// busy machine takes, not by one step's time.
 	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Minute)
 	defer cancel()
@@ -191,7 +193,7 @@ func TestStockUpload(t *testing.T) {
 	if got := b.text("#upload-result"); got != "Done: 9990 added, 10 duplicates, 9995 available." {
 		t.Errorf("the upload's result: %q", got)
 	}
-	// The script's chunks make one batch (batches_test.go tests batches).
+	// The upload makes one batch (batches_test.go tests batches).
 	if bs, err := b.h.AdminClient.Batches(t.Context(), pid); err != nil || len(bs) != 2 || bs[0].Added != 9990 ||
 		b.text("#upload-batch") != fmt.Sprintf("In batch %d of %s.", bs[0].ID, pid) {
 		t.Errorf("the upload's batches, the newest of 9990 codes: %+v, %v; the page says %q", bs, err, b.text("#upload-batch"))
@@ -221,26 +223,41 @@ func TestStockUpload(t *testing.T) {
 	if got := b.text("#available-" + pid); got != "9995" {
 		t.Errorf("the stock page's count: %q", got)
 	}
-	// The store commits (and logs) big uploads in parts: the parts add up.
-	var added, dups float64
-	q := url.Values{"action": {"stock.add"}, "operator": {"own"}, "limit": {"500"}}
-	for {
-		acts, err := b.h.AdminClient.Actions(t.Context(), q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, a := range acts.Actions {
-			x, _ := a.After["added"].(float64)
-			y, _ := a.After["duplicates"].(float64)
-			added, dups = added+x, dups+y
-		}
-		if acts.NextCursor == "" {
-			break
-		}
-		q.Set("cursor", acts.NextCursor)
+	// Nothing but duplicates: no batch; each upload one entry in the log.
+	if bs, err := b.h.AdminClient.Batches(t.Context(), pid); err != nil || len(bs) != 2 {
+		t.Errorf("the batches after an upload of duplicates: %d, %v", len(bs), err)
 	}
-	if added != 9990 || dups != 10010 {
-		t.Errorf("the uploads in the action log: %v added, %v duplicates", added, dups)
+	acts, err := b.h.AdminClient.Actions(t.Context(), url.Values{"action": {"stock.add"}, "operator": {"own"}, "limit": {"500"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(acts.Actions) != 2 || acts.Actions[0].After["added"] != float64(0) || acts.Actions[1].After["added"] != float64(9990) ||
+		acts.Actions[0].After["duplicates"] != float64(10000) || acts.Actions[1].After["duplicates"] != float64(10) {
+		t.Errorf("two uploads in the action log: %d entries, want 2: %+v", len(acts.Actions), acts.Actions)
+	}
+
+	// A file without codes, with the script, then with the plain form.
+	empty := filepath.Join(t.TempDir(), "empty.csv")
+	if err := os.WriteFile(empty, []byte("code\n\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := "The file had no codes: nothing was added; " + pid + " holds 9995 available."
+	b.open("/console/stock")
+	b.eval(fmt.Sprintf(`document.getElementById("upload-pid").value = %q`, pid))
+	b.do(chromedp.SetUploadFiles(chromedp.CSS("#upload-file"), []string{empty}), chromedp.Click(chromedp.CSS("#upload")),
+		chromedp.WaitVisible(chromedp.CSS("#upload-result[data-done]")))
+	if got := b.text("#upload-result"); got != want {
+		t.Errorf("an empty file, with the script: %q, want %q", got, want)
+	}
+	b.open("/console/stock")
+	b.eval(`document.getElementById("stock-upload").removeAttribute("data-chunk-url")`)
+	b.eval(fmt.Sprintf(`document.getElementById("upload-pid").value = %q`, pid))
+	b.do(chromedp.SetUploadFiles(chromedp.CSS("#upload-file"), []string{empty}))
+	if _, err := chromedp.RunResponse(b.ctx, chromedp.Click(chromedp.CSS("#upload"))); err != nil {
+		t.Fatalf("sending the plain form: %v", err)
+	}
+	if got := b.text("#upload-result"); got != want {
+		t.Errorf("an empty file, with the plain form: %q, want %q", got, want)
 	}
 }
 

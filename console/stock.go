@@ -15,13 +15,11 @@ import (
 )
 
 // Stock uploads: a file of up to MaxUploadBytes is added to the stock
-// in chunks of uploadChunk codes, each its own stock.add in the action log,
-// all in one batch: the first chunk starts it (with the form's cost and
-// note), the others name it.
+// whole, in one transaction and one batch, one stock.add in the action
+// log; the script sends the same codes in one request.
 const (
 	// MaxUploadBytes bounds an uploaded file of codes.
 	MaxUploadBytes = 64 << 20
-	uploadChunk    = 5000
 	// LowStock is the count of codes below which a pack without a
 	// lowStockAt is low on stock.
 	LowStock = topupd.LowStock
@@ -140,17 +138,25 @@ func (c *Console) uploadStock(w http.ResponseWriter, r *http.Request, s *session
 	if err != nil {
 		return err
 	}
-	res, err := c.addCodes(r, s, r.FormValue("pid"), codes, u)
-	if err != nil {
-		// A chunk commits in parts: some of the file may be in stock.
-		const partly = " Codes sent before this may have been added: send the file again, and they count as duplicates."
-		if status, msg, ok := c.refusalOf(err); ok && status < 500 {
-			return pageError{status, msg + partly}
-		}
-		return fmt.Errorf("%w;%s", err, partly)
-	}
 	d, err := c.stockPage(r, s)
 	if err != nil {
+		return err
+	}
+	res := uploadResult{PID: r.FormValue("pid"), Codes: len(codes)}
+	if len(codes) == 0 { // nothing to add: say so, beside the pack's real count
+		for _, p := range d.Packs {
+			if p.PID == res.PID {
+				res.Available = p.Available
+			}
+		}
+		d.Result = &res
+		c.render(w, r, s, http.StatusBadRequest, "stock", "Stock", d)
+		return nil
+	}
+	if res, err = c.addCodes(r, s, res.PID, codes, u); err != nil {
+		return err // the upload is one transaction: nothing was added
+	}
+	if d, err = c.stockPage(r, s); err != nil {
 		return err
 	}
 	d.Result = &res
@@ -158,25 +164,20 @@ func (c *Console) uploadStock(w http.ResponseWriter, r *http.Request, s *session
 	return nil
 }
 
-// addCodes adds codes to a pack's stock in chunks of uploadChunk, each a
-// service.AddStock, all in one batch: the first chunk starts it with u's
-// cost and note, the others name it. An error leaves the chunks before
-// it in stock.
+// addCodes adds codes to a pack's stock in one service.UploadStock: one
+// transaction, one batch (started with u's cost and note) and one entry in
+// the action log. An error leaves nothing added.
 func (c *Console) addCodes(r *http.Request, s *session, pid string, codes []string, u topupd.StockUpload) (uploadResult, error) {
-	res := uploadResult{PID: pid, Codes: len(codes)}
-	for i := 0; i < len(codes); i += uploadChunk {
-		part, err := c.Service.AddStock(r.Context(), s.actor, pid, codes[i:min(i+uploadChunk, len(codes))], u)
-		if err != nil {
-			return res, err
-		}
-		res.Added, res.Duplicates, res.Available = res.Added+part.Added, res.Duplicates+part.Duplicates, part.Available
-		res.BatchID, u = part.BatchID, topupd.StockUpload{BatchID: part.BatchID} // the next chunks join the batch
+	part, err := c.Service.UploadStock(r.Context(), s.actor, pid, codes, u)
+	if err != nil {
+		return uploadResult{PID: pid}, err
 	}
-	return res, nil
+	return uploadResult{PID: pid, Codes: len(codes), Added: part.Added, Duplicates: part.Duplicates, Available: part.Available, BatchID: part.BatchID}, nil
 }
 
 // readCodeFile reads codes from a file: one a line, the first column of a
-// CSV; blank lines and a "code" header are skipped.
+// CSV; blank lines and a "code" header are skipped (a file of nothing else
+// holds no codes).
 func readCodeFile(f io.Reader) ([]string, error) {
 	var codes []string
 	sc := bufio.NewScanner(f)
@@ -191,9 +192,6 @@ func readCodeFile(f io.Reader) ([]string, error) {
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err
-	}
-	if len(codes) == 0 {
-		return nil, errors.New("no codes in it")
 	}
 	return codes, nil
 }
@@ -210,9 +208,9 @@ func codeOf(line string) string {
 	return code
 }
 
-// stockChunk adds one chunk of codes the script sends, answering JSON:
-// the first chunk of a file carries the batch's cost and note, the others
-// the batchId the first was answered.
+// stockChunk adds the codes of a file the script sends, all in one
+// request, answering JSON: the batch's cost and note (or a batchId to add
+// to), and every line of the file.
 func (c *Console) stockChunk(w http.ResponseWriter, r *http.Request, s *session) error {
 	var in struct {
 		PID     string   `json:"pid"`
@@ -226,7 +224,7 @@ func (c *Console) stockChunk(w http.ResponseWriter, r *http.Request, s *session)
 		w.WriteHeader(status)
 		return json.NewEncoder(w).Encode(v)
 	}
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 8<<20)).Decode(&in); err != nil {
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 2*MaxUploadBytes)).Decode(&in); err != nil {
 		return answer(http.StatusBadRequest, map[string]string{"error": "the chunk is not JSON: " + err.Error()})
 	}
 	u := topupd.StockUpload{BatchID: in.BatchID, Note: strings.TrimSpace(in.Note)}
@@ -246,7 +244,7 @@ func (c *Console) stockChunk(w http.ResponseWriter, r *http.Request, s *session)
 	err := chunkText(in.PID, u.Note, codes)
 	var res topupd.StockResult
 	if err == nil {
-		res, err = c.Service.AddStock(r.Context(), s.actor, in.PID, codes, u)
+		res, err = c.Service.UploadStock(r.Context(), s.actor, in.PID, codes, u)
 	}
 	if err != nil {
 		status, msg, ok := c.refusalOf(err)

@@ -7,18 +7,22 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/service"
 )
 
-// TestUploadHundredThousand: the plain upload form (no script, no
-// browser) takes a .txt file of 100,000 codes and adds them all; the
-// reseller catalog shows them. A file with no codes, and a post without
-// the session's token, are refused and add nothing.
-func TestUploadHundredThousand(t *testing.T) {
+// TestUploadBigFile: the plain upload form (no script, no browser) takes
+// a .txt file of more codes than one admin API call may send
+// (service.MaxStockCodes) and adds them all in one transaction, one
+// stock.add in the action log; the reseller catalog shows them. A file
+// with no codes, and a post without the session's token, are refused and
+// add nothing. (The store suite checks that an upload is one change.)
+func TestUploadBigFile(t *testing.T) {
 	t.Parallel()
 	h := topupdtest.New(t)
 	h.LoadCatalog()
@@ -38,8 +42,7 @@ func TestUploadHundredThousand(t *testing.T) {
 		req, _ := http.NewRequest("POST", h.Admin.URL+"/console/stock", &body)
 		req.Header.Set("Content-Type", mw.FormDataContentType())
 		req.AddCookie(&http.Cookie{Name: "topupd_session", Value: id})
-		resp, err := http.DefaultClient.Do(req) // no timeout: 100,000 codes take long under -race
-
+		resp, err := http.DefaultClient.Do(req) // no timeout: a big file takes long under -race
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,24 +51,29 @@ func TestUploadHundredThousand(t *testing.T) {
 		return resp.StatusCode, string(page)
 	}
 	var sb strings.Builder
-	for i := range 100_000 {
+	n := service.MaxStockCodes + 2_000
+	for i := range n {
 		fmt.Fprintf(&sb, "CARD-%06d-%s\r\n", i, topupd.NewID(""))
 	}
 	a := h.NewAccount("", nil)
 	if status, page := post("forged", sb.String()); status != http.StatusForbidden {
 		t.Errorf("without the session's token: %d %.300s", status, page)
 	}
-	if status, _ := post("tok", "\n\ncode\n"); status != http.StatusBadRequest {
-		t.Errorf("a file with no codes: %d", status)
+	if status, page := post("tok", "\n\ncode\n"); status != http.StatusBadRequest || !strings.Contains(page, "The file had no codes: nothing was added; "+topupdtest.PIDGift+" holds 5 available.") {
+		t.Errorf("a file with no codes: %d %.500s", status, page)
 	}
 	if got := h.Stock(a)[topupdtest.PIDGift]; got != "5" {
 		t.Fatalf("the stock after refused uploads: %s", got)
 	}
 	status, page := post("tok", sb.String())
-	if want := "Done: 100000 added, 0 duplicates, 100005 available."; status != http.StatusOK || !strings.Contains(page, want) {
-		t.Errorf("100,000 codes: %d, want %q in\n%.500s", status, want, page)
+	if want := fmt.Sprintf("Done: %d added, 0 duplicates, %d available.", n, n+5); status != http.StatusOK || !strings.Contains(page, want) {
+		t.Errorf("%d codes: %d, want %q in\n%.500s", n, status, want, page)
 	}
-	if got := h.Stock(a)[topupdtest.PIDGift]; got != "100005" {
+	if got := h.Stock(a)[topupdtest.PIDGift]; got != fmt.Sprint(n+5) {
 		t.Errorf("the catalog's stock: %s", got)
+	}
+	acts, err := h.AdminClient.Actions(t.Context(), url.Values{"action": {"stock.add"}, "operator": {"own"}})
+	if err != nil || len(acts.Actions) != 1 || acts.Actions[0].After["added"] != float64(n) {
+		t.Errorf("the upload in the action log: %+v, %v; want one entry", acts, err)
 	}
 }

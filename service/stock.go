@@ -7,18 +7,33 @@ import (
 	"github.com/topupd/topupd"
 )
 
-// MaxStockCodes bounds the codes one upload adds.
+// MaxStockCodes bounds the codes one call of the admin API adds.
 const MaxStockCodes = 10_000
+
+// MaxUploadCodes bounds the codes of one file the console uploads.
+const MaxUploadCodes = 1_000_000
 
 // AddStock adds codes (1 to MaxStockCodes, each 1 to 1,000 characters)
 // to a pack's stock, in a new batch with the upload's cost and note, or in
 // the batch u.BatchID names; a code held anywhere already counts as a
-// duplicate and is not added.
+// duplicate and is not added. The codes are added in one transaction, all
+// or none, as one stock.add in the action log; a new batch of nothing but
+// duplicates is not kept (the result's BatchID is 0).
 func (s *Service) AddStock(ctx context.Context, a Actor, pid string, codes []string, u topupd.StockUpload) (topupd.StockResult, error) {
+	return s.addStock(ctx, a, pid, codes, u, MaxStockCodes)
+}
+
+// UploadStock is AddStock for a whole file of up to MaxUploadCodes codes,
+// as the console uploads it: still one transaction and one entry.
+func (s *Service) UploadStock(ctx context.Context, a Actor, pid string, codes []string, u topupd.StockUpload) (topupd.StockResult, error) {
+	return s.addStock(ctx, a, pid, codes, u, MaxUploadCodes)
+}
+
+func (s *Service) addStock(ctx context.Context, a Actor, pid string, codes []string, u topupd.StockUpload, most int) (topupd.StockResult, error) {
 	if err := Allowed(a, OpAddStock); err != nil {
 		return topupd.StockResult{}, err
 	}
-	if err := CheckCodes(codes, 1, MaxStockCodes); err != nil {
+	if err := CheckCodes(codes, 1, most); err != nil {
 		return topupd.StockResult{}, err
 	}
 	if err := u.Validate(); err != nil {

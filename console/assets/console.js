@@ -1,5 +1,5 @@
 // topupd console: the only script. Every page works without it; it adds
-// progress to stock uploads, sending the file's codes in chunks.
+// progress to stock uploads, sending the file's codes in one request.
 "use strict";
 document.addEventListener("DOMContentLoaded", () => {
   const form = document.getElementById("stock-upload");
@@ -16,31 +16,32 @@ async function uploadInChunks(event) {
   const pid = form.querySelector("[name=pid]").value;
   const csrf = document.querySelector("meta[name=csrf-token]").content;
   const codes = (await file.text()).split(/\r?\n/).map(l => l.split(",")[0].trim()).filter(c => c && !/^code$/i.test(c));
-  const chunk = 5000;
-  // One file is one batch: the first chunk starts it with the form's cost
-  // and note, the others name the batch it was answered.
-  const first = {costUsd: form.querySelector("[name=costUsd]").value, note: form.querySelector("[name=note]").value};
-  let added = 0, duplicates = 0, available = 0, batchId = 0;
-  bar.max = codes.length; bar.value = 0; bar.hidden = false;
+  // One file is one request, one transaction and one batch: added whole
+  // or not at all.
+  const out0 = document.getElementById("available-" + pid);
+  if (codes.length === 0) {
+    out.textContent = `The file had no codes: nothing was added; ${pid} holds ${out0 ? out0.textContent : "its"} available.`;
+    out.dataset.done = "empty";
+    return;
+  }
+  bar.max = 1; bar.removeAttribute("value"); bar.hidden = false;
+  out.textContent = `Sending ${codes.length} codes…`;
   form.querySelector("button").disabled = true;
   try {
-    for (let i = 0; i < codes.length; i += chunk) {
-      const resp = await fetch(form.dataset.chunkUrl, {
-        method: "POST", credentials: "same-origin",
-        headers: {"Content-Type": "application/json", "X-CSRF-Token": csrf},
-        body: JSON.stringify(Object.assign({pid: pid, codes: codes.slice(i, i + chunk)}, batchId ? {batchId: batchId} : first)),
-      });
-      const body = await resp.json();
-      if (!resp.ok) throw new Error(body.error || resp.statusText);
-      added += body.added; duplicates += body.duplicates; available = body.available; batchId = body.batchId;
-      bar.value = Math.min(i + chunk, codes.length);
-      out.textContent = `Sent ${bar.value} of ${codes.length}: ${added} added, ${duplicates} duplicates.`;
-    }
-    out.textContent = `Done: ${added} added, ${duplicates} duplicates, ${available} available.`;
-    document.getElementById("upload-batch").textContent = `In batch ${batchId} of ${pid}.`;
+    const resp = await fetch(form.dataset.chunkUrl, {
+      method: "POST", credentials: "same-origin",
+      headers: {"Content-Type": "application/json", "X-CSRF-Token": csrf},
+      body: JSON.stringify({pid: pid, codes: codes, costUsd: form.querySelector("[name=costUsd]").value, note: form.querySelector("[name=note]").value}),
+    });
+    const body = await resp.json();
+    if (!resp.ok) throw new Error(body.error || resp.statusText);
+    bar.max = 1; bar.value = 1;
+    out.textContent = `Done: ${body.added} added, ${body.duplicates} duplicates, ${body.available} available.`;
+    if (out0) out0.textContent = body.available;
+    document.getElementById("upload-batch").textContent = body.batchId ? `In batch ${body.batchId} of ${pid}.` : "Every code was a duplicate: no batch was made.";
     out.dataset.done = "true";
   } catch (e) {
-    out.textContent = `Stopped: ${e.message}. Codes sent before this were added; send the file again to add the rest.`;
+    out.textContent = `Stopped: ${e.message}. Nothing was added: the upload is all or nothing.`;
     out.dataset.done = "error";
   } finally {
     form.querySelector("button").disabled = false;

@@ -35,17 +35,14 @@ func (s *Store) AddStock(ctx context.Context, pid string, codes []string, now ti
 	return s.AddStockBatch(ctx, pid, codes, topupd.StockUpload{}, now)
 }
 
-// stockChunk is how many codes one transaction of AddStockBatch adds, so
-// that a large upload takes the one SQLite writer in short turns between
-// orders instead of holding it for the whole upload.
-const stockChunk = 64
+// stockStatement is how many codes one INSERT of AddStockBatch carries
+// (three parameters each, well under SQLite's and PostgreSQL's limits).
+const stockStatement = 1000
 
-// AddStockBatch adds codes to a pack in transactions of stockChunk codes,
-// sealed and fingerprinted beforehand, outside any transaction. The first
-// transaction starts the batch (unless the upload names one), so a batch
-// exists only with its first codes. Should it fail part way, the chunks
-// before the failure stay added, in the batch: uploading the same codes
-// again adds only the rest, since a code already held is a duplicate.
+// AddStockBatch adds codes to a pack in one transaction, sealed and
+// fingerprinted beforehand, outside it: the upload is added whole or not
+// at all, and is one entry in the action log. A new batch that would hold
+// no code (every code a duplicate) is not kept: StockResult.BatchID is 0.
 func (s *Store) AddStockBatch(ctx context.Context, pid string, codes []string, u topupd.StockUpload, now time.Time) (topupd.StockResult, error) {
 	type sealedCode struct {
 		fingerprint, codeFP []byte
@@ -55,60 +52,60 @@ func (s *Store) AddStockBatch(ctx context.Context, pid string, codes []string, u
 	for i, c := range codes {
 		sealed[i] = sealedCode{s.vault.Fingerprint(pid, c), s.vault.CodeFingerprint(c), s.vault.Seal(pid, c)}
 	}
-	total := topupd.StockResult{BatchID: u.BatchID}
 	c := topupd.ChangeOf(ctx)
-	if c != nil {
-		c.EachTransaction = true // each chunk's codes are logged with the chunk
-	}
-	for start := 0; start == 0 || start < len(sealed); start += stockChunk {
-		chunk := sealed[start:min(start+stockChunk, len(sealed))]
-		var r topupd.StockResult
-		err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-			r = topupd.StockResult{BatchID: total.BatchID}
-			before, err := s.openBatch(ctx, tx, pid, &u, &r.BatchID, c, now)
+	var r topupd.StockResult
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		r = topupd.StockResult{BatchID: u.BatchID}
+		before, err := s.openBatch(ctx, tx, pid, &u, &r.BatchID, c, now)
+		if err != nil {
+			return err
+		}
+		// The codes, stockStatement to a statement: a code held anywhere,
+		// in any pack's stock or delivered by any order, or earlier in the
+		// upload, trips a unique index and is not inserted (a duplicate).
+		// The rows inserted are the codes added.
+		for start := 0; start < len(sealed); start += stockStatement {
+			part := sealed[start:min(start+stockStatement, len(sealed))]
+			args := []any{pid, ms(now), r.BatchID}
+			for _, c := range part {
+				args = append(args, c.fingerprint, c.codeFP, c.sealed)
+			}
+			res, err := tx.ExecContext(ctx, insertCodes(len(part)), args...)
 			if err != nil {
 				return err
 			}
-			// The chunk's codes in one statement: a code held anywhere,
-			// in any pack's stock or delivered by any order, or earlier
-			// in the chunk, trips a unique index and is not inserted (a
-			// duplicate). The rows inserted are the codes added.
-			if len(chunk) > 0 {
-				args := []any{pid, ms(now), r.BatchID}
-				for _, c := range chunk {
-					args = append(args, c.fingerprint, c.codeFP, c.sealed)
-				}
-				res, err := tx.ExecContext(ctx, insertCodes(len(chunk)), args...)
-				if err != nil {
-					return err
-				}
-				n, err := res.RowsAffected()
-				if err != nil {
-					return err
-				}
-				r.Added, r.Duplicates = int(n), len(chunk)-int(n)
-			}
-			var level sql.NullInt64
-			if err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT available FROM stock_levels WHERE pid = $1), 0), low_stock_at FROM packs WHERE pid = $1`,
-				pid).Scan(&r.Available, &level); err != nil {
+			n, err := res.RowsAffected()
+			if err != nil {
 				return err
 			}
-			// Codes added lift the stock: the pack's alert clears when it
-			// rises above its level.
-			noteLowStock(ctx, pid, level, r.Available-r.Added, r.Available)
-			after := map[string]any{"available": r.Available, "added": r.Added, "duplicates": r.Duplicates, "batchId": r.BatchID}
-			for k, v := range before {
-				after[k] = v
-			}
-			noteChange(ctx, "", map[string]any{"available": r.Available - r.Added}, after)
-			return nil
-		})
-		if err != nil {
-			return total, fmt.Errorf("store.AddStock %s (%d of %d codes added or found before): %w", pid, start, len(codes), err)
+			r.Added += int(n)
 		}
-		total.Added, total.Duplicates, total.Available, total.BatchID = total.Added+r.Added, total.Duplicates+r.Duplicates, r.Available, r.BatchID
+		r.Duplicates = len(sealed) - r.Added
+		if before != nil && r.Added == 0 { // a new batch of nothing: not kept (batches are never deleted: undone)
+			if _, err := tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT new_batch`); err != nil {
+				return err
+			}
+			r.BatchID, before = 0, map[string]any{}
+		}
+		var level sql.NullInt64
+		if err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT available FROM stock_levels WHERE pid = $1), 0), low_stock_at FROM packs WHERE pid = $1`,
+			pid).Scan(&r.Available, &level); err != nil {
+			return err
+		}
+		// Codes added lift the stock: the pack's alert clears when it
+		// rises above its level.
+		noteLowStock(ctx, pid, level, r.Available-r.Added, r.Available)
+		after := map[string]any{"available": r.Available, "added": r.Added, "duplicates": r.Duplicates, "batchId": r.BatchID}
+		for k, v := range before {
+			after[k] = v
+		}
+		noteChange(ctx, "", map[string]any{"available": r.Available - r.Added}, after)
+		return nil
+	})
+	if err != nil {
+		return topupd.StockResult{BatchID: u.BatchID}, fmt.Errorf("store.AddStock %s (%d codes, none added): %w", pid, len(codes), err)
 	}
-	return total, nil
+	return r, nil
 }
 
 // openBatch takes the pack's locks for an upload's chunk (the pack's row,
@@ -143,6 +140,11 @@ func (s *Store) openBatch(ctx context.Context, tx *sql.Tx, pid string, u *topupd
 	operator := ""
 	if c != nil {
 		operator = c.Operator
+	}
+	// AddStockBatch undoes the new batch, once the locks are held, should
+	// the upload add no code.
+	if _, err := tx.ExecContext(ctx, `SAVEPOINT new_batch`); err != nil {
+		return nil, err
 	}
 	if err := tx.QueryRowContext(ctx, `INSERT INTO stock_batches (pid, cost, note, operator, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
 		pid, moneyOrNull(u.Cost), u.Note, operator, ms(now)).Scan(id); err != nil {

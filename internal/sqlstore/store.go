@@ -143,7 +143,7 @@ func again(err error) error { return retryError{err} }
 // neither does.
 func (s *Store) inTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
 	c := topupd.ChangeOf(ctx)
-	if c == nil || (c.Recorded && !c.EachTransaction) {
+	if c == nil || c.Recorded {
 		return s.retryTx(ctx, fn)
 	}
 	err := s.retryTx(ctx, func(ctx context.Context, tx *sql.Tx) error {

@@ -17,6 +17,7 @@ import (
 // stock orders and the low-stock alerts.
 var batchTests = []test{
 	{"UploadsAreBatches", testUploadsAreBatches},
+	{"UploadIsOneChange", testUploadIsOneChange},
 	{"VoidWithdrawsUnsold", testVoidWithdrawsUnsold},
 	{"VoidRacingDraws", testVoidRacingDraws},
 	{"VoidRacingUpload", testVoidRacingUpload},
