@@ -82,6 +82,9 @@ type AccountStore interface {
 	Credit(ctx context.Context, accountID string, amount Money, reference string, now time.Time) (e LedgerEntry, repeated bool, err error)
 	// Ledger returns the account's entries, newest first.
 	Ledger(ctx context.Context, accountID string, limit int) ([]LedgerEntry, error)
+	// LedgerBefore returns the account's entries older than its entry
+	// beforeID (an entry's ID), newest first: a page of older entries.
+	LedgerBefore(ctx context.Context, accountID string, beforeID int64, limit int) ([]LedgerEntry, error)
 	// OrderEntries returns the entries of one order (by internal seq): its
 	// charge and any refund, oldest first.
 	OrderEntries(ctx context.Context, orderSeq int64) ([]LedgerEntry, error)

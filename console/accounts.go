@@ -49,15 +49,19 @@ func (c *Console) createAccount(w http.ResponseWriter, r *http.Request, s *sessi
 
 // accountData is an account's page.
 type accountData struct {
-	A          service.Account
-	Keys       []topupd.APIKey
-	Ledger     []topupd.LedgerEntry
-	Allowlist  string
-	Restricted string
-	From, To   string
-	NewKey     *service.NewKey
-	Chats      []topupd.Chat
-	ChatLink   *service.ChatLinkCode
+	A      service.Account
+	Keys   []topupd.APIKey
+	Ledger []topupd.LedgerEntry
+	// LedgerOlder is the ledgerBefore of the page of older entries (0:
+	// none); LedgerPaged tells a page of older entries from the newest.
+	LedgerOlder int64
+	LedgerPaged bool
+	Allowlist   string
+	Restricted  string
+	From, To    string
+	NewKey      *service.NewKey
+	Chats       []topupd.Chat
+	ChatLink    *service.ChatLinkCode
 	// Prices are what the account pays for each pack; Tiers the tiers to
 	// choose from.
 	Prices service.AccountPrices
@@ -100,8 +104,27 @@ func (c *Console) accountPage(r *http.Request, s *session, id string) (accountDa
 	if d.Tiers, err = c.Service.Tiers(ctx, s.actor); err != nil {
 		return d, err
 	}
-	d.Ledger, err = c.Service.Ledger(ctx, s.actor, id, 50)
+	before, err := ledgerBefore(r)
+	if err != nil {
+		return d, err
+	}
+	lp, err := c.Service.LedgerOlder(ctx, s.actor, id, before, 50)
+	d.Ledger, d.LedgerOlder, d.LedgerPaged = lp.Entries, lp.Older, before != 0
 	return d, err
+}
+
+// ledgerBefore reads the ledger's page from ?ledgerBefore= (the ID of the
+// entry the page starts below); 0 is the newest entries.
+func ledgerBefore(r *http.Request) (int64, error) {
+	v := r.URL.Query().Get("ledgerBefore")
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 1 {
+		return 0, pageError{http.StatusBadRequest, "ledgerBefore: the number of a ledger entry."}
+	}
+	return n, nil
 }
 
 // accountAgain gathers an account's page to draw a refused form of it again.

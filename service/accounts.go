@@ -55,6 +55,7 @@ type accountStore interface {
 
 	Credit(ctx context.Context, accountID string, amount topupd.Money, reference string, now time.Time) (topupd.LedgerEntry, bool, error)
 	Ledger(ctx context.Context, accountID string, limit int) ([]topupd.LedgerEntry, error)
+	LedgerBefore(ctx context.Context, accountID string, beforeID int64, limit int) ([]topupd.LedgerEntry, error)
 
 	Packs(ctx context.Context) ([]topupd.Pack, error)
 	PriceBook(ctx context.Context, accountID string) (topupd.PriceBook, error)

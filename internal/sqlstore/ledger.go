@@ -153,6 +153,23 @@ func (s *Store) Ledger(ctx context.Context, accountID string, limit int) ([]topu
 	return out, nil
 }
 
+// LedgerBefore returns the account's entries older than its entry
+// beforeID, newest first: that entry's number in the account (seq, found by
+// its primary key) starts one descending range of the (account_id, seq)
+// unique index, so a deep page costs what the first does. An id not of
+// the account's entries selects none.
+func (s *Store) LedgerBefore(ctx context.Context, accountID string, beforeID int64, limit int) ([]topupd.LedgerEntry, error) {
+	out, err := queryAll(ctx, s.read, scanEntry, ledgerBeforeSQL, accountID, beforeID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store.LedgerBefore %s: %w", accountID, err)
+	}
+	return out, nil
+}
+
+// ledgerBeforeSQL reads a page of an account's older entries.
+const ledgerBeforeSQL = `SELECT ` + entryColumns + ` FROM ledger l WHERE account_id = $1
+	AND seq < (SELECT c.seq FROM ledger c WHERE c.id = $2 AND c.account_id = $1) ORDER BY seq DESC LIMIT $3`
+
 // OrderEntries returns an order's charge and refund, oldest first, each by
 // its own unique index.
 func (s *Store) OrderEntries(ctx context.Context, orderSeq int64) ([]topupd.LedgerEntry, error) {

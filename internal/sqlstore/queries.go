@@ -143,6 +143,7 @@ func HotQueries(d Dialect) []HotQuery {
 		{Name: "stock level", SQL: q.lockStock, Args: []any{"p"}},
 		{Name: "order events", SQL: q.orderEvents, Args: []any{1}},
 		{Name: "ledger of order", SQL: q.orderEntries, Args: []any{1}},
+		{Name: "older ledger entries", SQL: ledgerBeforeSQL, Args: []any{"a", 100, 51}}, // seeks seq < its cursor entry's
 		{Name: "stuck counts", SQL: q.stuckCounts, Args: []any{1}},
 		{Name: "claim webhook deliveries", SQL: claimDeliveriesSQL(d), Args: []any{"o", 2, 1, 10}},
 	}

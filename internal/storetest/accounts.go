@@ -230,6 +230,45 @@ var ledgerTests = []test{
 	{"CorrectionBelowZero", testCorrectionBelowZero},
 	{"CreditedTotal", testCreditedTotal},
 	{"LedgerLimit", testLedgerLimit},
+	{"LedgerBefore", testLedgerBefore},
+}
+
+// testLedgerBefore pages an account's ledger back by its entries' ids:
+// each page holds the entries older than the cursor alone, newest first,
+// and none of another account's.
+func testLedgerBefore(t *testing.T, e *env) {
+	a, other := e.account("a", 0), e.account("other", topupd.USD(7))
+	for i := 1; i <= 5; i++ {
+		e.credit(a.ID, topupd.Money(i))
+	}
+	newest, err := e.s.Ledger(e.ctx, a.ID, 2)
+	if err != nil || len(newest) != 2 {
+		t.Fatalf("Ledger: %v, %v", newest, err)
+	}
+	var amounts []topupd.Money
+	for before := newest[1].ID; ; {
+		page, err := e.s.LedgerBefore(e.ctx, a.ID, before, 2)
+		if err != nil {
+			t.Fatalf("LedgerBefore(%d): %v", before, err)
+		}
+		if len(page) == 0 {
+			break
+		}
+		for _, en := range page {
+			if en.AccountID != a.ID || en.ID >= before {
+				t.Errorf("LedgerBefore(%d): entry %+v", before, en)
+			}
+			amounts = append(amounts, en.Amount)
+		}
+		before = page[len(page)-1].ID
+	}
+	if diff := cmp.Diff([]topupd.Money{3, 2, 1}, amounts); diff != "" {
+		t.Errorf("the older pages' amounts (-want +got):\n%s", diff)
+	}
+	first := newest[0].ID
+	if got, err := e.s.LedgerBefore(e.ctx, other.ID, first, 10); err != nil || len(got) != 0 {
+		t.Errorf("LedgerBefore(other, an entry of a) = %v, %v; want nothing: the entry is not other's", got, err)
+	}
 }
 
 func testCreditAndBalance(t *testing.T, e *env) {
