@@ -75,6 +75,8 @@ func (c *Console) orders(w http.ResponseWriter, r *http.Request, s *session) err
 // orderData is an order's page.
 type orderData struct {
 	O service.OrderDetail
+	// Revealed: O.Codes are the full codes (orderCodes), not masked.
+	Revealed bool
 }
 
 // order shows an order: what was bought for whom, its history, its ledger

@@ -26,6 +26,7 @@ func (c *Console) routes() {
 	read("GET /console/orders", c.orders)
 	read("GET /console/orders/{id}", c.order)
 	may("POST /console/orders/{id}/{action}", topupd.PermOrders, c.orderAction)
+	may("POST /console/orders/{id}/codes", topupd.PermOrderCodes, c.orderCodes)
 	read("GET /console/accounts", c.accounts)
 	may("POST /console/accounts", topupd.PermAccounts, c.createAccount)
 	read("GET /console/accounts/{id}", c.account)
