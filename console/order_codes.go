@@ -20,6 +20,8 @@ func (c *Console) orderCodes(w http.ResponseWriter, r *http.Request, s *session)
 		return err
 	}
 	o.Codes = full.Codes
-	c.render(w, r, s, http.StatusOK, "order", "Order "+o.ID, orderData{O: o, Revealed: true})
+	d := orderPage(o)
+	d.Revealed = true
+	c.render(w, r, s, http.StatusOK, "order", "Order "+o.ID, d)
 	return nil
 }

@@ -77,6 +77,8 @@ type orderData struct {
 	O service.OrderDetail
 	// Revealed: O.Codes are the full codes (orderCodes), not masked.
 	Revealed bool
+	// Margin is a completed order's amount less its cost, when known.
+	Margin *topupd.Money
 }
 
 // order shows an order: what was bought for whom, its history, its ledger
@@ -86,7 +88,7 @@ func (c *Console) order(w http.ResponseWriter, r *http.Request, s *session) erro
 	if err != nil {
 		return err
 	}
-	c.render(w, r, s, http.StatusOK, "order", "Order "+o.ID, orderData{O: o})
+	c.render(w, r, s, http.StatusOK, "order", "Order "+o.ID, orderPage(o))
 	return nil
 }
 

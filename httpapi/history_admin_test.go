@@ -72,7 +72,7 @@ func TestAdminOrderHistory(t *testing.T) {
 		{At: placed, Kind: "retry", Note: pending},
 		{At: placed.Add(time.Minute), Kind: "retried", Note: "by root"},
 		{At: placed.Add(time.Minute), Kind: "retry", Note: pending},
-		{At: placed.Add(2 * time.Minute), Kind: "completed"},
+		{At: placed.Add(2 * time.Minute), Kind: "completed", Note: "by root"},
 	}
 	if diff := cmp.Diff(want, historyOf(t, done)); diff != "" {
 		t.Errorf("the completion's answer (-want +got):\n%s", diff)
@@ -91,7 +91,7 @@ func TestAdminOrderHistory(t *testing.T) {
 	cancelled := h.Place(a, order{"pid": topupdtest.PIDPubgManual, "trxid": h.Trx(), "userId": "5123"}).Str("orderId")
 	waitSteps(cancelled, 2)
 	got := historyOf(t, h.AdminOK(http.StatusOK, "POST", "/admin/orders/"+cancelled+"/cancel", map[string]any{"error": "OUT OF STOCK"}))
-	if last := got[len(got)-1]; last != (client.OrderEvent{At: clock.Now(), Kind: "cancelled", Note: "OUT OF STOCK"}) {
+	if last := got[len(got)-1]; last != (client.OrderEvent{At: clock.Now(), Kind: "cancelled", Note: "by root: OUT OF STOCK"}) {
 		t.Errorf("a cancelled order's history ends %v", last)
 	}
 

@@ -21,13 +21,17 @@ func addEvent(ctx context.Context, tx *sql.Tx, seq int64, at time.Time, kind, no
 }
 
 // settledEvent is the history's record of a settlement: a retry says why
-// (the alert, then the note), a final state carries the order's error.
-func settledEvent(st *topupd.Settlement, settled *topupd.Order) (kind, note string) {
+// (the alert, then the note), a final state who settled it (by, see
+// settledBy) and the order's error.
+func settledEvent(st *topupd.Settlement, settled *topupd.Order, by string) (kind, note string) {
 	switch settled.Status {
 	case topupd.StatusCompleted:
-		return topupd.EventCompleted, ""
+		return topupd.EventCompleted, by
 	case topupd.StatusCancelled:
-		return topupd.EventCancelled, settled.Error
+		if settled.Error != "" {
+			by += ": " + settled.Error
+		}
+		return topupd.EventCancelled, by
 	}
 	switch {
 	case st.Alert != "" && st.Note != "":
@@ -36,6 +40,19 @@ func settledEvent(st *topupd.Settlement, settled *topupd.Order) (kind, note stri
 		note = st.Alert + st.Note
 	}
 	return topupd.EventRetry, note
+}
+
+// settledBy names who settled an order, for its final event: the
+// operator whose change ctx carries, else the supplier that answered
+// (provider), else the system (a deadline passed with no supplier).
+func settledBy(ctx context.Context, provider string) string {
+	if c := topupd.ChangeOf(ctx); c != nil && c.Operator != "" {
+		return "by " + c.Operator
+	}
+	if provider != "" {
+		return "by the supplier " + provider
+	}
+	return "by the system"
 }
 
 // submittingNote names the supplier a submit goes to: the provider, and

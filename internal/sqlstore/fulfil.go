@@ -169,7 +169,7 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 		err = finishAttempt(ctx, tx, &settled, st.Now)
 	}
 	if err == nil {
-		kind, note := settledEvent(&st, &settled)
+		kind, note := settledEvent(&st, &settled, settledBy(ctx, settled.Provider))
 		err = addEvent(ctx, tx, seq, st.Now, kind, note)
 	}
 	if err == nil {

@@ -141,20 +141,21 @@ func testOrderEvents(t *testing.T, e *env) {
 		{At: at(20), Kind: topupd.EventRetried},
 		{At: at(30), Kind: topupd.EventRetry, Note: topupd.AlertPastDeadline + ": still working"},
 		{At: at(35), Kind: topupd.EventRetry, Note: topupd.AlertCodeUsed},
-		{At: at(40), Kind: topupd.EventCompleted},
+		{At: at(40), Kind: topupd.EventCompleted, Note: "by the supplier sim"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 
-	// A cancellation carries the order's error, a long note is cut.
+	// A final state says who settled it (here the supplier: no operator's
+	// change); a cancellation carries the order's error; a long note is cut.
 	c := e.place(a.ID, topup("EV-2"), t0)
 	long := fmt.Sprintf("%0*d", 2*topupd.MaxEventNote, 7)
 	e.settle(c, topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: at(5), Now: at(1), Note: long})
 	e.settle(c, topupd.Settlement{Status: topupd.StatusCancelled, Error: "INVALID PLAYER", Refund: true, Now: at(2)})
 	want = []topupd.OrderEvent{
 		{At: at(1), Kind: topupd.EventRetry, Note: long[:topupd.MaxEventNote]},
-		{At: at(2), Kind: topupd.EventCancelled, Note: "INVALID PLAYER"},
+		{At: at(2), Kind: topupd.EventCancelled, Note: "by the supplier sim: INVALID PLAYER"},
 	}
 	if diff := cmp.Diff(want, events(c.Seq)); diff != "" {
 		t.Errorf("cancelled order's events (-want +got):\n%s", diff)
