@@ -158,9 +158,15 @@ type OrdersQuery struct {
 	Status    OrderStatus // empty: any
 	AccountID string
 	TrxID     string
-	PID       string
-	Slug      string
-	Provider  string
+	// TrxIDPrefix selects the orders whose trxid starts with it, whatever
+	// the case of either. Its page is ordered by trxid (then seq), not by
+	// time, and has no next page: Before is not read.
+	TrxIDPrefix string
+	// PlayerID selects the orders for one player (the order's userId).
+	PlayerID string
+	PID      string
+	Slug     string
+	Provider string
 	// From and To bound CreatedAt to [From, To); zero leaves a side open.
 	From, To time.Time
 	// Stuck selects processing orders past their deadline at Now, or

@@ -22,7 +22,7 @@ import (
 type suppliersData struct {
 	Providers []service.ProviderHealth
 	Upstreams []service.UpstreamView
-	Stuck     []topupd.Order
+	Stuck     service.OrderPage
 }
 
 // suppliers shows each provider and upstream with its health and alerts,
@@ -40,7 +40,7 @@ func (c *Console) suppliers(w http.ResponseWriter, r *http.Request, s *session) 
 	if err != nil {
 		return err
 	}
-	d.Stuck = stuck.Orders
+	d.Stuck = stuck
 	c.render(w, r, s, http.StatusOK, "suppliers", "Suppliers", d)
 	return nil
 }

@@ -36,7 +36,7 @@ func TestOrderPaging(t *testing.T) {
 	b.click("form[role=search] button")
 	seen := map[string]bool{}
 	read := func() int {
-		rows, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("table.orders tbody tr")].map(r => r.cells[1].innerText + " " + r.cells[3].innerText)`))
+		rows, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("table.orders tbody tr")].map(r => r.cells[1].innerText + " " + r.cells[3].querySelector(".acc-id").innerText)`))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,10 +13,16 @@ import (
 
 // ordersData is the orders page: the search and one page of its orders.
 type ordersData struct {
-	Q        url.Values
-	Orders   []topupd.Order
-	Next     template.URL
-	Statuses []string
+	Q    url.Values
+	Page service.OrderPage
+	Next template.URL
+	// CSV is the query of the CSV export of the list as filtered.
+	CSV template.URL
+	// Accounts are the accounts a name matched when it matched several
+	// (none chosen); NoAccount says it matched none.
+	Accounts  []service.Account
+	NoAccount bool
+	Statuses  []string
 	// Sandbox lists the sandboxes' orders alone (?sandbox=true); else the
 	// live ones alone, as GET /admin/orders does.
 	Sandbox bool
@@ -27,6 +33,36 @@ type ordersData struct {
 // Sandbox tab (?sandbox=true) the sandboxes' orders alone.
 func (c *Console) orders(w http.ResponseWriter, r *http.Request, s *session) error {
 	q := r.URL.Query()
+	d := ordersData{Q: q, Statuses: []string{"processing", "completed", "cancelled"}}
+	oq, ok, err := c.ordersQuery(w, r, s, &d)
+	if err != nil || !ok {
+		return err
+	}
+	oq.Limit = 50
+	if oq.Before, err = service.ParseListCursor(service.OrdersCursor, q.Get("cursor")); err != nil {
+		return err
+	}
+	if d.NoAccount || len(d.Accounts) > 0 {
+		c.render(w, r, s, http.StatusOK, "orders", "Orders", d)
+		return nil
+	}
+	if d.Page, err = c.Service.Orders(r.Context(), s.actor, oq); err != nil {
+		return err
+	}
+	if d.Page.Next != nil {
+		d.Next = pageQuery(q, "cursor", service.ListCursor(service.OrdersCursor, *d.Page.Next))
+	}
+	d.CSV = pageQuery(q, "cursor", "")
+	c.render(w, r, s, http.StatusOK, "orders", "Orders", d)
+	return nil
+}
+
+// ordersQuery reads the orders list's filters into a query: a trxid's
+// start (or an order id, which opens the order: ok false), the player's
+// id, the account by id or by name (d.Accounts or d.NoAccount when a name
+// chooses none), status, pack and days.
+func (c *Console) ordersQuery(w http.ResponseWriter, r *http.Request, s *session, d *ordersData) (topupd.OrdersQuery, bool, error) {
+	q := r.URL.Query()
 	sandbox, account := false, strings.TrimSpace(q.Get("account"))
 	switch q.Get("sandbox") {
 	case "":
@@ -36,40 +72,46 @@ func (c *Console) orders(w http.ResponseWriter, r *http.Request, s *session) err
 			account = topupd.SandboxID(account)
 		}
 	default:
-		return pageError{http.StatusBadRequest, "sandbox: true, or nothing for the live orders."}
+		return topupd.OrdersQuery{}, false, pageError{http.StatusBadRequest, "sandbox: true, or nothing for the live orders."}
+	}
+	d.Sandbox = sandbox
+	if account != "" && !strings.HasPrefix(account, "acc_") {
+		found, err := c.Service.AccountsNamed(r.Context(), s.actor, account)
+		if err != nil {
+			return topupd.OrdersQuery{}, false, err
+		}
+		switch len(found) {
+		case 0:
+			d.NoAccount = true
+		case 1:
+			account = found[0].ID
+			if sandbox {
+				account = topupd.SandboxID(account)
+			}
+		default:
+			d.Accounts = found
+		}
 	}
 	find := strings.TrimSpace(q.Get("q"))
 	if strings.HasPrefix(find, "ord_") {
 		if _, err := c.Service.Order(r.Context(), s.actor, find); err == nil {
 			http.Redirect(w, r, "/console/orders/"+url.PathEscape(find), http.StatusSeeOther)
-			return nil
+			return topupd.OrdersQuery{}, false, nil
 		}
 	}
-	oq := topupd.OrdersQuery{TrxID: find, AccountID: account, Status: topupd.OrderStatus(q.Get("status")),
-		PID: strings.TrimSpace(q.Get("pid")), Limit: 50, Sandbox: sandbox}
+	oq := topupd.OrdersQuery{TrxIDPrefix: find, AccountID: account, Status: topupd.OrderStatus(q.Get("status")),
+		PlayerID: strings.TrimSpace(q.Get("player")), PID: strings.TrimSpace(q.Get("pid")), Sandbox: sandbox}
 	var err error
 	if oq.From, err = dayParam(q, "from", time.Time{}); err != nil {
-		return err
+		return oq, false, err
 	}
 	if oq.To, err = dayParam(q, "to", time.Time{}); err != nil {
-		return err
+		return oq, false, err
 	}
 	if !oq.To.IsZero() {
 		oq.To = oq.To.AddDate(0, 0, 1) // the whole day named
 	}
-	if oq.Before, err = service.ParseListCursor(service.OrdersCursor, q.Get("cursor")); err != nil {
-		return err
-	}
-	page, err := c.Service.Orders(r.Context(), s.actor, oq)
-	if err != nil {
-		return err
-	}
-	d := ordersData{Q: q, Orders: page.Orders, Statuses: []string{"processing", "completed", "cancelled"}, Sandbox: sandbox}
-	if page.Next != nil {
-		d.Next = pageQuery(q, "cursor", service.ListCursor(service.OrdersCursor, *page.Next))
-	}
-	c.render(w, r, s, http.StatusOK, "orders", "Orders", d)
-	return nil
+	return oq, true, nil
 }
 
 // orderData is an order's page.

@@ -24,6 +24,7 @@ func (c *Console) routes() {
 	may := func(pattern string, p topupd.Permission, h handler) { m.Handle(pattern, c.signedIn(p, h)) }
 	read("GET /console/{$}", c.dashboard)
 	read("GET /console/orders", c.orders)
+	read("GET /console/orders.csv", c.ordersCSV)
 	read("GET /console/orders/{id}", c.order)
 	may("POST /console/orders/{id}/{action}", topupd.PermOrders, c.orderAction)
 	may("POST /console/orders/{id}/codes", topupd.PermOrderCodes, c.orderCodes)

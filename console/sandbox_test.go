@@ -57,7 +57,7 @@ func TestSandboxInConsole(t *testing.T) {
 
 	rows := func() []string {
 		t.Helper()
-		got, err := run(b, chromedp.Evaluate[[]string](`[...document.querySelectorAll("table.orders tbody tr")].map(r => r.cells[1].innerText + " " + r.cells[3].innerText)`))
+		got, err := run(b, chromedp.Evaluate[[]string](`[...document.querySelectorAll("table.orders tbody tr")].map(r => r.cells[1].innerText + " " + r.cells[3].querySelector(".acc-id").innerText + (r.cells[3].querySelector(".badge.sandbox") ? " sandbox" : ""))`))
 		if err != nil {
 			t.Fatal(err)
 		}

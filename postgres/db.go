@@ -62,6 +62,7 @@ var _ topupd.Store = (*Store)(nil)
 // dialect is PostgreSQL's: READ COMMITTED plus row locks, GREATEST, and
 // SQLSTATEs to tell a unique violation and a transient failure.
 var dialect = sqlstore.Dialect{
+	Bytewise:          ` COLLATE "C"`,
 	Name:              "postgres",
 	TxOptions:         &sql.TxOptions{Isolation: sql.LevelReadCommitted},
 	LockRow:           " FOR NO KEY UPDATE",

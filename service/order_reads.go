@@ -67,6 +67,11 @@ type OrderPage struct {
 	// Next is where the next page starts (its query's Before); nil on the
 	// last page.
 	Next *topupd.ListKey
+	// More says a search by trxid prefix (which has no next page) matched
+	// more orders than the page holds.
+	More bool
+	// Names are the names of the page's accounts, by live account id.
+	Names map[string]string
 }
 
 // Orders reads the page of orders q selects (Now is the service's clock),
@@ -103,7 +108,14 @@ func (s *Service) Orders(ctx context.Context, a Actor, q topupd.OrdersQuery) (Or
 	if len(orders) > limit {
 		orders = orders[:limit]
 		last := orders[len(orders)-1]
-		page.Next = &topupd.ListKey{At: last.CreatedAt, Seq: last.Seq}
+		if q.TrxIDPrefix != "" {
+			page.More = true
+		} else {
+			page.Next = &topupd.ListKey{At: last.CreatedAt, Seq: last.Seq}
+		}
+	}
+	if page.Names, err = s.accountNames(ctx, orders); err != nil {
+		return OrderPage{}, err
 	}
 	for i := range orders {
 		orders[i].Codes = topupd.MaskCodes(orders[i].Codes)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/topupd/topupd"
@@ -170,7 +171,7 @@ func (s *Store) History(ctx context.Context, accountID string, q topupd.HistoryQ
 // then seq. Each filter's index ends in those two columns, so every page is
 // one descending range of the index of its first filter, at any depth.
 func (s *Store) Orders(ctx context.Context, q topupd.OrdersQuery) ([]topupd.Order, error) {
-	query, args := ordersPage(q)
+	query, args := ordersPage(q, s.d)
 	orders, err := s.list(ctx, query, scanOrder, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store.Orders: %w", err)
@@ -179,7 +180,7 @@ func (s *Store) Orders(ctx context.Context, q topupd.OrdersQuery) ([]topupd.Orde
 }
 
 // ordersPage renders the query of a page of the order list, and its arguments.
-func ordersPage(q topupd.OrdersQuery) (string, []any) {
+func ordersPage(q topupd.OrdersQuery, d Dialect) (string, []any) {
 	var w conds
 	if q.Sandbox { // the sandbox's orders alone, or the live ones alone
 		w.add("sandbox = 1")
@@ -189,10 +190,20 @@ func ordersPage(q topupd.OrdersQuery) (string, []any) {
 	if q.Status != "" {
 		w.add("status = ?", string(q.Status))
 	}
-	for _, f := range []struct{ col, v string }{{"account_id", q.AccountID}, {"trxid", q.TrxID}, {"pid", q.PID}, {"slug", q.Slug}, {"provider", q.Provider}} {
+	for _, f := range []struct{ col, v string }{{"account_id", q.AccountID}, {"trxid", q.TrxID}, {"user_id", q.PlayerID}, {"pid", q.PID}, {"slug", q.Slug}, {"provider", q.Provider}} {
 		if f.v != "" {
 			w.add(f.col+" = ?", f.v)
 		}
+	}
+	if q.TrxIDPrefix != "" { // one range of orders_trxid_fold, in its order
+		fold := "lower(trxid)" + d.Bytewise
+		lo := strings.ToLower(q.TrxIDPrefix)
+		w.add(fold+" >= ? AND "+fold+" < ?", lo, lo+"\U0010FFFF")
+		w.span("created_at", q.From, q.To)
+		if q.Stuck {
+			w.add(stuckWhere, ms(q.Now))
+		}
+		return `SELECT ` + orderColumns + ` FROM orders ` + w.tail(fold+", seq", q.Limit), w.args
 	}
 	w.span("created_at", q.From, untilCursor(q.To, q.Before))
 	if q.Stuck {

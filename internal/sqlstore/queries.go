@@ -147,13 +147,13 @@ func HotQueries(d Dialect) []HotQuery {
 		{Name: "stuck counts", SQL: q.stuckCounts, Args: []any{1}},
 		{Name: "claim webhook deliveries", SQL: claimDeliveriesSQL(d), Args: []any{"o", 2, 1, 10}},
 	}
-	return append(hot, listQueries()...)
+	return append(hot, listQueries(d)...)
 }
 
 // listQueries are the pages of the admin lists deep inside them (after a
 // cursor), under each filter alone and within a period. (A trxid is unique:
 // its page is at most one order, by its own index.)
-func listQueries() []HotQuery {
+func listQueries(d Dialect) []HotQuery {
 	var out []HotQuery
 	key := &topupd.ListKey{At: time.UnixMilli(2_000_000_000_000), Seq: 12_345}
 	from, to := time.UnixMilli(1_000_000_000_000), time.UnixMilli(3_000_000_000_000)
@@ -162,11 +162,14 @@ func listQueries() []HotQuery {
 		"by pack": {PID: "p"}, "by line": {Slug: "s"}, "by provider": {Provider: "sim"},
 		"in a period": {From: from, To: to}, "by pack in a period": {PID: "p", From: from, To: to},
 		"by account in a period": {AccountID: "a", From: from, To: to}, "stuck": {Stuck: true, Now: to},
+		"by player": {PlayerID: "5123"},
 	} {
 		q.Before, q.Limit = key, 51
-		sql, args := ordersPage(q)
+		sql, args := ordersPage(q, d)
 		out = append(out, HotQuery{Name: "order list " + name + ", after a cursor", SQL: sql, Args: args, Cursor: "created_at"})
 	}
+	sql, args := ordersPage(topupd.OrdersQuery{TrxIDPrefix: "Ab", Limit: 51}, d)
+	out = append(out, HotQuery{Name: "order list by trxid prefix", SQL: sql, Args: args})
 	for name, q := range map[string]topupd.ActionsQuery{
 		"every action": {}, "by operator": {Operator: "o"}, "by account": {AccountID: "a"}, "by action": {Action: "x"},
 		"in a period": {From: from, To: to}, "by operator in a period": {Operator: "o", From: from, To: to},
@@ -175,7 +178,7 @@ func listQueries() []HotQuery {
 		sql, args := actionsPage(q)
 		out = append(out, HotQuery{Name: "action log " + name + ", after a cursor", SQL: sql, Args: args, Cursor: "at"})
 	}
-	sql, args := accountsPage(topupd.AccountsQuery{After: &topupd.Account{ID: "a", CreatedAt: from}, Limit: 51})
+	sql, args = accountsPage(topupd.AccountsQuery{After: &topupd.Account{ID: "a", CreatedAt: from}, Limit: 51})
 	return append(out, HotQuery{Name: "account list, after a cursor", SQL: sql, Args: args, Cursor: "created_at"})
 }
 

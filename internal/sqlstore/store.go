@@ -46,6 +46,10 @@ type Dialect struct {
 	// (" INDEXED BY x"), where the planner might choose a worse one; empty
 	// where it needs no telling.
 	IndexedBy string
+	// Bytewise follows a text expression to compare it byte by byte (as
+	// the index of lowered trxids is ordered), so that a prefix is one range
+	// of it (` COLLATE "C"`); empty where text compares so already.
+	Bytewise string
 	// IsUniqueViolation reports an error raised by a unique index.
 	IsUniqueViolation func(error) bool
 	// IsTransient reports a deadlock or serialization failure: the

@@ -15,6 +15,7 @@ var listTests = []test{
 	{"AccountsNewestFirst", testAccountsNewestFirst},
 	{"KeysListed", testKeysListed},
 	{"Statement", testStatement},
+	{"OrderSearch", testOrderSearch},
 }
 
 // testStatement: a statement holds the entries made in [from, to) oldest
