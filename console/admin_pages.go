@@ -101,7 +101,9 @@ func (c *Console) reports(w http.ResponseWriter, r *http.Request, s *session) er
 	}
 	d.Total = reportRow{SalesRow: d.Report.Total}
 	var costlessRevenue topupd.Money
-	if d.Costless, costlessRevenue, err = c.costless(r.Context(), s, from, to); err != nil {
+	if d.Report.By == topupd.ByPack { // its rows are the packs already
+		d.Costless, costlessRevenue = costlessRows(d.Report.Rows)
+	} else if d.Costless, costlessRevenue, err = c.costless(r.Context(), s, from, to); err != nil {
 		return err
 	}
 	d.Margin = d.Total.Margin() - costlessRevenue

@@ -77,10 +77,17 @@ func (c *Console) costless(ctx context.Context, s *session, from, to time.Time) 
 	if err != nil {
 		return 0, 0, err
 	}
-	for _, r := range rep.Rows {
+	orders, revenue = costlessRows(rep.Rows)
+	return orders, revenue, nil
+}
+
+// costlessRows sums the rows of a report by pack whose completed orders
+// cost nothing: how many completed orders they hold, and their revenue.
+func costlessRows(rows []topupd.SalesRow) (orders int64, revenue topupd.Money) {
+	for _, r := range rows {
 		if r.Completed > 0 && r.Cost == 0 {
 			orders, revenue = orders+r.Completed, revenue+r.Revenue
 		}
 	}
-	return orders, revenue, nil
+	return orders, revenue
 }
