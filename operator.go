@@ -186,6 +186,10 @@ type Change struct {
 	// Before and After hold the fields that changed, as the admin API names
 	// them, never a secret.
 	Before, After map[string]any
+	// SkipUnchanged leaves the change out of the log when Before and After
+	// are both empty: an update that changed nothing (the service layer
+	// sets it for its updates, whoever asks: admin API, console or bot).
+	SkipUnchanged bool
 	// Recorded is set once the change is in the log.
 	Recorded bool
 	// UpdateID, when not zero, is the Bot API update that asked for the

@@ -144,7 +144,7 @@ func (s *Service) UpdateAccount(ctx context.Context, a Actor, accountID string, 
 	if err := accountPatchAllowed(a, p); err != nil {
 		return Account{}, err
 	}
-	acct, err := s.d.Store.UpdateAccount(change(ctx, a, OpUpdateAccount, accountID), accountID, p)
+	acct, err := s.d.Store.UpdateAccount(update(ctx, a, OpUpdateAccount, accountID), accountID, p)
 	if err != nil {
 		return Account{}, err
 	}

@@ -144,7 +144,7 @@ func (s *Service) UpdateLine(ctx context.Context, a Actor, slug string, p LinePa
 	if err := Allowed(a, OpUpdateLine); err != nil {
 		return topupd.Line{}, err
 	}
-	l, err := s.d.Store.UpdateLine(change(ctx, a, OpUpdateLine, slug), slug, func(l *topupd.Line) error {
+	l, err := s.d.Store.UpdateLine(update(ctx, a, OpUpdateLine, slug), slug, func(l *topupd.Line) error {
 		p.Apply(l)
 		return l.Validate()
 	})

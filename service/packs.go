@@ -136,7 +136,7 @@ func (s *Service) UpdatePack(ctx context.Context, a Actor, pid string, patch Pac
 	if err := Allowed(a, OpUpdatePack); err != nil {
 		return PackView{}, err
 	}
-	p, err := s.d.Store.UpdatePack(change(ctx, a, OpUpdatePack, pid), pid, func(p *topupd.Pack) error {
+	p, err := s.d.Store.UpdatePack(update(ctx, a, OpUpdatePack, pid), pid, func(p *topupd.Pack) error {
 		patch.Apply(p)
 		return s.checkPack(ctx, p, patch.AllowBelowCost)
 	})

@@ -77,7 +77,7 @@ func (s *Service) SetAccountPrice(ctx context.Context, a Actor, accountID, pid s
 	if err := topupd.CheckCost(price, pack.HighestCost(), allowBelowCost); err != nil {
 		return err
 	}
-	if err := s.d.Store.SetAccountPrice(change(ctx, a, OpSetAccountPrice, accountID), accountID, pid, price); err != nil {
+	if err := s.d.Store.SetAccountPrice(update(ctx, a, OpSetAccountPrice, accountID), accountID, pid, price); err != nil {
 		return err
 	}
 	s.changed(ctx)

@@ -185,6 +185,15 @@ func (s *Service) changed(ctx context.Context) {
 // change is the action log's entry of an operation, carried to the store
 // in ctx: the store writes it in the change's own transaction.
 func change(ctx context.Context, a Actor, op Op, target string) context.Context {
+	return withChange(ctx, a, op, target, false)
+}
+
+// update is change for an update: one that changes nothing writes no entry.
+func update(ctx context.Context, a Actor, op Op, target string) context.Context {
+	return withChange(ctx, a, op, target, true)
+}
+
+func withChange(ctx context.Context, a Actor, op Op, target string, skipUnchanged bool) context.Context {
 	return topupd.WithChange(ctx, &topupd.Change{Actor: topupd.Actor{Operator: a.Operator, IP: a.IP, RequestID: a.RequestID},
-		Action: string(op), Target: target, UpdateID: a.UpdateID})
+		Action: string(op), Target: target, UpdateID: a.UpdateID, SkipUnchanged: skipUnchanged})
 }

@@ -40,6 +40,9 @@ func (s *Store) recordChange(ctx context.Context, tx *sql.Tx, c *topupd.Change) 
 			return err
 		}
 	}
+	if c.SkipUnchanged && len(c.Before) == 0 && len(c.After) == 0 {
+		return nil // a non-change: no entry
+	}
 	_, err := tx.ExecContext(ctx, `INSERT INTO actions (at, operator, ip, request_id, action, target, account_id, before, after, update_id)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
 		ms(now), c.Operator, c.IP, c.RequestID, c.Action, c.Target, account, jsonText(c.Before), jsonText(c.After), update)
