@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/topupd/topupd/internal/topupdtest"
 )
 
 // TestAccountPageLinks: an account's page pages its ledger back past the
@@ -78,6 +80,7 @@ func TestAccountPageLinks(t *testing.T) {
 		if bottom > 800 {
 			t.Errorf("the chat link button ends %v px down, below the first screen of 800 px", bottom)
 		}
+		topupdtest.Screenshot(t, b.ctx, "console-account-top.png")
 		b.click("#new-chat-link")
 		if code := b.text("#chat-code"); code == "" {
 			t.Error("no chat link code shown")

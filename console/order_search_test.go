@@ -74,6 +74,7 @@ func TestOrderSearch(t *testing.T) {
 	})
 	t.Run("NamesShown", func(t *testing.T) {
 		b.open("/console/orders")
+		topupdtest.Screenshot(t, b.ctx, "console-orders-search.png")
 		names, err := run(b, chromedp.Evaluate[[]string](`[...document.querySelectorAll("table.orders tbody tr")].map(r => r.cells[1].innerText + " " + r.cells[3].innerText)`))
 		if err != nil {
 			t.Fatal(err)
