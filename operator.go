@@ -237,7 +237,8 @@ type Action struct {
 }
 
 // ActionsQuery selects action log entries, newest first; every field set
-// narrows the selection.
+// narrows the selection. An Action ending in "." is a prefix: "pack."
+// selects pack.create, pack.update and every other pack.* action.
 type ActionsQuery struct {
 	Operator, AccountID, Action string
 	// From and To bound At to [From, To); zero leaves a side open.

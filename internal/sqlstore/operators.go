@@ -313,7 +313,11 @@ func scanAction(row scanner) (topupd.Action, error) {
 func actionsPage(q topupd.ActionsQuery) (string, []any) {
 	var w conds
 	for _, f := range []struct{ col, v string }{{"operator", q.Operator}, {"account_id", q.AccountID}, {"action", q.Action}} {
-		if f.v != "" {
+		switch {
+		case f.v == "":
+		case f.col == "action" && strings.HasSuffix(f.v, "."): // a prefix: "pack." is every pack.* action
+			w.add(fmt.Sprintf("substr(action, 1, %d) = ?", len(f.v)), f.v)
+		default:
 			w.add(f.col+" = ?", f.v)
 		}
 	}

@@ -57,6 +57,12 @@ func testActionsCommitWithTheChange(t *testing.T, e *env) {
 	if acts, _ := e.s.Actions(e.ctx, topupd.ActionsQuery{Operator: "lee", Limit: 10}); len(acts) != 0 {
 		t.Errorf("entries of another operator: %+v", acts)
 	}
+	// An action ending in "." is a prefix; any other is the whole name.
+	for q, want := range map[string]int{"account.": 1, "account": 0, "account.update": 1, "accounts.": 0, "account.up": 0} {
+		if acts, err := e.s.Actions(e.ctx, topupd.ActionsQuery{Action: q, Limit: 10}); err != nil || len(acts) != want {
+			t.Errorf("entries of action %q: %d, want %d (%v)", q, len(acts), want, err)
+		}
+	}
 }
 
 // testActionsRacingChanges: racing changes each leave exactly their own
