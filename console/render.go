@@ -19,6 +19,8 @@ import (
 // view is what every page's template gets.
 type view struct {
 	Title string
+	// Here is the page's own address, for the zone picker to come back to.
+	Here string
 	// S is the signed-in session; nil on the sign-in pages.
 	S *session
 	// Nav is the menu: only what the operator's role may see.
@@ -156,18 +158,10 @@ var funcs = template.FuncMap{
 		}
 		return *s
 	},
-	"when": func(t time.Time) string {
-		if t.IsZero() {
-			return "—"
-		}
-		return t.UTC().Format("2006-01-02 15:04:05")
-	},
-	"whenp": func(t *time.Time) string {
-		if t == nil || t.IsZero() {
-			return "—"
-		}
-		return t.UTC().Format("2006-01-02 15:04")
-	},
+	"when":   zoneFuncs(time.UTC)["when"], // each page's own zone: zone.go
+	"whenp":  zoneFuncs(time.UTC)["whenp"],
+	"zones":  zoneFuncs(time.UTC)["zones"],
+	"zone":   zoneFuncs(time.UTC)["zone"],
 	"date":   func(t time.Time) string { return t.UTC().Format(time.DateOnly) },
 	"join":   strings.Join,
 	"split":  strings.Fields,
@@ -245,6 +239,12 @@ func (c *Console) renderView(w http.ResponseWriter, r *http.Request, status int,
 		panic("console: no page " + page)
 	}
 	c.banners(r, &v)
+	v.Here = r.URL.RequestURI()
+	if v.S != nil { // times in the operator's zone, labelled
+		if t2, err := t.Clone(); err == nil {
+			t = t2.Funcs(zoneFuncs(zoneOf(r)))
+		}
+	}
 	var b bytes.Buffer
 	if err := t.Execute(&b, v); err != nil {
 		c.Logger.ErrorContext(r.Context(), "console: rendering", "page", page, "err", err)

@@ -23,6 +23,7 @@ func (c *Console) routes() {
 	read := func(pattern string, h handler) { m.Handle(pattern, c.signedIn(topupd.PermRead, h)) }
 	may := func(pattern string, p topupd.Permission, h handler) { m.Handle(pattern, c.signedIn(p, h)) }
 	read("GET /console/{$}", c.dashboard)
+	read("POST /console/zone", c.setZone)
 	read("GET /console/orders", c.orders)
 	read("GET /console/orders.csv", c.ordersCSV)
 	read("GET /console/orders/{id}", c.order)
