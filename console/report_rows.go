@@ -34,15 +34,13 @@ func (c *Console) namedRows(ctx context.Context, s *session, rep service.SalesRe
 	names, links := map[string]string{}, map[string]string{}
 	switch rep.By {
 	case topupd.ByAccount:
-		for _, r := range rep.Rows {
-			links[r.Key] = "/console/accounts/" + url.PathEscape(r.Key)
-			a, err := c.Service.Account(ctx, s.actor, r.Key)
-			if topupd.CodeOf(err) == topupd.ENotFound {
-				continue
-			} else if err != nil {
-				return nil, err
-			}
-			names[r.Key] = a.Name
+		ids := make([]string, len(rep.Rows))
+		for i, r := range rep.Rows {
+			ids[i], links[r.Key] = r.Key, "/console/accounts/"+url.PathEscape(r.Key)
+		}
+		var err error
+		if names, err = c.Service.AccountNames(ctx, s.actor, ids); err != nil { // names only, no balances
+			return nil, err
 		}
 	case topupd.ByLine:
 		lines, err := c.Service.Lines(ctx, s.actor)

@@ -10,14 +10,35 @@ import (
 // accountNames reads the names of the orders' accounts, by live account id
 // (a sandbox order's is its account's), each account once by its key.
 func (s *Service) accountNames(ctx context.Context, orders []topupd.Order) (map[string]string, error) {
+	ids := make([]string, len(orders))
+	for i, o := range orders {
+		ids[i], _ = topupd.LiveID(o.AccountID)
+	}
+	return s.namesOf(ctx, ids, false)
+}
+
+// AccountNames reads the names of the accounts ids names, each once, by
+// live account id, without their balances; an account not found has no
+// name in the answer.
+func (s *Service) AccountNames(ctx context.Context, a Actor, ids []string) (map[string]string, error) {
+	if err := s.accountReadable(a, ""); err != nil {
+		return nil, err
+	}
+	return s.namesOf(ctx, ids, true)
+}
+
+// namesOf reads each account of ids once; with missingOK an account not
+// found is left out, else it fails the read.
+func (s *Service) namesOf(ctx context.Context, ids []string, missingOK bool) (map[string]string, error) {
 	names := map[string]string{}
-	for _, o := range orders {
-		id, _ := topupd.LiveID(o.AccountID)
+	for _, id := range ids {
 		if _, ok := names[id]; ok {
 			continue
 		}
 		a, err := s.d.Store.Account(ctx, id)
-		if err != nil {
+		if missingOK && topupd.CodeOf(err) == topupd.ENotFound {
+			continue
+		} else if err != nil {
 			return nil, err
 		}
 		names[id] = a.Name
