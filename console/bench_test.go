@@ -69,6 +69,7 @@ func BenchmarkPages(b *testing.B) {
 		{"orders-by-trxid", "/console/orders?q=t-123457"},
 		{"orders-by-trxid-start", "/console/orders?q=T-12345"},
 		{"orders-of-player", "/console/orders?player=51234"},
+		{"orders-csv-of-pack-on-a-day", "/console/orders.csv?pid=" + benchdata.PID(3) + "&from=" + day + "&to=" + day},
 		{"orders-processing", "/console/orders?status=processing"},
 		{"orders-of-pack-on-a-day", "/console/orders?pid=" + benchdata.PID(3) + "&from=" + day + "&to=" + day},
 		{"order", "/console/orders/ord_500000"},
