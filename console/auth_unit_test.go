@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -27,15 +28,23 @@ type unitConsole struct {
 	now   time.Time
 }
 
+// settingsOnly is a service store that answers Settings (defaults: orders
+// on, no maintenance) and nothing else.
+type settingsOnly struct{ service.Store }
+
+// Settings answers the defaults.
+func (settingsOnly) Settings(context.Context) (topupd.Settings, error) { return topupd.Settings{}, nil }
+
 func newUnitConsole(t *testing.T) *unitConsole {
 	t.Helper()
 	vault, err := topupd.NewVault(make([]byte, topupd.SecretKeySize))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The service's store is nil: a check that let a request through to
-	// an operation would panic the test.
-	svc, err := service.New(service.Deps{Store: struct{ service.Store }{}})
+	// The service's store answers the settings alone, which every signed-in
+	// page reads for its banners: a check that let a request through to an
+	// operation would panic the test.
+	svc, err := service.New(service.Deps{Store: settingsOnly{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,7 +72,7 @@ func TestConsoleBatches(t *testing.T) {
 	if status, page := own("GET", "/console/stock", nil); status != 200 || !strings.Contains(page, `id="low-`+pid+`">low`) {
 		t.Errorf("the stock page after the level 12 with 10 codes: %d", status)
 	}
-	if _, page := own("GET", "/console/", nil); !strings.Contains(page, "<td>"+pid+"</td>") {
+	if _, page := own("GET", "/console/", nil); !strings.Contains(page, `<td><a href="/console/stock/`+pid+`">`+pid+`</a></td>`) {
 		t.Errorf("the dashboard does not list %s low on stock", pid)
 	}
 
