@@ -40,6 +40,9 @@ func (c *Console) suppliers(w http.ResponseWriter, r *http.Request, s *session) 
 	if err != nil {
 		return err
 	}
+	if err := c.nameAccounts(r.Context(), s, &stuck); err != nil {
+		return err
+	}
 	d.Stuck = stuck
 	c.render(w, r, s, http.StatusOK, "suppliers", "Suppliers", d)
 	return nil

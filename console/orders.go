@@ -49,6 +49,9 @@ func (c *Console) orders(w http.ResponseWriter, r *http.Request, s *session) err
 	if d.Page, err = c.Service.Orders(r.Context(), s.actor, oq); err != nil {
 		return err
 	}
+	if err := c.nameAccounts(r.Context(), s, &d.Page); err != nil {
+		return err
+	}
 	if d.Page.Next != nil {
 		d.Next = pageQuery(q, "cursor", service.ListCursor(service.OrdersCursor, *d.Page.Next))
 	}

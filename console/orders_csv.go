@@ -37,6 +37,9 @@ func (c *Console) ordersCSV(w http.ResponseWriter, r *http.Request, s *session) 
 		return err
 	}
 	for {
+		if err := c.nameAccounts(r.Context(), s, &page); err != nil {
+			return err // the download is cut short; the status is already sent
+		}
 		for _, o := range page.Orders {
 			acc, _ := topupd.LiveID(o.AccountID)
 			finished := ""

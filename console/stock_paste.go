@@ -60,12 +60,8 @@ func (c *Console) pasteCodes(w http.ResponseWriter, r *http.Request, s *session)
 		}
 		u.Cost = &cost
 	}
-	res, err := c.addCodes(r, s, pid, codes, u)
+	res, err := c.addCodes(r, s, pid, codes, u) // one transaction: all or nothing
 	if err != nil {
-		if res.Added+res.Duplicates > 0 {
-			// Only past the first chunk: earlier chunks are in stock.
-			return fieldError{"codes", "Stopped after " + plural(res.Added+res.Duplicates, "code") + " (" + strconv.Itoa(res.Added) + " added): paste them again, and those count as duplicates."}
-		}
 		return err
 	}
 	msg := "Pasted " + plural(len(codes), "code") + ": " + strconv.Itoa(res.Added) + " added, " + plural(res.Duplicates, "duplicate") + ", " +

@@ -7,43 +7,38 @@ import (
 	"github.com/topupd/topupd"
 )
 
-// accountNames reads the names of the orders' accounts, by live account id
-// (a sandbox order's is its account's), each account once by its key.
-func (s *Service) accountNames(ctx context.Context, orders []topupd.Order) (map[string]string, error) {
-	ids := make([]string, len(orders))
-	for i, o := range orders {
-		ids[i], _ = topupd.LiveID(o.AccountID)
-	}
-	return s.namesOf(ctx, ids, false)
-}
-
 // AccountNames reads the names of the accounts ids names, each once, by
 // live account id, without their balances; an account not found has no
-// name in the answer.
+// name in the answer. An order list shows names only where a person reads
+// it (the console), so Orders leaves them to this call.
 func (s *Service) AccountNames(ctx context.Context, a Actor, ids []string) (map[string]string, error) {
 	if err := s.accountReadable(a, ""); err != nil {
 		return nil, err
 	}
-	return s.namesOf(ctx, ids, true)
-}
-
-// namesOf reads each account of ids once; with missingOK an account not
-// found is left out, else it fails the read.
-func (s *Service) namesOf(ctx context.Context, ids []string, missingOK bool) (map[string]string, error) {
 	names := map[string]string{}
 	for _, id := range ids {
 		if _, ok := names[id]; ok {
 			continue
 		}
-		a, err := s.d.Store.Account(ctx, id)
-		if missingOK && topupd.CodeOf(err) == topupd.ENotFound {
+		acct, err := s.d.Store.Account(ctx, id)
+		if topupd.CodeOf(err) == topupd.ENotFound {
 			continue
 		} else if err != nil {
 			return nil, err
 		}
-		names[id] = a.Name
+		names[id] = acct.Name
 	}
 	return names, nil
+}
+
+// OrderAccounts are the live account ids of orders (a sandbox order's is
+// its account's), for AccountNames.
+func OrderAccounts(orders []topupd.Order) []string {
+	ids := make([]string, len(orders))
+	for i, o := range orders {
+		ids[i], _ = topupd.LiveID(o.AccountID)
+	}
+	return ids
 }
 
 // AccountsNamed finds the accounts a name the operator typed means: those

@@ -70,7 +70,8 @@ type OrderPage struct {
 	// More says a search by trxid prefix (which has no next page) matched
 	// more orders than the page holds.
 	More bool
-	// Names are the names of the page's accounts, by live account id.
+	// Names are the names of the page's accounts, by live account id,
+	// when its reader filled them (AccountNames); Orders leaves them nil.
 	Names map[string]string
 }
 
@@ -113,9 +114,6 @@ func (s *Service) Orders(ctx context.Context, a Actor, q topupd.OrdersQuery) (Or
 		} else {
 			page.Next = &topupd.ListKey{At: last.CreatedAt, Seq: last.Seq}
 		}
-	}
-	if page.Names, err = s.accountNames(ctx, orders); err != nil {
-		return OrderPage{}, err
 	}
 	for i := range orders {
 		orders[i].Codes = topupd.MaskCodes(orders[i].Codes)
