@@ -71,6 +71,18 @@ func DecideRepeat(req *OrderRequest, accountID string, prev *Order) (replay bool
 	return true, nil
 }
 
+// FirstCallRunning reports whether a processing order's first supplier
+// call has not ended: a submit was started (as a placement with a lease
+// records it at once) and no outcome was ever settled. For an order whose
+// placing request attempts it inline, that is the request still running
+// (or past its inline wait, the call still going); it also holds while
+// the engine makes the first call of an order whose placing node died.
+// A repeat then is DUPLICATE_IN_FLIGHT, not a replay, while its in-flight
+// hint is held (PlaceOrder.HintHeld).
+func (o *Order) FirstCallRunning() bool {
+	return o.Status == StatusProcessing && o.Supplier == SupplierSubmitting && o.Attempts == 0
+}
+
 // repeatName says which of the request's names found the earlier order.
 func repeatName(req *OrderRequest, prev *Order) string {
 	if prev.IdempotencyKey == req.Key() {

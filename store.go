@@ -139,6 +139,16 @@ type PlaceOrder struct {
 	// Sandbox places the order in the account's sandbox (sandbox.go),
 	// priced as the account's, fulfilled by the sim rules.
 	Sandbox bool
+	// HintHeld says the request found an in-flight hint of its trxid or
+	// idempotency key held (OrderLimiter): an earlier request began less
+	// than the hint's ttl ago. A repeat of an order whose first supplier
+	// call still runs (Order.FirstCallRunning) is then DUPLICATE_IN_FLIGHT
+	// instead of a replay; every other answer is the same as without it.
+	// Under the account's lock, an earlier request of the account still in
+	// its transaction has committed before the look-up: finding no order
+	// means the first was rejected, failed, or has not reached the store,
+	// and the request is placed as any other (the unique indexes decide).
+	HintHeld bool
 }
 
 // HistoryQuery selects a page of an account's orders, newest first.

@@ -161,6 +161,8 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 // already held names an order too; the key's order comes first. Both are
 // looked up in one statement. The domain decides what the repeat is
 // (topupd.DecideRepeat): a replay, FORBIDDEN or IDEMPOTENCY_KEY_REUSED.
+// With p.HintHeld, a repeat of an order whose first supplier call runs is
+// DUPLICATE_IN_FLIGHT.
 func (s *Store) repeatOf(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder) (prev topupd.Order, replay, found bool, err error) {
 	req := &p.Request
 	prev, err = scanOrder(tx.QueryRowContext(ctx, s.q.orderRepeat, p.AccountID, req.Key(), req.TrxID, boolInt(p.Sandbox)))
@@ -171,6 +173,9 @@ func (s *Store) repeatOf(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder) (
 	}
 	if replay, err = topupd.DecideRepeat(req, p.AccountID, &prev); err != nil {
 		return topupd.Order{}, false, true, err
+	}
+	if p.HintHeld && prev.FirstCallRunning() {
+		return topupd.Order{}, false, true, topupd.Fail(topupd.EDuplicateInFlight)
 	}
 	return prev, replay, true, s.loadCodes(ctx, tx, &prev)
 }

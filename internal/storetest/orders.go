@@ -18,6 +18,7 @@ var placeTests = []test{
 	{"ReplayWithIdempotencyKey", testReplayIdempotencyKey},
 	{"IdempotencyKeyIsPerAccount", testIdempotencyKeyPerAccount},
 	{"LeaseAtPlacement", testLeaseAtPlacement},
+	{"HintHeld", testHintHeld},
 }
 
 // ignoreNew leaves out the fields a store chooses for a new order.
@@ -266,5 +267,54 @@ func testLeaseAtPlacement(t *testing.T, e *env) {
 	}
 	if got := e.order(o.ID); got.Supplier != topupd.SupplierSubmitting {
 		t.Errorf("Supplier = %s, want %s", got.Supplier, topupd.SupplierSubmitting)
+	}
+}
+
+// testHintHeld: with HintHeld (the request found its in-flight hint held),
+// a repeat of an order whose first supplier call has not ended is
+// DUPLICATE_IN_FLIGHT, and writes nothing; without it, the same repeat is
+// a replay. Once the call has ended (the order settled, even still
+// processing), the repeat is a replay either way. FORBIDDEN and
+// IDEMPOTENCY_KEY_REUSED come first, as always, and a request that repeats
+// no order is placed.
+func testHintHeld(t *testing.T, e *env) {
+	e.catalog()
+	a := e.account("buyer", topupd.USD(100))
+	other := e.account("other", topupd.USD(100))
+	place := func(account string, req topupd.OrderRequest, held bool) (topupd.Order, bool, error) {
+		return e.s.PlaceOrder(e.ctx, topupd.PlaceOrder{AccountID: account, Request: req, Now: t0, Deadline: deadline,
+			LeaseOwner: "api-1", LeaseUntil: t0.Add(time.Minute), HintHeld: held})
+	}
+	req := topup("T-HELD")
+	first, _, err := place(a.ID, req, false)
+	if err != nil || !first.FirstCallRunning() {
+		t.Fatalf("PlaceOrder: %+v, %v; want an order in its first call", first, err)
+	}
+	before := e.snapshot(a.ID)
+	if _, _, err := place(a.ID, req, true); topupd.CodeOf(err) != topupd.EDuplicateInFlight {
+		t.Errorf("a held repeat during the first call: %v, want DUPLICATE_IN_FLIGHT", err)
+	}
+	e.unchanged(before, "a held repeat")
+	if again, replay, err := place(a.ID, req, false); err != nil || !replay || again.ID != first.ID {
+		t.Errorf("the same repeat, its hint lapsed: %v, %v, want a replay", replay, err)
+	}
+	if _, _, err := place(other.ID, req, true); topupd.CodeOf(err) != topupd.EForbidden {
+		t.Errorf("another account's held repeat: %v, want FORBIDDEN", err)
+	}
+	reused := req
+	reused.Fields.UserID = "999"
+	if _, _, err := place(a.ID, reused, true); topupd.CodeOf(err) != topupd.EIdempotencyReused {
+		t.Errorf("a held repeat of another purchase: %v, want IDEMPOTENCY_KEY_REUSED", err)
+	}
+	settled, err := e.s.Settle(e.ctx, first.Seq, topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: t0.Add(time.Minute), Now: t0,
+		LeaseOwner: "api-1", Supplier: topupd.SupplierAccepted, Note: "the supplier says pending"})
+	if err != nil || settled.FirstCallRunning() {
+		t.Fatalf("Settle: %+v, %v", settled, err)
+	}
+	if again, replay, err := place(a.ID, req, true); err != nil || !replay || again.ID != first.ID {
+		t.Errorf("a held repeat after the first call: %v, %v, want a replay", replay, err)
+	}
+	if o, replay, err := place(a.ID, topup("T-HELD-NEW"), true); err != nil || replay || o.ID == first.ID {
+		t.Errorf("a held request that repeats no order: %v, %v, want it placed", replay, err)
 	}
 }
