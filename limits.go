@@ -48,18 +48,28 @@ func (f RateLimiterFunc) Allow(ctx context.Context, key string) (RateDecision, e
 	return f(ctx, key)
 }
 
-// InFlight holds short locks that tell a duplicate request while the first
-// one runs. They only spare work: the store's unique constraints decide.
-type InFlight interface {
-	// Acquire takes key for at most ttl; ok is false when someone else
-	// holds it. release gives it back (safe to call twice, and it never
-	// releases a lock that lapsed and was taken by someone else).
-	Acquire(ctx context.Context, key string, ttl time.Duration) (release func(), ok bool, err error)
-	// Hold takes key as Acquire does and keeps it while its holder lives:
-	// it is extended to ttl from then, ttl/4 apart, until release or until
-	// ctx ends. A holder that dies (or whose ctx ends) stops extending, so
-	// its lock lapses within ttl.
-	Hold(ctx context.Context, key string, ttl time.Duration) (release func(), ok bool, err error)
+// OrderLimiter admits a call that places an order in one step (one round
+// trip on Redis): the account's rate limit, as RateLimiter decides it, and
+// the request's in-flight hints. A hint is a key (its trxid, its
+// idempotency key) taken for a ttl and never given back: it lapses. It only
+// spares work; the store's unique constraints decide. A call that finds a
+// hint held tells the store, which then answers 429 while the first
+// request's supplier call runs (PlaceOrder.HintHeld). Package ratelimit
+// implements it in memory and on Redis.
+type OrderLimiter interface {
+	// AllowOrder decides on, and if allowed records, one call under key as
+	// RateLimiter.Allow does. An allowed call then takes every hint in
+	// hints for ttl, unless one of them is held already: it then takes none
+	// and reports Held. A refused call takes none.
+	AllowOrder(ctx context.Context, key string, hints []string, ttl time.Duration) (OrderDecision, error)
+}
+
+// OrderDecision is an OrderLimiter's answer to one call.
+type OrderDecision struct {
+	RateDecision
+	// Held, on an allowed call, says that one of its hints was held: a call
+	// with the same trxid or idempotency key began less than ttl ago.
+	Held bool
 }
 
 // Invalidations carry word between the nodes of a deployment that what

@@ -125,9 +125,9 @@ func TestResellerKeyCheck(t *testing.T) {
 	required := key("acc_required", func(a *topupd.Account) { a.IPAllowlistRequired = true })
 	unknown, _ := topupd.NewAPIKey()
 
+	limiter := ratelimit.NewMemory([]ratelimit.Window{{Limit: 1000, Period: time.Minute}}, func() time.Time { return now })
 	h, err := httpapi.NewReseller(httpapi.Deps{Store: store, Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now },
-		Limiter:  ratelimit.NewMemory([]ratelimit.Window{{Limit: 1000, Period: time.Minute}}, func() time.Time { return now }),
-		InFlight: ratelimit.NewMemoryInFlight(func() time.Time { return now }), Fulfiller: fulfiller{}, Players: fulfiller{}})
+		Limiter: limiter, Orders: ratelimit.NewMemoryOrders(limiter, func() time.Time { return now }), Fulfiller: fulfiller{}, Players: fulfiller{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,6 +93,8 @@ type caller struct {
 	account  topupd.Account
 	ip       netip.Addr
 	settings topupd.Settings
+	// order, on POST /orders, is what its limit step read and decided.
+	order *orderCall
 }
 
 type callerKey struct{}
@@ -127,14 +129,18 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 // the contract's order, counts the call against the account's rate limit,
 // refuses a path
 // or query that is not clean text (resellerText), then runs h.
-func (a *reseller) auth(h handlerFunc) http.Handler {
+func (a *reseller) auth(h handlerFunc) http.Handler { return a.authWith(a.limit, h) }
+
+// authWith is auth with limit as the step that counts the call: a.limit,
+// or for POST /orders a.limitOrder, which also takes its in-flight hints.
+func (a *reseller) authWith(limit func(http.ResponseWriter, *http.Request, *caller) error, h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := a.authenticate(r)
 		if keylessRefusal(err) {
 			err = a.keyless.refuse(r.Context(), w, "reseller:"+clientIPText(r, a.TrustedProxies), err)
 		}
 		if err == nil {
-			err = a.limit(w, r, c)
+			err = limit(w, r, c)
 		}
 		if err == nil {
 			err = resellerText(r)
@@ -212,6 +218,11 @@ func (a *reseller) eligible(ctx context.Context, acct *topupd.Account, st topupd
 // its sandbox for a sandbox key.
 func (a *reseller) limit(w http.ResponseWriter, r *http.Request, c *caller) error {
 	d, err := a.Limiter.Allow(r.Context(), c.account.Books()) // a sandbox key's calls are counted apart
+	return a.limited(w, r, d, err)
+}
+
+// limited turns a rate limit's answer into the call's refusal, if any.
+func (a *reseller) limited(w http.ResponseWriter, r *http.Request, d topupd.RateDecision, err error) error {
 	if err != nil {
 		a.Logger.ErrorContext(r.Context(), "rate limiter unavailable", "err", err)
 		return topupd.Fail(topupd.ERateLimitDown)

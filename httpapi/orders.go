@@ -8,15 +8,60 @@ import (
 	"github.com/topupd/topupd"
 )
 
-// InFlightTTL is how long an in-flight lock outlives its holder: the
-// request holding it extends it while it runs, however long that is, so a
-// duplicate is refused all along; after the node holding it dies, the
-// trxid is free again within this time, and a retry anywhere gets the
-// committed order as a replay.
+// InFlightTTL is how long an order's in-flight hints live. A hint is never
+// released nor extended: it lapses, so it costs no round trip after the
+// answer. While it is held, the database decides what a repeat of its
+// trxid or idempotency key is (PlaceOrder.HintHeld): 429
+// DUPLICATE_IN_FLIGHT while the earlier order's first supplier call runs,
+// its replay once the call has ended, and a new order when there is none
+// (the first was rejected). After it lapses, a repeat of a running order
+// is its replay too, so a dead node's order is answered within this time.
 const InFlightTTL = 3 * time.Second
 
-// placeOrder places an order: settings, body, in-flight lock, then one store
-// transaction, then the first supplier call.
+// orderCall is what POST /orders' limit step read and decided.
+type orderCall struct {
+	req topupd.OrderRequest
+	// bad is why the body could not be read, answered after the limit.
+	bad error
+	// held says one of the request's hints was held (PlaceOrder.HintHeld).
+	held bool
+}
+
+// limitOrder is POST /orders' limit step: it reads the body, then counts
+// the call against the account's rate limit and takes the request's
+// in-flight hints, both in one call (Orders). A call that cannot place an
+// order (a bad body, orders closed) takes no hint. placeOrder answers the
+// body and the settings, after the limit as on every route.
+func (a *reseller) limitOrder(w http.ResponseWriter, r *http.Request, c *caller) error {
+	req, bad := DecodeOrder(r)
+	books := c.account.Books() // a sandbox key's calls are counted apart
+	var hints []string
+	if bad == nil && !c.settings.Maintenance && !c.settings.OrdersDisabled {
+		hints = orderHints(&req, books)
+	}
+	d, err := a.Orders.AllowOrder(r.Context(), books, hints, InFlightTTL)
+	if err := a.limited(w, r, d.RateDecision, err); err != nil {
+		return err
+	}
+	c.order = &orderCall{req: req, bad: bad, held: d.Held}
+	return nil
+}
+
+// orderHints are the in-flight hints of a request: its trxid (unique across
+// accounts) and its idempotency key (the account's).
+func orderHints(req *topupd.OrderRequest, account string) []string {
+	hints := []string{"trx:" + req.TrxID}
+	if _, sandbox := topupd.LiveID(account); sandbox { // a sandbox trxid is the sandbox's alone
+		hints[0] = "trx" + topupd.SandboxSuffix + ":" + req.TrxID
+	}
+	if req.IdempotencyKey != "" {
+		hints = append(hints, "idem:"+account+":"+req.IdempotencyKey)
+	}
+	return hints
+}
+
+// placeOrder places an order: settings, body, then one store transaction,
+// then the first supplier call.
 func (a *reseller) placeOrder(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	c := callerOf(ctx)
@@ -26,21 +71,18 @@ func (a *reseller) placeOrder(w http.ResponseWriter, r *http.Request) error {
 	case st.OrdersDisabled:
 		return topupd.Fail(topupd.EOrdersDisabled)
 	}
-	req, err := DecodeOrder(r)
-	if err != nil {
-		return err
+	if c.order.bad != nil {
+		return c.order.bad
 	}
-	release, err := a.lockInFlight(w, r, &req, c.account.Books())
-	if err != nil {
-		return err
-	}
-	defer release()
-
+	req := c.order.req
 	now := a.Now()
 	o, replay, err := a.Store.PlaceOrder(ctx, topupd.PlaceOrder{
 		AccountID: c.account.ID, Sandbox: c.account.Sandbox, Request: req, Now: now, Deadline: a.Deadline, SimOff: a.SimOff,
-		LeaseOwner: a.Fulfiller.Owner(), LeaseUntil: a.Fulfiller.LeaseUntil(now),
+		LeaseOwner: a.Fulfiller.Owner(), LeaseUntil: a.Fulfiller.LeaseUntil(now), HintHeld: c.order.held,
 	})
+	if topupd.CodeOf(err) == topupd.EDuplicateInFlight {
+		w.Header().Set("Retry-After", strconv.Itoa(1))
+	}
 	if err != nil {
 		return err
 	}
@@ -51,39 +93,4 @@ func (a *reseller) placeOrder(w http.ResponseWriter, r *http.Request) error {
 	v.IdempotentReplay = &replay
 	writeJSON(w, http.StatusOK, orderAnswer{Success: true, orderView: v})
 	return nil
-}
-
-// lockInFlight takes the in-flight locks of the request's trxid (unique
-// across accounts) and idempotency key (the account's). A duplicate of a
-// request still running is DUPLICATE_IN_FLIGHT. The locks only spare the
-// database work: the unique constraints decide.
-func (a *reseller) lockInFlight(w http.ResponseWriter, r *http.Request, req *topupd.OrderRequest, account string) (func(), error) {
-	keys := []string{"trx:" + req.TrxID}
-	if _, sandbox := topupd.LiveID(account); sandbox { // a sandbox trxid is the sandbox's alone
-		keys[0] = "trx" + topupd.SandboxSuffix + ":" + req.TrxID
-	}
-	if req.IdempotencyKey != "" {
-		keys = append(keys, "idem:"+account+":"+req.IdempotencyKey)
-	}
-	var releases []func()
-	releaseAll := func() {
-		for _, f := range releases {
-			f()
-		}
-	}
-	for _, k := range keys {
-		rel, ok, err := a.InFlight.Hold(r.Context(), k, InFlightTTL)
-		if err != nil {
-			releaseAll()
-			a.Logger.ErrorContext(r.Context(), "in-flight locks unavailable", "err", err)
-			return nil, topupd.Fail(topupd.ERateLimitDown)
-		}
-		if !ok {
-			releaseAll()
-			w.Header().Set("Retry-After", strconv.Itoa(1))
-			return nil, topupd.Fail(topupd.EDuplicateInFlight)
-		}
-		releases = append(releases, rel)
-	}
-	return releaseAll, nil
 }

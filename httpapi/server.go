@@ -57,9 +57,13 @@ type ResellerStore interface {
 // Deps are what the reseller API needs.
 type Deps struct {
 	// Store is the database.
-	Store     ResellerStore
-	Limiter   topupd.RateLimiter
-	InFlight  topupd.InFlight
+	Store ResellerStore
+	// Limiter counts every call against its account's rate limit, but
+	// POST /orders, which Orders counts.
+	Limiter topupd.RateLimiter
+	// Orders counts POST /orders against the same rate limit and takes its
+	// in-flight hints, in one call (share its limiter with Limiter).
+	Orders    topupd.OrderLimiter
 	Fulfiller Fulfiller
 	// Players asks the suppliers about players (POST /players/check).
 	Players Players
@@ -103,8 +107,8 @@ func NewReseller(d Deps) (http.Handler, error) {
 		return nil, errors.New("httpapi.NewReseller: a store is required")
 	case d.Limiter == nil:
 		return nil, errors.New("httpapi.NewReseller: a limiter is required")
-	case d.InFlight == nil:
-		return nil, errors.New("httpapi.NewReseller: in-flight locks are required")
+	case d.Orders == nil:
+		return nil, errors.New("httpapi.NewReseller: an order limiter is required")
 	case d.Fulfiller == nil:
 		return nil, errors.New("httpapi.NewReseller: a fulfiller is required")
 	case d.Players == nil:
@@ -146,7 +150,7 @@ func (a *reseller) routes(mux router) {
 	mux.Handle("GET /catalog", a.auth(a.products))
 	mux.Handle("GET /my-ip", a.auth(a.myIP))
 	mux.Handle("GET /balance", a.auth(a.balance))
-	mux.Handle("POST /orders", a.auth(a.placeOrder))
+	mux.Handle("POST /orders", a.authWith(a.limitOrder, a.placeOrder))
 	mux.Handle("POST /players/check", a.auth(a.checkPlayer))
 	mux.Handle("GET /history", a.auth(a.history))
 	mux.Handle("GET /statement", a.auth(a.statement))

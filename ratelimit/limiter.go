@@ -1,8 +1,10 @@
-// Package ratelimit enforces exact rolling-window rate limits per key and
-// holds short-lived in-flight locks used to detect duplicate requests.
+// Package ratelimit enforces exact rolling-window rate limits per key and,
+// for calls that place orders, takes the short-lived in-flight hints that
+// tell a duplicate request, in the same step.
 //
 // The in-memory implementations here are the reference semantics; other
-// backends must behave the same way behind the Limiter and InFlight interfaces.
+// backends must behave the same way behind the Limiter and OrderLimiter
+// interfaces.
 package ratelimit
 
 import (

@@ -63,9 +63,9 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	fe.String(&c.Addr, "addr", "TOPUPD_ADDR", ":8080", "reseller API listen address")
 	fe.String(&c.AdminAddr, "admin-addr", "TOPUPD_ADMIN_ADDR", "127.0.0.1:8081", "admin API listen address")
 	fe.String(&c.DB, "db", "TOPUPD_DB", "topupd.db", "a SQLite file path, or a postgres:// URL")
-	fe.String(&c.Redis, "redis", "TOPUPD_REDIS", "", "a redis:// URL for shared rate limits and in-flight locks")
+	fe.String(&c.Redis, "redis", "TOPUPD_REDIS", "", "a redis:// URL for shared rate limits and in-flight hints")
 	fe.Duration(&c.RedisTimeout, "redis-timeout", "TOPUPD_REDIS_TIMEOUT", ratelimit.DefaultRedisTimeout,
-		"how long each Redis call of the rate limiter and in-flight locks may take before the call answers 503 RATE_LIMIT_UNAVAILABLE")
+		"how long each Redis call of the rate limiter (with an order's in-flight hints) may take before the call answers 503 RATE_LIMIT_UNAVAILABLE")
 	fe.String(&proxies, "trusted-proxies", "TOPUPD_TRUSTED_PROXIES", "", "comma-separated CIDRs whose X-Forwarded-For is believed")
 	fe.Int(&c.RatePerSecond, "rate-per-second", "TOPUPD_RATE_PER_SECOND", topupd.DefaultRatePerSecond, "calls per account in any rolling 1 s")
 	fe.Int(&c.RatePerMinute, "rate-per-minute", "TOPUPD_RATE_PER_MINUTE", topupd.DefaultRatePerMinute, "calls per account in any rolling 60 s")

@@ -50,7 +50,7 @@ type Config struct {
 	// AdminToken is the admin API's bearer token; empty refuses every call.
 	AdminToken string
 	// Redis, when set, is a redis:// URL through which every node shares
-	// rate limits and in-flight locks; RedisPrefix starts every key and
+	// rate limits and in-flight hints; RedisPrefix starts every key and
 	// RedisTimeout bounds each call.
 	Redis        string
 	RedisPrefix  string
@@ -115,7 +115,8 @@ type Config struct {
 	WebhookPoll time.Duration
 	// MaxBody bounds the reseller API's request bodies; 0 is its default.
 	MaxBody int64
-	// Limiter replaces the rate limiter built from the rates above.
+	// Limiter replaces the rate limiter built from the rates above; the
+	// orders' in-flight hints are then in memory, on this node alone.
 	Limiter topupd.RateLimiter
 	// WrapStore wraps the store the reseller API sees.
 	WrapStore func(topupd.Store) topupd.Store
@@ -220,9 +221,11 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 			return nil, err
 		}
 	}
-	limiter := cfg.Limiter
+	limiter, orders := cfg.Limiter, a.limits.orders
 	if limiter == nil {
 		limiter = a.limits.limiter
+	} else {
+		orders = ratelimit.NewMemoryOrders(limiter, cfg.Now) // the hints on this node alone
 	}
 	var cache *httpapi.AuthCache
 	if cfg.AuthCacheTTL > 0 {
@@ -236,7 +239,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 		apiStore = cfg.WrapStore(a.Store)
 	}
 	a.Reseller, err = httpapi.NewReseller(httpapi.Deps{
-		Store: apiStore, Limiter: limiter, InFlight: a.limits.inFlight, Fulfiller: a.Engine, Players: a.Engine, Logger: cfg.Logger, Now: cfg.Now,
+		Store: apiStore, Limiter: limiter, Orders: orders, Fulfiller: a.Engine, Players: a.Engine, Logger: cfg.Logger, Now: cfg.Now,
 		TrustedProxies: cfg.TrustedProxies, Deadline: cfg.Deadline, MaxBody: cfg.MaxBody, AuthCache: cache, SimOff: cfg.SimOff,
 		Metrics: a.Metrics, KeylessLimiter: a.limits.keyless,
 	})

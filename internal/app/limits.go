@@ -13,11 +13,13 @@ import (
 	"github.com/topupd/topupd/ratelimit"
 )
 
-// limits are the rate limiter and in-flight locks: in memory on one node, or
-// shared by every node through Redis.
+// limits are the rate limiter and the orders' in-flight hints: in memory
+// on one node, or shared by every node through Redis.
 type limits struct {
-	limiter  ratelimit.Limiter
-	inFlight ratelimit.InFlight
+	limiter ratelimit.Limiter
+	// orders counts POST /orders with limiter's windows and takes its
+	// hints, in one call.
+	orders ratelimit.OrderLimiter
 	// keyless counts calls without a valid key (or admin token) per client IP.
 	keyless ratelimit.Limiter
 	checks  map[string]func(context.Context) error
@@ -34,7 +36,8 @@ func newLimits(cfg Config) (*limits, error) {
 	}
 	keylessWindows := []ratelimit.Window{{Limit: cmp.Or(cfg.RateInvalidKeyPerMinute, topupd.DefaultRateInvalidKeyPerMinute), Period: time.Minute}}
 	if cfg.Redis == "" {
-		return &limits{limiter: ratelimit.NewMemory(windows, cfg.Now), inFlight: ratelimit.NewMemoryInFlight(cfg.Now),
+		limiter := ratelimit.NewMemory(windows, cfg.Now)
+		return &limits{limiter: limiter, orders: ratelimit.NewMemoryOrders(limiter, cfg.Now),
 			keyless: ratelimit.NewMemory(keylessWindows, cfg.Now), close: func() {}}, nil
 	}
 	if cfg.RedisTimeout <= 0 {
@@ -52,10 +55,11 @@ func newLimits(cfg Config) (*limits, error) {
 		client.AddHook(cfg.RedisHook)
 	}
 	timeout := ratelimit.WithTimeout(cfg.RedisTimeout)
+	limiter := ratelimit.NewRedis(client, windows, ratelimit.WithPrefix(cfg.RedisPrefix+"rl:"), ratelimit.WithHintPrefix(cfg.RedisPrefix+"if:"), timeout)
 	return &limits{
-		limiter:  ratelimit.NewRedis(client, windows, ratelimit.WithPrefix(cfg.RedisPrefix+"rl:"), timeout),
-		inFlight: ratelimit.NewRedisInFlight(client, ratelimit.WithPrefix(cfg.RedisPrefix+"if:"), timeout),
-		keyless:  ratelimit.NewRedis(client, keylessWindows, ratelimit.WithPrefix(cfg.RedisPrefix+"rlip:"), timeout),
+		limiter: limiter,
+		orders:  limiter,
+		keyless: ratelimit.NewRedis(client, keylessWindows, ratelimit.WithPrefix(cfg.RedisPrefix+"rlip:"), timeout),
 		checks: map[string]func(context.Context) error{"redis": func(ctx context.Context) error {
 			ctx, cancel := context.WithTimeout(ctx, cfg.RedisTimeout)
 			defer cancel()

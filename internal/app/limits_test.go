@@ -9,7 +9,7 @@ import (
 	"github.com/topupd/topupd/internal/limittest"
 )
 
-// TestRedisTimeout: the limiter, the in-flight locks and the readiness
+// TestRedisTimeout: the limiter, the order limiter and the readiness
 // check all wait --redis-timeout for a Redis that does not answer, not the
 // built-in 200 ms, and then fail.
 func TestRedisTimeout(t *testing.T) {
@@ -23,9 +23,8 @@ func TestRedisTimeout(t *testing.T) {
 	ctx := context.Background()
 	calls := map[string]func() error{
 		"limiter": func() error { _, err := l.limiter.Allow(ctx, "acct"); return err },
-		"in-flight lock": func() error {
-			release, _, err := l.inFlight.Acquire(ctx, "trx:1", time.Minute)
-			release()
+		"order limiter": func() error {
+			_, err := l.orders.AllowOrder(ctx, "acct", []string{"trx:1"}, time.Minute)
 			return err
 		},
 		"readiness check": func() error { return l.checks["redis"](ctx) },

@@ -1,6 +1,6 @@
 // Package limittest is the behaviour suite that every topupd.RateLimiter and
-// every topupd.InFlight must pass: each backend's own tests call RunLimiter
-// and RunInFlight with a function that makes a fresh one.
+// every topupd.OrderLimiter must pass: each backend's own tests call
+// RunLimiter and RunOrderLimiter with a function that makes a fresh one.
 //
 // The suite runs in real time, since a backend may keep its own clock (Redis
 // does). Its checks are chosen so that a busy machine can make them slow but

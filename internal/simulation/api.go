@@ -14,11 +14,12 @@ import (
 )
 
 // newAPI builds a node's reseller API: the real handler of httpapi, over
-// the node's store, with in-memory rate limits and in-flight locks on the
+// the node's store, with in-memory rate limits and in-flight hints on the
 // node's clock (a deployment without Redis), called in process.
 func (w *World) newAPI(n *node) http.Handler {
 	windows := []ratelimit.Window{{Limit: topupd.DefaultRatePerSecond, Period: time.Second}, {Limit: topupd.DefaultRatePerMinute, Period: time.Minute}}
-	h, err := httpapi.NewReseller(httpapi.Deps{Store: n.st, Limiter: ratelimit.NewMemory(windows, n.now), InFlight: ratelimit.NewMemoryInFlight(n.now),
+	limiter := ratelimit.NewMemory(windows, n.now)
+	h, err := httpapi.NewReseller(httpapi.Deps{Store: n.st, Limiter: limiter, Orders: ratelimit.NewMemoryOrders(limiter, n.now),
 		Fulfiller: fulfiller{n}, Players: n.eng, Logger: quiet, Now: n.now, Deadline: deadline})
 	if err != nil {
 		panic(err) // a configuration error of the simulator itself

@@ -9,9 +9,9 @@ import (
 // first copy is in flight on node first, past the in-flight hint and about
 // to reach the store: the copy goes to another live node (or, one time in
 // three, the same one) and runs to its answer before the first goes on.
-// On the same node the in-flight hint answers DUPLICATE_IN_FLIGHT; on
-// another the store decides, and whichever places first, the other must
-// answer the same order as a replay.
+// On the same node the in-flight hint is held, so the store decides there
+// too (it finds no order yet: the copy places it); on every node, whichever
+// places first, the other must answer the same order as a replay.
 func (w *World) duplicate(ctx context.Context, first *node, trxid string) {
 	rq := w.model.requests[trxid]
 	if rq == nil {

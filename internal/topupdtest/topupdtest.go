@@ -119,7 +119,10 @@ func WithCounter(c *dbcount.Counter) Option { return func(cfg *config) { cfg.cou
 func WithWebhookPoll(d time.Duration) Option { return func(cfg *config) { cfg.webhookPoll = d } }
 
 // WithRedis gives the server a Redis (a URL), under a key prefix of its
-// own: the in-flight locks and the auth cache's invalidations use it.
+// own: the auth cache's invalidations and the limit on calls without a
+// valid key use it, and with WithCounter the rate limits and the orders'
+// in-flight hints too (otherwise they stay in memory with the test's
+// limiter).
 func WithRedis(url string) Option { return func(cfg *config) { cfg.redis = url } }
 
 // WithSimOff turns the sim supplier off, as --sim off does.

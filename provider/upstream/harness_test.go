@@ -3,7 +3,7 @@ package upstream_test
 // The upstream in these tests is a real topupd ("B") in-process, wired the
 // way cmd/topupd and the client and httpapi tests wire it: a SQLite file,
 // the fulfilment engine with the sim and manual suppliers, the in-memory
-// limiter and in-flight locks, and the reseller and admin APIs on httptest
+// limiter and in-flight hints, and the reseller and admin APIs on httptest
 // servers. The provider under test plays "A", ordering from B.
 
 import (
