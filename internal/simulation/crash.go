@@ -154,6 +154,7 @@ func (p nodeProvider) Submit(ctx context.Context, o *topupd.Order) (topupd.Outco
 	if p.n.dead {
 		return topupd.Outcome{}, errDead
 	}
+	defer p.calls()()
 	return p.next.Submit(ctx, o)
 }
 
@@ -162,5 +163,15 @@ func (p nodeProvider) Status(ctx context.Context, o *topupd.Order) (topupd.Outco
 	if p.n.dead {
 		return topupd.Outcome{}, errDead
 	}
+	defer p.calls()()
 	return p.next.Status(ctx, o)
+}
+
+// calls marks the node as the one calling a supplier, until the returned
+// func runs: a supplier that answers late lets another node work meanwhile.
+func (p nodeProvider) calls() func() {
+	w := p.n.w
+	was := w.calling
+	w.calling = p.n
+	return func() { w.calling = was }
 }

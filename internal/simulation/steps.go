@@ -202,11 +202,16 @@ func (w *World) operatorSettle(ctx context.Context, o topupd.Order) {
 // work has a node claim due orders and work on each, as its engine's loop
 // would; a crashed node is started again instead.
 func (w *World) work(ctx context.Context, n *node) {
+	w.workUpTo(ctx, n, 1+w.rng.IntN(3))
+}
+
+// workUpTo has a node claim up to limit due orders and work on each.
+func (w *World) workUpTo(ctx context.Context, n *node, limit int) {
 	if n.dead {
 		w.start(ctx, n)
 		return
 	}
-	orders, err := n.eng.Claim(ctx, 1+w.rng.IntN(3))
+	orders, err := n.eng.Claim(ctx, limit)
 	w.logf("%s claims %d: %v", n.owner, len(orders), errText(err))
 	for _, o := range orders {
 		if n.dead {

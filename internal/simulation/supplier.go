@@ -93,7 +93,7 @@ func (s *supplier) Submit(_ context.Context, o *topupd.Order) (topupd.Outcome, e
 		return topupd.Outcome{}, errTimeout
 	case r < 14:
 		w.logf("  %s submit #%d: applied %s, answering late", s.name, o.Seq, so.state)
-		w.meanwhile(nil)
+		w.meanwhile(w.calling)
 	default:
 		w.logf("  %s submit #%d: applied %s", s.name, o.Seq, so.state)
 	}

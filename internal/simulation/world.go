@@ -103,6 +103,8 @@ type World struct {
 	// faults is set while faults may happen; crashes counts the crashes so far.
 	faults  bool
 	crashes int
+	// calling is the node whose supplier call is in progress, if any.
+	calling *node
 	depth   int
 	step    int
 	trace   []string
@@ -251,19 +253,27 @@ func (w *World) supplierCode(name string) string {
 
 // meanwhile runs, inside a supplier call that answers late or a node's
 // stall, what happens while the caller waits: time passes beyond the
-// caller's lease and another node (not the stalled one, when known) works
-// on due orders.
+// caller's lease and another node (not the stalled or calling one) takes
+// every order due, the caller's among them, as its engine's loop would in
+// that time (a node that had crashed starts again first).
 func (w *World) meanwhile(stalled *node) {
 	if w.depth > 0 {
 		return
 	}
 	w.depth++
 	defer func() { w.depth-- }()
-	w.clk.Advance(lease + time.Duration(w.rng.IntN(10))*time.Second)
+	w.clk.Advance(lease + 2*maxSkew + time.Duration(w.rng.IntN(10))*time.Second)
 	n := w.nodes[w.rng.IntN(len(w.nodes))]
 	for n == stalled {
 		n = w.nodes[w.rng.IntN(len(w.nodes))]
 	}
 	w.logf("  meanwhile:")
-	w.work(context.Background(), n)
+	if n.dead {
+		w.start(context.Background(), n)
+	}
+	w.workUpTo(context.Background(), n, meanwhileClaims)
 }
+
+// meanwhileClaims bounds what a node claims while another waits: in the
+// lease's time its engine's loop would claim every order due.
+const meanwhileClaims = 100
