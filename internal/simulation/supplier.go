@@ -73,10 +73,17 @@ func (s *supplier) Submit(_ context.Context, o *topupd.Order) (topupd.Outcome, e
 		return topupd.Outcome{}, fmt.Errorf("%s: insufficient balance: %w: %w", s.name, topupd.ErrSupplierRefused, topupd.ErrNeedsOperator)
 	}
 	switch r := w.faultN(100); {
-	case r < 8:
-		w.logf("  %s submit #%d: refused", s.name, o.Seq)
+	case r < 12:
+		// Out of stock. One refusal in two comes late: the supplier tried
+		// its own sources first, and the caller's lease ran out meanwhile.
+		if w.faultN(2) == 0 {
+			w.logf("  %s submit #%d: refused, answering late", s.name, o.Seq)
+			w.meanwhile(w.calling)
+		} else {
+			w.logf("  %s submit #%d: refused", s.name, o.Seq)
+		}
 		return topupd.Outcome{State: topupd.OutcomeFailed, Message: "OUT OF STOCK"}, nil
-	case r < 14:
+	case r < 18:
 		w.logf("  %s submit #%d: timeout before applying", s.name, o.Seq)
 		return topupd.Outcome{}, errTimeout
 	}
