@@ -149,6 +149,13 @@ type PlaceOrder struct {
 	// means the first was rejected, failed, or has not reached the store,
 	// and the request is placed as any other (the unique indexes decide).
 	HintHeld bool
+	// SimAtOnce says the sim supplier answers at once (SimAnswersAtOnce,
+	// by the settings the caller read) and the caller makes the first
+	// call (LeaseOwner): a top-up of a pack the sim rules fulfil, with no
+	// supplier list, that they complete then completes in its placement's
+	// transaction, as its first call would have in a second one. One they
+	// refuse is placed as any other, and refused by that call.
+	SimAtOnce bool
 }
 
 // HistoryQuery selects a page of an account's orders, newest first.

@@ -281,6 +281,16 @@ func (e *Engine) Attempt(ctx context.Context, o topupd.Order, wait time.Duration
 	}
 }
 
+// Answered records the first supplier call of an order its placement
+// completed at once by the sim rules (topupd.PlaceOrder.SimAtOnce): the
+// call's log line and metric, the supplier's health, and the final line,
+// as process and settle write them for a call.
+func (e *Engine) Answered(ctx context.Context, o topupd.Order) {
+	e.health.record(&o, e.cfg.Now(), nil)
+	e.logCall(ctx, &o, topupd.Outcome{State: topupd.OutcomeCompleted}, nil, time.Now())
+	e.logFinal(ctx, &o)
+}
+
 // drain stops claiming, waits for calls in progress, and releases leases.
 func (e *Engine) drain() {
 	e.mu.Lock()

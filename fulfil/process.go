@@ -286,10 +286,15 @@ func (e *Engine) settle(logCtx context.Context, o topupd.Order, st topupd.Settle
 		return o
 	}
 	if out.Status.Final() {
-		e.cfg.Logger.InfoContext(logCtx, "fulfil: order final", "order", out.ID, "account", out.AccountID, "provider", out.Provider,
-			"status", string(out.Status), "error", out.Error, "refunded", out.Refunded, "attempts", out.Attempts)
+		e.logFinal(logCtx, &out)
 	}
 	return out
+}
+
+// logFinal writes the line of an order that became final.
+func (e *Engine) logFinal(ctx context.Context, o *topupd.Order) {
+	e.cfg.Logger.InfoContext(ctx, "fulfil: order final", "order", o.ID, "account", o.AccountID, "provider", o.Provider,
+		"status", string(o.Status), "error", o.Error, "refunded", o.Refunded, "attempts", o.Attempts)
 }
 
 // logCall writes one line per supplier call: the order, the supplier, what

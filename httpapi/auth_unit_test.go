@@ -72,6 +72,7 @@ func (fulfiller) LeaseUntil(now time.Time) time.Time { return now.Add(time.Minut
 func (fulfiller) Attempt(_ context.Context, o topupd.Order, _ time.Duration) topupd.Order {
 	return o
 }
+func (fulfiller) Answered(context.Context, topupd.Order) {}
 func (fulfiller) CheckPlayer(context.Context, []topupd.Supplier, topupd.AccountFields) (topupd.PlayerCheck, error) {
 	return topupd.PlayerCheck{}, nil
 }

@@ -79,6 +79,7 @@ func (a *reseller) placeOrder(w http.ResponseWriter, r *http.Request) error {
 	o, replay, err := a.Store.PlaceOrder(ctx, topupd.PlaceOrder{
 		AccountID: c.account.ID, Sandbox: c.account.Sandbox, Request: req, Now: now, Deadline: a.Deadline, SimOff: a.SimOff,
 		LeaseOwner: a.Fulfiller.Owner(), LeaseUntil: a.Fulfiller.LeaseUntil(now), HintHeld: c.order.held,
+		SimAtOnce: topupd.SimAnswersAtOnce(c.settings),
 	})
 	if topupd.CodeOf(err) == topupd.EDuplicateInFlight {
 		w.Header().Set("Retry-After", strconv.Itoa(1))
@@ -86,8 +87,12 @@ func (a *reseller) placeOrder(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if !replay && o.Status == topupd.StatusProcessing {
+	switch {
+	case replay:
+	case o.Status == topupd.StatusProcessing:
 		o = a.Fulfiller.Attempt(ctx, o, a.InlineWait)
+	case topupd.FollowsSimRules(o.Provider) && len(o.Codes) == 0:
+		a.Fulfiller.Answered(ctx, o) // completed in its placement by the sim rules (no key or card: no TEST- codes)
 	}
 	v := viewOrder(&o, a.Now())
 	v.IdempotentReplay = &replay

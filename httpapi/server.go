@@ -26,6 +26,10 @@ type Fulfiller interface {
 	// Attempt works on a leased order for up to wait (or until ctx ends) and
 	// returns it as it then stands.
 	Attempt(ctx context.Context, o topupd.Order, wait time.Duration) topupd.Order
+	// Answered records the first supplier call of an order its placement
+	// completed (topupd.PlaceOrder.SimAtOnce), as Attempt records a call:
+	// its log line, its metric and the supplier's health.
+	Answered(ctx context.Context, o topupd.Order)
 }
 
 // ResellerStore is what the reseller API needs of the database: keys'

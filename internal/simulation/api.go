@@ -46,6 +46,9 @@ func (f fulfiller) Attempt(ctx context.Context, o topupd.Order, _ time.Duration)
 	return f.n.eng.Process(ctx, o, true)
 }
 
+// Answered records nothing: the simulation reads no supplier log or metric.
+func (f fulfiller) Answered(context.Context, topupd.Order) {}
+
 // apiAnswer is what a client reads of POST /orders' answer.
 type apiAnswer struct {
 	status int

@@ -101,6 +101,11 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 		o.Sandbox, o.Provider, o.Upstream, o.UpstreamPID = true, topupd.ProviderSandbox, "", ""
 		pack.Suppliers, pack.LowStockAt = nil, nil // no supplier is called, and no stock drawn
 	}
+	atOnce := completesAtOnce(&p, &o, &pack, &draft)
+	if atOnce { // as Settle completes it after the first call (fulfil.go), in this transaction
+		cost := pack.Cost * topupd.Money(o.Quantity)
+		o.Status, o.FinishedAt, o.Supplier, o.Cost = topupd.StatusCompleted, o.CreatedAt, topupd.SupplierAccepted, &cost
+	}
 	if draft.DrawsStock && p.Sandbox {
 		cost := pack.Cost * topupd.Money(draft.Quantity)
 		o.Cost = &cost
@@ -146,6 +151,11 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 			return topupd.Order{}, false, err
 		}
 	}
+	if atOnce { // the history says who completed it, as a settlement's does
+		if err := addEvent(ctx, tx, o.Seq, p.Now, topupd.EventCompleted, settledBy(ctx, o.Provider)); err != nil {
+			return topupd.Order{}, false, err
+		}
+	}
 	if err := emitOrder(ctx, tx, topupd.OrderPlaced, &o, p.Now, nil); err != nil {
 		return topupd.Order{}, false, err
 	}
@@ -153,6 +163,15 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 		return topupd.Order{}, false, err
 	}
 	return o, false, nil
+}
+
+// completesAtOnce reports whether a new order completes in its placement
+// (topupd.PlaceOrder.SimAtOnce): a top-up the sim rules fulfil, of a pack
+// with no supplier list, for a player they do not refuse, whose caller
+// would make the first call now, to a sim supplier that answers at once.
+func completesAtOnce(p *topupd.PlaceOrder, o *topupd.Order, pack *topupd.Pack, draft *topupd.Draft) bool {
+	return p.SimAtOnce && p.LeaseOwner != "" && !draft.DrawsStock && len(pack.Suppliers) == 0 &&
+		topupd.FollowsSimRules(o.Provider) && !topupd.SimRefuses(o.Fields)
 }
 
 // repeatOf finds an earlier order the request repeats, whatever the

@@ -14,14 +14,13 @@ package sim
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/topupd/topupd"
 )
 
 // InvalidPlayerPrefix starts the user ids that sim refuses.
-const InvalidPlayerPrefix = "9999"
+const InvalidPlayerPrefix = topupd.SimInvalidPlayerPrefix
 
 // InvalidPlayer is the error of an order sim refuses.
 const InvalidPlayer = topupd.InvalidPlayer
@@ -61,7 +60,7 @@ func (p *Provider) Status(ctx context.Context, o *topupd.Order) (topupd.Outcome,
 	if p.now().Before(due) {
 		return topupd.Outcome{State: topupd.OutcomePending, RetryAt: due}, nil
 	}
-	if strings.HasPrefix(o.Fields.UserID, InvalidPlayerPrefix) {
+	if topupd.SimRefuses(o.Fields) {
 		return topupd.Outcome{State: topupd.OutcomeFailed, Message: InvalidPlayer}, nil
 	}
 	return topupd.Outcome{State: topupd.OutcomeCompleted}, nil
@@ -79,7 +78,7 @@ func (p *Provider) CheckPlayer(ctx context.Context, _ topupd.Supplier, f topupd.
 // userId starting with 9999 is not valid; any other is valid, with the
 // nickname Player followed by its last 4 characters.
 func Check(f topupd.AccountFields) topupd.PlayerCheck {
-	if strings.HasPrefix(f.UserID, InvalidPlayerPrefix) {
+	if topupd.SimRefuses(f) {
 		return topupd.PlayerCheck{Supported: true}
 	}
 	r := []rune(f.UserID)
