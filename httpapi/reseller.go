@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -148,11 +149,23 @@ func (a *reseller) balance(w http.ResponseWriter, r *http.Request) error {
 
 // order answers one of the caller's orders.
 func (a *reseller) order(w http.ResponseWriter, r *http.Request) error {
-	o, err := a.Store.ResellerOrder(r.Context(), callerOf(r.Context()).account.Books(), r.PathValue("orderId"))
+	books, id := callerOf(r.Context()).account.Books(), r.PathValue("orderId")
+	key := finalOrderKey(books, id)
+	if b, ok := a.final.get(key); ok {
+		writeAnswer(w, b)
+		return nil
+	}
+	o, err := a.Store.ResellerOrder(r.Context(), books, id)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, orderAnswer{Success: true, orderView: viewOrder(&o, a.Now())})
+	b, err := json.Marshal(orderAnswer{Success: true, orderView: viewOrder(&o, a.Now())})
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	a.final.keep(key, &o, b)
+	writeAnswer(w, b)
 	return nil
 }
 

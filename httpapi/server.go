@@ -102,6 +102,8 @@ type reseller struct {
 	used sync.Map
 	// keyless limits the calls without a valid key per client IP.
 	keyless *keyless
+	// final keeps the answers of final orders (finalorders.go).
+	final finalOrders
 }
 
 // NewReseller returns the reseller API handler.
