@@ -67,6 +67,7 @@ var dialect = sqlstore.Dialect{
 	// One writer, and each durable commit costs an fsync: concurrent write
 	// transactions share one commit, each in a savepoint of its own.
 	GroupCommit: true,
+	OneWriter:   true,
 	// Read behind every writer: the one write connection commits in order.
 	CatalogSyncPoint: "SELECT CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)",
 }

@@ -13,9 +13,20 @@ import (
 
 // Balance returns the newest entry's running balance.
 func (s *Store) Balance(ctx context.Context, accountID string) (topupd.Money, error) {
+	var gen uint64
+	if s.balances != nil {
+		b, g, ok := s.balances.get(accountID)
+		if ok {
+			return b, nil
+		}
+		gen = g
+	}
 	b, _, err := s.balanceOf(ctx, s.read, accountID)
 	if err != nil {
 		return 0, fmt.Errorf("store.Balance %s: %w", accountID, err)
+	}
+	if s.balances != nil {
+		s.balances.fill(accountID, gen, b)
 	}
 	return b, nil
 }
@@ -68,6 +79,7 @@ func (s *Store) appendEntryAfter(ctx context.Context, tx *sql.Tx, e topupd.Ledge
 	} else {
 		order = orderSeq
 	}
+	noteBalance(ctx, e.AccountID)
 	err := tx.QueryRowContext(ctx, `INSERT INTO ledger (account_id, seq, kind, amount, balance_after, order_seq, reference, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
 		e.AccountID, seq+1, string(e.Kind), int64(e.Amount), int64(e.BalanceAfter), order, ref, ms(e.CreatedAt)).Scan(&e.ID)

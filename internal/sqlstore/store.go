@@ -66,6 +66,10 @@ type Dialect struct {
 	// for the group, each caller in a savepoint: for a database with one
 	// writer, where each commit's fsync is the bottleneck.
 	GroupCommit bool
+	// OneWriter says no other process writes the database (SQLite: one
+	// server per file, enforced at start), so the store may answer reads
+	// of what only its own writes change from memory (balancecache.go).
+	OneWriter bool
 	// CatalogSyncPoint selects the database's clock in ms once every write
 	// transaction that stamped a catalog change before it has committed
 	// (catalogsync.go).
@@ -80,6 +84,8 @@ type Store struct {
 	d     Dialect
 	q     queries
 	group *committer // nil unless the dialect asks for group commit
+	// balances caches Balance's answers; nil unless the dialect is OneWriter.
+	balances *balanceCache
 }
 
 var _ topupd.Store = (*Store)(nil)
@@ -98,6 +104,9 @@ func New(write, read *sql.DB, vault *topupd.Vault, d Dialect) (*Store, error) {
 	s := &Store{write: write, read: read, vault: vault, d: d, q: render(d)}
 	if d.GroupCommit {
 		s.group = newCommitter(write, d.TxOptions)
+	}
+	if d.OneWriter {
+		s.balances = &balanceCache{}
 	}
 	return s, nil
 }
@@ -166,9 +175,11 @@ func (s *Store) inTx(ctx context.Context, fn func(ctx context.Context, tx *sql.T
 // as transient.
 func (s *Store) retryTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
 	ctx, alerts := withPendingAlerts(ctx) // low-stock flips, told once committed
+	ctx, balances := s.withPendingBalances(ctx)
 	for attempt := 1; ; attempt++ {
 		alerts.reset()
 		err := s.runTx(ctx, fn)
+		s.settleBalances(balances)
 		if err == nil {
 			alerts.commit()
 			return nil
