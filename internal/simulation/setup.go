@@ -73,6 +73,10 @@ var packs = []topupd.Pack{
 	{PID: "K-UP", Slug: "keys", Name: "Key from upstream", Price: 550, Status: topupd.StatusActive, Provider: topupd.ProviderUpstream, Upstream: "b", UpstreamPID: "KEY1"},
 }
 
+// simDelay is the sim supplier's delay (simDelayMs) when it does not
+// answer at once (simDelayStep).
+const simDelay = 20_000
+
 // setup makes the catalog, the suppliers, the accounts and their credit,
 // through the service layer as an operator would.
 func (w *World) setup(ctx context.Context) error {
@@ -82,7 +86,10 @@ func (w *World) setup(ctx context.Context) error {
 		return err
 	}
 	w.svc = svc
-	zero, delay := 0, 20_000
+	zero, delay := 0, simDelay
+	if w.cfg.Seed%2 == 0 { // even seeds start with a sim supplier that answers at once
+		delay, w.simAtOnce = 0, true
+	}
 	if _, err := svc.UpdateSettings(ctx, w.root, topupd.SettingsPatch{SimCallMs: &zero, SimDelayMs: &delay}); err != nil {
 		return err
 	}

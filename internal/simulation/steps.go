@@ -133,6 +133,8 @@ func (w *World) act(ctx context.Context) error {
 		w.stepClock()
 	case r < 95:
 		w.repriceStep(ctx)
+	case r < 96:
+		w.simDelayStep(ctx)
 	default:
 		s := w.supOrd[w.rng.IntN(len(w.supOrd))]
 		if w.rng.IntN(2) == 0 {
@@ -143,6 +145,24 @@ func (w *World) act(ctx context.Context) error {
 		w.logf("supplier %s down=%v broke=%v", s.name, s.down, s.broke)
 	}
 	return nil
+}
+
+// simDelayStep switches the sim supplier between answering 20 s after
+// placement and answering at once. While it answers at once, a top-up of
+// T-SIM or a sandbox's top-up completes in its placement's transaction
+// (topupd.PlaceOrder.SimAtOnce) instead of through the engine.
+func (w *World) simDelayStep(ctx context.Context) {
+	delay := 0
+	if w.simAtOnce {
+		delay = simDelay
+	}
+	_, _, err := untilAnswered(func() (topupd.Settings, error) {
+		return w.svc.UpdateSettings(ctx, w.root, topupd.SettingsPatch{SimDelayMs: &delay})
+	})
+	if err == nil {
+		w.simAtOnce = delay == 0
+	}
+	w.logf("sim delay %dms: %v", delay, errText(err))
 }
 
 // maxSkew bounds how far a node's clock strays from the simulated one.

@@ -90,16 +90,18 @@ func (n *node) now() time.Time { return n.w.clk.Now().Add(n.skew) }
 
 // World is one run's state: the real components and the simulated ones.
 type World struct {
-	cfg    Config
-	rng    *rand.Rand
-	clk    *fakeclock.Clock
-	began  time.Time
-	store  topupd.Store
-	svc    *service.Service
-	root   service.Actor
-	nodes  []*node
-	sups   upstreams
-	supOrd []*supplier
+	cfg Config
+	rng *rand.Rand
+	// simAtOnce: the sim supplier answers at once (simDelayStep).
+	simAtOnce bool
+	clk       *fakeclock.Clock
+	began     time.Time
+	store     topupd.Store
+	svc       *service.Service
+	root      service.Actor
+	nodes     []*node
+	sups      upstreams
+	supOrd    []*supplier
 	// faults is set while faults may happen; crashes counts the crashes so far.
 	faults  bool
 	crashes int
