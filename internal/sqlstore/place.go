@@ -146,11 +146,6 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 			return topupd.Order{}, false, reject(topupd.EInsufficientStock)
 		}
 	}
-	if o.Status.Final() {
-		if err := s.rollUpDuration(ctx, tx, &o); err != nil {
-			return topupd.Order{}, false, err
-		}
-	}
 	if atOnce { // the history says who completed it, as a settlement's does
 		if err := addEvent(ctx, tx, o.Seq, p.Now, topupd.EventCompleted, settledBy(ctx, o.Provider)); err != nil {
 			return topupd.Order{}, false, err
@@ -161,6 +156,14 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 	}
 	if err := emitSettled(ctx, tx, &o, p.Now); err != nil { // a key order completes as it is placed
 		return topupd.Order{}, false, err
+	}
+	// Last: the durations roll-up's row (a day, a line, a bucket) is one
+	// that every order of the line finished in that bucket writes, so its
+	// lock is taken just before the commit, as Settle takes it.
+	if o.Status.Final() {
+		if err := s.rollUpDuration(ctx, tx, &o); err != nil {
+			return topupd.Order{}, false, err
+		}
 	}
 	return o, false, nil
 }
