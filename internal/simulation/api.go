@@ -10,6 +10,7 @@ import (
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/httpapi"
+	"github.com/topupd/topupd/internal/logctx"
 	"github.com/topupd/topupd/ratelimit"
 )
 
@@ -38,12 +39,13 @@ func (f fulfiller) Owner() string { return f.n.owner }
 // LeaseUntil is when a lease the node takes now runs out.
 func (f fulfiller) LeaseUntil(now time.Time) time.Time { return f.n.eng.LeaseUntil(now) }
 
-// Attempt works on the order at once.
+// Attempt works on the order at once, on a context the request's end does
+// not end, as the engine's Attempt detaches its work from the request.
 func (f fulfiller) Attempt(ctx context.Context, o topupd.Order, _ time.Duration) topupd.Order {
 	if f.n.dead {
 		return o
 	}
-	return f.n.eng.Process(ctx, o, true)
+	return f.n.eng.Process(logctx.Detach(ctx), o, true)
 }
 
 // Answered records nothing: the simulation reads no supplier log or metric.

@@ -25,11 +25,15 @@ type crashStore struct {
 
 // at runs one store call of the node, letting the scheduler crash it
 // before or after the call.
-func atCall[T any](s *crashStore, name string, call func() (T, error)) (T, error) {
+func atCall[T any](ctx context.Context, s *crashStore, name string, call func() (T, error)) (T, error) {
 	var zero T
 	w := s.n.w
 	if s.n.dead {
 		return zero, errDead
+	}
+	h, _ := ctx.Value(hangUpKey{}).(*hangUp)
+	if h != nil && h.due(false) {
+		w.logf("  the client hangs up before %s", name)
 	}
 	if w.crashHere() {
 		w.crash(s.n, "before "+name)
@@ -45,11 +49,57 @@ func atCall[T any](s *crashStore, name string, call func() (T, error)) (T, error
 		}
 	}
 	v, err := call()
+	if h != nil && h.due(true) {
+		w.logf("  the client hangs up after %s (err=%v)", name, err != nil)
+	}
 	if w.crashHere() {
 		w.crash(s.n, fmt.Sprintf("after %s (err=%v)", name, err != nil))
 		return zero, errDead
 	}
 	return v, err
+}
+
+// hangUp is a client that hangs up during its request: its request's
+// context ends before or after the request's n-th store call, as net/http
+// ends it when the connection closes, while the node goes on.
+type hangUp struct {
+	n, seen int
+	after   bool
+	fired   bool
+	cancel  context.CancelFunc
+}
+
+type hangUpKey struct{}
+
+// withHangUp returns a request context that ends before (or after) its
+// n-th store call.
+func withHangUp(ctx context.Context, n int, after bool) context.Context {
+	ctx, cancel := context.WithCancel(ctx)
+	return context.WithValue(ctx, hangUpKey{}, &hangUp{n: n, after: after, cancel: cancel})
+}
+
+// due is asked before (after false) and after each store call of the
+// request; at the chosen side of the n-th it ends the request's context
+// and reports true.
+func (h *hangUp) due(after bool) bool {
+	if h.fired {
+		return false
+	}
+	if !after {
+		h.seen++
+	}
+	if h.seen != h.n || after != h.after {
+		return false
+	}
+	h.fired = true
+	h.cancel()
+	return true
+}
+
+// hungUp reports whether ctx is a request whose client has hung up.
+func hungUp(ctx context.Context) bool {
+	_, ok := ctx.Value(hangUpKey{}).(*hangUp)
+	return ok && ctx.Err() != nil
 }
 
 // midpoints returns ctx with a sqlstore.Midpoint at which the scheduler may
@@ -66,13 +116,13 @@ func (s *crashStore) midpoints(ctx context.Context, name string) context.Context
 
 // ClaimDue is the store's, at a point the node may crash.
 func (s *crashStore) ClaimDue(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]topupd.Order, error) {
-	return atCall(s, "ClaimDue", func() ([]topupd.Order, error) { return s.Store.ClaimDue(ctx, owner, now, leaseUntil, limit) })
+	return atCall(ctx, s, "ClaimDue", func() ([]topupd.Order, error) { return s.Store.ClaimDue(ctx, owner, now, leaseUntil, limit) })
 }
 
 // NextDue is the store's, at a point the node may crash.
 func (s *crashStore) NextDue(ctx context.Context) (time.Time, bool, error) {
 	var ok bool
-	t, err := atCall(s, "NextDue", func() (time.Time, error) {
+	t, err := atCall(ctx, s, "NextDue", func() (time.Time, error) {
 		t, k, err := s.Store.NextDue(ctx)
 		ok = k
 		return t, err
@@ -82,39 +132,39 @@ func (s *crashStore) NextDue(ctx context.Context) (time.Time, bool, error) {
 
 // MarkSubmitting is the store's, at a point the node may crash.
 func (s *crashStore) MarkSubmitting(ctx context.Context, seq int64, owner string) error {
-	_, err := atCall(s, "MarkSubmitting", func() (struct{}, error) { return struct{}{}, s.Store.MarkSubmitting(ctx, seq, owner) })
+	_, err := atCall(ctx, s, "MarkSubmitting", func() (struct{}, error) { return struct{}{}, s.Store.MarkSubmitting(ctx, seq, owner) })
 	return err
 }
 
 // Settle is the store's, at a point the node may crash.
 func (s *crashStore) Settle(ctx context.Context, seq int64, st topupd.Settlement) (topupd.Order, error) {
-	return atCall(s, "Settle", func() (topupd.Order, error) { return s.Store.Settle(ctx, seq, st) })
+	return atCall(ctx, s, "Settle", func() (topupd.Order, error) { return s.Store.Settle(ctx, seq, st) })
 }
 
 // ReleaseLeases is the store's, at a point the node may crash.
 func (s *crashStore) ReleaseLeases(ctx context.Context, owner string) error {
-	_, err := atCall(s, "ReleaseLeases", func() (struct{}, error) { return struct{}{}, s.Store.ReleaseLeases(ctx, owner) })
+	_, err := atCall(ctx, s, "ReleaseLeases", func() (struct{}, error) { return struct{}{}, s.Store.ReleaseLeases(ctx, owner) })
 	return err
 }
 
 // Order is the store's, at a point the node may crash.
 func (s *crashStore) Order(ctx context.Context, accountID, id string) (topupd.Order, error) {
-	return atCall(s, "Order", func() (topupd.Order, error) { return s.Store.Order(ctx, accountID, id) })
+	return atCall(ctx, s, "Order", func() (topupd.Order, error) { return s.Store.Order(ctx, accountID, id) })
 }
 
 // RetryOrder is the store's, at a point the node may crash.
 func (s *crashStore) RetryOrder(ctx context.Context, seq int64, now, deadline time.Time) (topupd.Order, error) {
-	return atCall(s, "RetryOrder", func() (topupd.Order, error) { return s.Store.RetryOrder(ctx, seq, now, deadline) })
+	return atCall(ctx, s, "RetryOrder", func() (topupd.Order, error) { return s.Store.RetryOrder(ctx, seq, now, deadline) })
 }
 
 // SupplierAttempts is the store's, at a point the node may crash.
 func (s *crashStore) SupplierAttempts(ctx context.Context, seq int64) ([]topupd.SupplierAttempt, error) {
-	return atCall(s, "SupplierAttempts", func() ([]topupd.SupplierAttempt, error) { return s.Store.SupplierAttempts(ctx, seq) })
+	return atCall(ctx, s, "SupplierAttempts", func() ([]topupd.SupplierAttempt, error) { return s.Store.SupplierAttempts(ctx, seq) })
 }
 
 // MoveSupplier is the store's, at a point the node may crash.
 func (s *crashStore) MoveSupplier(ctx context.Context, seq int64, m topupd.SupplierMove) (topupd.Order, error) {
-	return atCall(s, "MoveSupplier", func() (topupd.Order, error) { return s.Store.MoveSupplier(ctx, seq, m) })
+	return atCall(ctx, s, "MoveSupplier", func() (topupd.Order, error) { return s.Store.MoveSupplier(ctx, seq, m) })
 }
 
 // placed is PlaceOrder's answer.
@@ -128,7 +178,7 @@ func (s *crashStore) PlaceOrder(ctx context.Context, p topupd.PlaceOrder) (topup
 	if w := s.n.w; !s.n.dead && w.faults && w.depth == 0 && w.rng.IntN(100) < 4 {
 		w.duplicate(ctx, s.n, p.Request.TrxID)
 	}
-	r, err := atCall(s, "PlaceOrder", func() (placed, error) {
+	r, err := atCall(ctx, s, "PlaceOrder", func() (placed, error) {
 		// What the account spent today, as the store has it just before
 		// the order (after any stall), for the limits' invariant.
 		spent, err := s.n.w.spentToday(ctx, p.AccountID, p.Now)

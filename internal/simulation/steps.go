@@ -278,7 +278,14 @@ func (w *World) place(ctx context.Context) error {
 
 // send posts one request to a node and checks the answer against the model.
 func (w *World) send(ctx context.Context, n *node, rq *request) error {
+	if w.rng.IntN(12) == 0 { // a client that hangs up during its request
+		ctx = withHangUp(ctx, 1+w.rng.IntN(2), w.rng.IntN(2) == 0)
+	}
 	a, err := w.post(ctx, n, rq)
+	if hungUp(ctx) { // the answer reaches nobody; the order, if placed, stands
+		w.logf("%s POST /orders %s %s: hung up mid-request (%d %s)", n.owner, rq.req.TrxID, rq.req.PID, a.status, a.Error)
+		return nil
+	}
 	if err != nil {
 		return err
 	}
