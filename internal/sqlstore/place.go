@@ -242,18 +242,38 @@ func (s *Store) prepare(ctx context.Context, tx *sql.Tx, p *topupd.PlaceOrder) (
 	return pack, line, draft, limits, err
 }
 
-// packAndLine reads the pack a PID names and its line.
+// packAndLine reads the pack a PID names and its line, in one statement;
+// when it finds none, the two apart tell which is missing.
 func (s *Store) packAndLine(ctx context.Context, tx *sql.Tx, pid string) (topupd.Pack, topupd.Line, error) {
-	pack, err := scanPack(tx.QueryRowContext(ctx, `SELECT `+packColumns+` FROM packs WHERE pid = $1`, pid))
+	pack, line, err := scanPackAndLine(tx.QueryRowContext(ctx, packAndLineSQL, pid))
+	if !isNoRows(err) {
+		return pack, line, err
+	}
+	pack, err = scanPack(tx.QueryRowContext(ctx, `SELECT `+packColumns+` FROM packs WHERE pid = $1`, pid))
 	if isNoRows(err) {
 		return pack, topupd.Line{}, topupd.Fail(topupd.EUnknownPID)
 	} else if err != nil {
 		return pack, topupd.Line{}, err
 	}
-	line, err := scanLine(tx.QueryRowContext(ctx, `SELECT `+lineColumns+` FROM lines WHERE slug = $1`, pack.Slug))
+	line, err = scanLine(tx.QueryRowContext(ctx, `SELECT `+lineColumns+` FROM lines WHERE slug = $1`, pack.Slug))
 	if isNoRows(err) {
 		return pack, line, topupd.Errorf(topupd.EInvalidPack, "pack %s has no service line", pack.PID)
 	}
+	return pack, line, err
+}
+
+// scanPackAndLine reads a row of packAndLineSQL: scanPack's columns, then
+// scanLine's. The row is scanned once, inside scanLine's Scan inside
+// scanPack's, so each finishes its own fields after the values are in.
+func scanPackAndLine(row scanner) (topupd.Pack, topupd.Line, error) {
+	var line topupd.Line
+	pack, err := scanPack(scanFunc(func(packDest ...any) error {
+		var err error
+		line, err = scanLine(scanFunc(func(lineDest ...any) error {
+			return row.Scan(append(packDest, lineDest...)...)
+		}))
+		return err
+	}))
 	return pack, line, err
 }
 

@@ -21,6 +21,12 @@ const (
 	// history pages read only these, about half of orderColumns.
 	viewColumns = `seq, id, account_id, trxid, pid, game, pack_name, quantity, amount,
 	user_id, zone_id, server_id, region, more_id, status, error, refunded, created_at, finished_at, code_count, sandbox`
+	// packAndLineSQL reads a pack and its line in one statement: both by
+	// primary key, the line by the pack's slug.
+	packAndLineSQL = `SELECT p.pid, p.slug, p.name, p.category, p.price, p.status, p.stock_based, p.provider, p.upstream, p.upstream_pid,
+	p.cost, p.low_stock_at, p.suppliers,
+	l.slug, l.product_name, l.game_name, l.game, l.kind, l.status, l.required, l.server_id_options, l.region_options
+	FROM packs p JOIN lines l ON l.slug = p.slug WHERE p.pid = $1`
 	entryColumns    = `l.id, l.account_id, l.kind, l.amount, l.balance_after, COALESCE((SELECT o.id FROM orders o WHERE o.seq = l.order_seq), ''), COALESCE(l.reference, ''), l.created_at`
 	settingsColumns = `maintenance, orders_disabled, eligibility_min_topup, sim_delay_ms, sim_call_ms`
 )
@@ -140,6 +146,7 @@ func HotQueries(d Dialect) []HotQuery {
 		{Name: "history by trxid", SQL: q.viewByTrxID, Args: []any{"t", "a"}},
 		{Name: "account by key", SQL: q.accountByKey, Args: []any{[]byte("h"), 1}},
 		{Name: "lock account", SQL: q.lockAccount, Args: []any{"a"}},
+		{Name: "pack and its line", SQL: packAndLineSQL, Args: []any{"p"}},
 		{Name: "stock level", SQL: q.lockStock, Args: []any{"p"}},
 		{Name: "order events", SQL: q.orderEvents, Args: []any{1}},
 		{Name: "ledger of order", SQL: q.orderEntries, Args: []any{1}},

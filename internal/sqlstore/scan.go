@@ -92,6 +92,12 @@ type extraScanner struct {
 // Scan reads the row into dest, then into the extra destinations.
 func (e extraScanner) Scan(dest ...any) error { return e.row.Scan(append(dest, e.extra...)...) }
 
+// scanFunc is a scanner made of a function.
+type scanFunc func(dest ...any) error
+
+// Scan calls f.
+func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
+
 // querier is a *sql.DB or *sql.Tx.
 type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
