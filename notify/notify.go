@@ -53,6 +53,8 @@ type Dispatcher struct {
 	cfg       Config
 	notifiers []topupd.Notifier
 	wake      chan struct{}
+	// stepped is each notifier's cursor as Step holds it.
+	stepped []held
 }
 
 // New returns a dispatcher for the notifiers; Run starts it.
@@ -107,6 +109,23 @@ func (d *Dispatcher) Run(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// Step does one round of every notifier's loop in the caller's goroutine,
+// as Run's loops do each in its own, and says whether there may be more
+// to read at once. For a caller that decides every interleaving itself
+// (the simulator); a deployment Runs the dispatcher.
+func (d *Dispatcher) Step(ctx context.Context) bool {
+	if d.stepped == nil {
+		d.stepped = make([]held, len(d.notifiers))
+	}
+	more := false
+	for i, n := range d.notifiers {
+		if d.step(ctx, n, &d.stepped[i]) == 0 {
+			more = true
+		}
+	}
+	return more
 }
 
 // held is where a notifier's cursor stands while this node holds its

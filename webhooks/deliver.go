@@ -62,6 +62,10 @@ type Config struct {
 	// that spreads retries (nil: random).
 	Now    func() time.Time
 	Jitter func() float64
+	// Transport, when set, carries the requests instead of a connection
+	// the guard checks (the simulator's receivers, in process); nil for
+	// every real deployment.
+	Transport http.RoundTripper
 	// Observer, when set, counts attempts and the endpoints disabled.
 	Observer Observer
 	// Logger gets what goes wrong; nil discards it.
@@ -98,7 +102,33 @@ func NewDeliverer(cfg Config) *Deliverer {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Deliverer{cfg: cfg, client: cfg.Guard.Client(cfg.Timeout), wake: make(chan struct{}, 1)}
+	client := cfg.Guard.Client(cfg.Timeout)
+	if cfg.Transport != nil {
+		client.Transport = cfg.Transport
+	}
+	return &Deliverer{cfg: cfg, client: client, wake: make(chan struct{}, 1)}
+}
+
+// DeliverDue makes one round of the deliverer's work in the caller's
+// goroutine: it claims the deliveries due (as many as Concurrency), as
+// Run does, and makes each attempt in turn, and answers how many it
+// claimed. For a caller that decides every interleaving itself (the
+// simulator); a deployment Runs the deliverer.
+func (d *Deliverer) DeliverDue(ctx context.Context) (int, error) {
+	jobs, err := d.claim(ctx, d.cfg.Concurrency)
+	if err != nil {
+		return 0, err
+	}
+	for _, j := range jobs {
+		d.attempt(ctx, j)
+	}
+	return len(jobs), nil
+}
+
+// claim claims up to limit deliveries due, under this node's lease.
+func (d *Deliverer) claim(ctx context.Context, limit int) ([]topupd.WebhookJob, error) {
+	now := d.cfg.Now()
+	return d.cfg.Store.ClaimWebhookDeliveries(ctx, d.cfg.Owner, now, now.Add(d.cfg.Lease), limit)
 }
 
 // Wake tells the deliverer that a delivery may be due.
@@ -138,8 +168,7 @@ func (d *Deliverer) Run(ctx context.Context) {
 		free := d.cfg.Concurrency - len(slots)
 		claimed := 0
 		if free > 0 {
-			now := d.cfg.Now()
-			jobs, err := d.cfg.Store.ClaimWebhookDeliveries(ctx, d.cfg.Owner, now, now.Add(d.cfg.Lease), free)
+			jobs, err := d.claim(ctx, free)
 			if err != nil {
 				d.warn(ctx, "claiming deliveries", err)
 			}
