@@ -143,7 +143,10 @@ func (w *World) setup(ctx context.Context) error {
 			w.model.credited[sb] = topupd.SandboxOpeningBalance
 		}
 	}
-	return w.addStock(ctx, 8)
+	if err := w.addStock(ctx, 8); err != nil {
+		return err
+	}
+	return w.setupHooks(ctx)
 }
 
 // credit credits (or, negative, debits) an account through the service.

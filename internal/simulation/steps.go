@@ -22,6 +22,13 @@ func (w *World) run(ctx context.Context) error {
 		if err := w.act(ctx); err != nil {
 			return fmt.Errorf("seed %d step %d: %w", w.cfg.Seed, w.step, err)
 		}
+		if w.hooks.rng.IntN(100) < hookProb {
+			n, err := w.hookRound(ctx)
+			if err != nil {
+				return fmt.Errorf("seed %d step %d: %w", w.cfg.Seed, w.step, err)
+			}
+			w.logf("webhooks: %d attempts", n)
+		}
 		if err := w.check(ctx, w.step%50 == 0, false); err != nil {
 			return err
 		}
@@ -70,6 +77,12 @@ func (w *World) settleDown(ctx context.Context) error {
 		if err := w.check(ctx, false, false); err != nil || w.violation != "" {
 			return err
 		}
+	}
+	if err := w.settleHooks(ctx); err != nil || w.violation != "" {
+		return err
+	}
+	if err := w.checkHooks(ctx); err != nil || w.violation != "" {
+		return err
 	}
 	return w.check(ctx, true, true)
 }

@@ -114,6 +114,8 @@ type World struct {
 	codeSeq int
 	// violation is the first invariant found broken.
 	violation string
+	// hooks is the webhook side: notifier, deliverer and receivers.
+	hooks *hooks
 }
 
 // Run runs one seed to its end, or to its first violation.
