@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/console"
 	"github.com/topupd/topupd/internal/benchdata"
 	"github.com/topupd/topupd/internal/topupdtest"
 )
@@ -68,8 +69,8 @@ func TestDashboardFigures(t *testing.T) {
 		if got != strconv.Itoa(n) {
 			t.Errorf("%s: %s orders, want %d", label, got, n)
 		}
-		if got := b.text(`#periods section[aria-label="` + label + `"] dd.margin`); got != "$"+commas(margin[label].Dollars()) {
-			t.Errorf("%s: margin %s, want $%s", label, got, commas(margin[label].Dollars()))
+		if got := b.text(`#periods section[aria-label="` + label + `"] dd.margin`); got != console.USDText(margin[label]) {
+			t.Errorf("%s: margin %s, want %s", label, got, console.USDText(margin[label]))
 		}
 	}
 	if got := b.text("#durations tbody"); strings.Count(got, "line-") != 4 || !strings.Contains(got, "min") {
@@ -93,18 +94,4 @@ func TestDashboardFigures(t *testing.T) {
 	}
 	b.open("/console/")
 	topupdtest.Screenshot(t, b.ctx, "console-phone.png")
-}
-
-// commas writes a plain decimal amount with commas between thousands, as
-// the console shows money ("1234.50" is "1,234.50").
-func commas(d string) string {
-	whole, frac, _ := strings.Cut(d, ".")
-	var b strings.Builder
-	for i, r := range whole {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	return b.String() + "." + frac
 }

@@ -150,14 +150,25 @@ func writeError(w http.ResponseWriter, log *slog.Logger, r *http.Request, err er
 
 // writeJSON answers v with a status.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
+	b, err := encodeAnswer(v)
 	if err != nil {
 		status = http.StatusInternalServerError
-		b = []byte(`{"success":false,"code":"INTERNAL","error":"INTERNAL ERROR","retryable":true}`)
+		b = []byte(`{"success":false,"code":"INTERNAL","error":"INTERNAL ERROR","retryable":true}` + "\n")
 	}
+	writeEncoded(w, status, b)
+}
+
+// encodeAnswer is v as an answer's body: its JSON and a newline.
+func encodeAnswer(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	return append(b, '\n'), err
+}
+
+// writeEncoded answers a body encodeAnswer made, with a status.
+func writeEncoded(w http.ResponseWriter, status int, b []byte) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(b)+1))
+	h.Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)
-	w.Write(append(b, '\n'))
+	w.Write(b)
 }

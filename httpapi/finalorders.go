@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"net/http"
-	"strconv"
 	"sync"
 
 	"github.com/topupd/topupd"
@@ -56,13 +54,4 @@ func (c *finalOrders) keep(key string, o *topupd.Order, b []byte) {
 		}
 	}
 	c.answers[key] = b
-}
-
-// writeAnswer writes a JSON answer already encoded, as writeJSON does.
-func writeAnswer(w http.ResponseWriter, b []byte) {
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(http.StatusOK)
-	w.Write(b)
 }

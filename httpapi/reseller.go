@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -152,20 +151,19 @@ func (a *reseller) order(w http.ResponseWriter, r *http.Request) error {
 	books, id := callerOf(r.Context()).account.Books(), r.PathValue("orderId")
 	key := finalOrderKey(books, id)
 	if b, ok := a.final.get(key); ok {
-		writeAnswer(w, b)
+		writeEncoded(w, http.StatusOK, b)
 		return nil
 	}
 	o, err := a.Store.ResellerOrder(r.Context(), books, id)
 	if err != nil {
 		return err
 	}
-	b, err := json.Marshal(orderAnswer{Success: true, orderView: viewOrder(&o, a.Now())})
+	b, err := encodeAnswer(orderAnswer{Success: true, orderView: viewOrder(&o, a.Now())})
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
 	a.final.keep(key, &o, b)
-	writeAnswer(w, b)
+	writeEncoded(w, http.StatusOK, b)
 	return nil
 }
 

@@ -45,9 +45,6 @@ func (c *balanceCache) get(account string) (topupd.Money, uint64, bool) {
 func (c *balanceCache) fill(account string, gen uint64, bal topupd.Money) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = make(map[string]cachedBalance)
-	}
 	if e := c.m[account]; e.gen == gen {
 		c.m[account] = cachedBalance{gen: gen, bal: bal, valid: true}
 	}
@@ -57,9 +54,6 @@ func (c *balanceCache) fill(account string, gen uint64, bal topupd.Money) {
 func (c *balanceCache) drop(accounts []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = make(map[string]cachedBalance)
-	}
 	for _, a := range accounts {
 		c.m[a] = cachedBalance{gen: c.m[a].gen + 1}
 	}

@@ -106,7 +106,7 @@ func New(write, read *sql.DB, vault *topupd.Vault, d Dialect) (*Store, error) {
 		s.group = newCommitter(write, d.TxOptions)
 	}
 	if d.OneWriter {
-		s.balances = &balanceCache{}
+		s.balances = &balanceCache{m: make(map[string]cachedBalance)}
 	}
 	return s, nil
 }
