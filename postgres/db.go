@@ -126,7 +126,11 @@ func Open(ctx context.Context, url string, vault *topupd.Vault, opts ...sqlstore
 		return nil, fmt.Errorf("postgres.Open: %w", err)
 	}
 	db := sql.OpenDB(sqlstore.ApplyOptions(opts).Wrap(stdlib.GetPoolConnector(pool)))
-	db.SetMaxOpenConns(int(cfg.MaxConns))
+	// Callers queue for a connection in pgxpool, first come first served,
+	// not in database/sql, which hands a freed connection to a random
+	// waiter: with 64 callers on 8 connections that made the p99 four
+	// times the mean. So database/sql keeps no connection of its own.
+	db.SetMaxIdleConns(0)
 	fail := func(err error) (*Store, error) {
 		db.Close()
 		pool.Close()
