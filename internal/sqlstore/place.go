@@ -56,14 +56,15 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 		p.AccountID = topupd.SandboxID(p.AccountID)
 	}
 	// An unknown account fails below, where its order count is taken.
-	if _, err := s.lockAccount(ctx, tx, p.AccountID); err != nil {
+	head, err := s.lockForOrder(ctx, tx, p.AccountID)
+	if err != nil {
 		return topupd.Order{}, false, err
 	}
 	if prev, replay, found, err := s.repeatOf(ctx, tx, p); found || err != nil {
 		return prev, replay, err
 	}
 	// The account's price is read here, in the transaction that charges it.
-	pack, line, draft, limits, err := s.prepare(ctx, tx, &p)
+	pack, line, draft, limits, err := s.prepare(ctx, tx, &p, &head)
 	if err != nil {
 		return topupd.Order{}, false, err
 	}
@@ -211,7 +212,7 @@ func (s *Store) PrepareOrder(ctx context.Context, p topupd.PlaceOrder) (topupd.P
 		return topupd.Pack{}, topupd.Draft{}, fmt.Errorf("store.PrepareOrder %q: %w", p.Request.PID, err)
 	}
 	defer tx.Rollback()
-	pack, _, draft, _, err := s.prepare(ctx, tx, &p)
+	pack, _, draft, _, err := s.prepare(ctx, tx, &p, nil)
 	if err != nil {
 		return topupd.Pack{}, topupd.Draft{}, fmt.Errorf("store.PrepareOrder %q: %w", p.Request.PID, err)
 	}
@@ -219,20 +220,16 @@ func (s *Store) PrepareOrder(ctx context.Context, p topupd.PlaceOrder) (topupd.P
 }
 
 // prepare reads the pack the request names, its line and the account's
-// terms, and checks the request against them (topupd.Prepare); the pack
-// comes back at the account's price.
-func (s *Store) prepare(ctx context.Context, tx *sql.Tx, p *topupd.PlaceOrder) (topupd.Pack, topupd.Line, topupd.Draft, topupd.Limits, error) {
-	pack, line, err := s.packAndLine(ctx, tx, p.Request.PID)
+// terms (termsOf: kept in memory when head, the account's locked row, says
+// they still hold), and checks the request against them (topupd.Prepare);
+// the pack comes back at the account's price.
+func (s *Store) prepare(ctx context.Context, tx *sql.Tx, p *topupd.PlaceOrder, head *orderHead) (topupd.Pack, topupd.Line, topupd.Draft, topupd.Limits, error) {
+	pack, line, book, limits, err := s.termsOf(ctx, tx, p, head)
 	if err != nil {
-		return pack, line, topupd.Draft{}, topupd.Limits{}, err
+		return pack, line, topupd.Draft{}, limits, err
 	}
 	if p.SimOff && pack.Provider == topupd.ProviderSim && !p.Sandbox {
 		return pack, line, topupd.Draft{}, topupd.Limits{}, topupd.Errorf(topupd.EProductDisabled, "the sim supplier is off")
-	}
-	priced, _ := topupd.LiveID(p.AccountID) // a sandbox order is priced as its account's live ones
-	book, limits, err := s.orderTerms(ctx, tx, priced, pack.PID)
-	if err != nil {
-		return pack, line, topupd.Draft{}, limits, err
 	}
 	if p.Sandbox {
 		limits = topupd.Limits{} // held to no spending limit

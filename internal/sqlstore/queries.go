@@ -49,6 +49,7 @@ type queries struct {
 	claimDue      string // leases the earliest due processing orders whose lease ran out
 	nextDue       string // when the earliest processing order falls due
 	lockAccount   string // takes an account's row lock
+	orderLock     string // takes an account's row lock, reading its terms and the terms version
 	lockOrder     string // reads an order and its lease owner, and takes its row lock
 	lockStock     string // reads a pack's stock level and takes its row lock
 	lockPack      string // takes a pack's row lock
@@ -99,6 +100,7 @@ func render(d Dialect) queries {
 		nextDue: `SELECT next_attempt_at FROM orders
 			WHERE status = 'processing' AND next_attempt_at IS NOT NULL ORDER BY next_attempt_at LIMIT 1`,
 		lockAccount:   `SELECT 1 FROM accounts WHERE id = $1` + d.LockRow,
+		orderLock:     `SELECT a.tier, a.max_order, a.daily_limit, (SELECT version FROM terms_version) FROM accounts a WHERE a.id = $1` + d.LockRow,
 		lockOrder:     `SELECT ` + orderColumns + `, COALESCE(lease_owner, '') FROM orders WHERE seq = $1` + d.LockRow,
 		lockStock:     `SELECT available FROM stock_levels WHERE pid = $1` + d.LockRow,
 		lockPack:      `SELECT 1 FROM packs WHERE pid = $1` + d.LockRow,

@@ -86,6 +86,8 @@ type Store struct {
 	group *committer // nil unless the dialect asks for group commit
 	// balances caches Balance's answers; nil unless the dialect is OneWriter.
 	balances *balanceCache
+	// termsKept keeps what orders read of the catalog and prices (termscache.go).
+	termsKept *termsCache
 }
 
 var _ topupd.Store = (*Store)(nil)
@@ -101,7 +103,7 @@ func New(write, read *sql.DB, vault *topupd.Vault, d Dialect) (*Store, error) {
 	case d.IsUniqueViolation == nil || d.Greatest == "":
 		return nil, fmt.Errorf("sqlstore.New: dialect %q is incomplete", d.Name)
 	}
-	s := &Store{write: write, read: read, vault: vault, d: d, q: render(d)}
+	s := &Store{write: write, read: read, vault: vault, d: d, q: render(d), termsKept: &termsCache{entries: map[termsKey]*termsEntry{}}}
 	if d.GroupCommit {
 		s.group = newCommitter(write, d.TxOptions)
 	}

@@ -12,6 +12,7 @@ import (
 
 var placeTests = []test{
 	{"ChargesPriceOnce", testChargesPriceOnce},
+	{"TermsFollowChanges", testTermsFollowChanges},
 	{"Kinds", testKinds},
 	{"Replay", testReplay},
 	{"ReplayOfStockOrder", testReplayStock},
