@@ -26,8 +26,9 @@ type termsCache struct {
 	entries map[termsKey]*termsEntry
 }
 
-// termsCacheMax bounds the entries; a full cache starts again empty.
-const termsCacheMax = 1 << 16
+// termsCacheMax bounds the entries (each a pack, a line and a book: about
+// a kilobyte); a full cache lets an arbitrary entry go for each new one.
+const termsCacheMax = 8192
 
 // termsKey names an entry: the account priced, the pack, and the account's
 // tier as its locked row says ("" for none).
@@ -61,8 +62,11 @@ func (c *termsCache) put(version int64, k termsKey, e *termsEntry) {
 	if version != c.version {
 		return
 	}
-	if len(c.entries) >= termsCacheMax {
-		clear(c.entries)
+	if _, ok := c.entries[k]; !ok && len(c.entries) >= termsCacheMax {
+		for old := range c.entries {
+			delete(c.entries, old)
+			break
+		}
 	}
 	c.entries[k] = e
 }
