@@ -206,7 +206,8 @@ func TestBenchFailsOnBrokenBooks(t *testing.T) {
 
 // TestBenchChaos lets the bench start its own server (this test binary, as
 // topupd) and SIGKILL it every 2 s during a 6 s load: the books must still
-// check out afterwards.
+// check out afterwards. A restart under -race on a busy machine can take
+// seconds, so only the first kill, 2 s in, is certain to fall in the load.
 func TestBenchChaos(t *testing.T) {
 	t.Parallel() // the child this binary starts, with its environment, is topupd (see TestMain)
 	jsonPath := filepath.Join(t.TempDir(), "report.json")
@@ -216,7 +217,7 @@ func TestBenchChaos(t *testing.T) {
 		t.Fatalf("chaos bench failed: %v\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
 	}
 	rep := readReport(t, jsonPath)
-	if rep.Chaos == nil || rep.Chaos.Kills < 2 || rep.Chaos.Restarts != rep.Chaos.Kills {
+	if rep.Chaos == nil || rep.Chaos.Kills < 1 || rep.Chaos.Restarts != rep.Chaos.Kills {
 		t.Errorf("chaos: %+v", rep.Chaos)
 	}
 	if !rep.Pass || !rep.Checks.OK {
