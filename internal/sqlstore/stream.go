@@ -179,3 +179,28 @@ func (s *Store) ReleaseConsumer(ctx context.Context, name, owner string) error {
 	}
 	return nil
 }
+
+// StreamSettledUp reports whether Events hands out every event committed
+// so far. On PostgreSQL an event waits while any transaction older than
+// its own is open anywhere on the server (StreamSettled), another
+// database's included; on SQLite none ever waits. The deterministic
+// simulator waits on it before it concludes that every event was told.
+func (s *Store) StreamSettledUp(ctx context.Context) (bool, error) {
+	if s.d.StreamSettled == "" {
+		return true, nil
+	}
+	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return false, fmt.Errorf("store.StreamSettledUp: %w", err)
+	}
+	defer tx.Rollback()
+	all, err := s.streamEnd(ctx, tx, false)
+	if err != nil {
+		return false, fmt.Errorf("store.StreamSettledUp: %w", err)
+	}
+	settled, err := s.streamEnd(ctx, tx, true)
+	if err != nil {
+		return false, fmt.Errorf("store.StreamSettledUp: %w", err)
+	}
+	return all == settled, nil
+}
