@@ -10,7 +10,7 @@ import (
 // storetest.FailoverGuards).
 func TestFailoverGuards(t *testing.T) {
 	t.Parallel()
-	url := newSchema(t)
+	url := newDB(t)
 	s := openStore(t, url, storetest.NewVault(t))
 	storetest.FailoverGuards(t, s, rawDB(t, url), "order_attempts_one_holder")
 }

@@ -17,7 +17,7 @@ import (
 // visible, stamped before the sync point.
 func TestCatalogSyncPointWaitsForWriters(t *testing.T) {
 	t.Parallel()
-	dbURL := newSchema(t)
+	dbURL := newDB(t)
 	s := openStore(t, dbURL, storetest.NewVault(t))
 	ctx := t.Context()
 	catalog(t, s)

@@ -76,7 +76,7 @@ func TestPlaceOrderWaitsOutAnUncommittedTwin(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			dbURL := newSchema(t)
+			dbURL := newDB(t)
 			s := openStore(t, dbURL, storetest.NewVault(t))
 			catalog(t, s)
 			a := account(t, s, "acc_a", topupd.USD(10))
@@ -136,7 +136,7 @@ func TestPlaceOrderWaitsOutAnUncommittedTwin(t *testing.T) {
 // refused the order, or, against a debit, lost an update.
 func TestPlaceOrderQueuesOnTheAccount(t *testing.T) {
 	t.Parallel()
-	dbURL := newSchema(t)
+	dbURL := newDB(t)
 	s := openStore(t, dbURL, storetest.NewVault(t))
 	catalog(t, s)
 	a := account(t, s, "acc_a", 0)
@@ -163,7 +163,7 @@ func TestPlaceOrderQueuesOnTheAccount(t *testing.T) {
 // one once it is free.
 func TestClaimDuePassesOverLockedOrders(t *testing.T) {
 	t.Parallel()
-	dbURL := newSchema(t)
+	dbURL := newDB(t)
 	s := openStore(t, dbURL, storetest.NewVault(t))
 	catalog(t, s)
 	a := account(t, s, "acc_a", topupd.USD(10))

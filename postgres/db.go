@@ -17,8 +17,10 @@ package postgres
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -49,6 +51,23 @@ type Store struct {
 
 // Schema is what Open found and did to the database's schema.
 func (s *Store) Schema() sqlstore.Schema { return s.schema }
+
+// MigrationsDigest is a digest of the embedded migrations' text: two
+// binaries with the same digest build the same schema. Tests key the
+// template databases they clone by it (internal/pgtest).
+func MigrationsDigest() string {
+	h := sha256.New()
+	_ = fs.WalkDir(migrations, "migrations", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := migrations.ReadFile(path)
+		h.Write([]byte(path + "\x00"))
+		h.Write(b)
+		return err
+	})
+	return hex.EncodeToString(h.Sum(nil))
+}
 
 // SchemaVersion is the schema version this binary migrates a PostgreSQL
 // database to: its newest migration's number, the same as SQLite's.

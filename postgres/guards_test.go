@@ -21,7 +21,7 @@ type fixture struct {
 func newFixture(t *testing.T) fixture {
 	t.Helper()
 	ctx := t.Context()
-	f := fixture{url: newSchema(t), a: "acc_a", b: "acc_b"}
+	f := fixture{url: newDB(t), a: "acc_a", b: "acc_b"}
 	s := openStore(t, f.url, storetest.NewVault(t))
 	catalog(t, s)
 	account(t, s, f.a, topupd.USD(100))

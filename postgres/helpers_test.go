@@ -2,15 +2,13 @@ package postgres_test
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
-	"net/url"
 	"os"
 	"testing"
 	"time"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/internal/pgtest"
 	"github.com/topupd/topupd/postgres"
 )
 
@@ -25,39 +23,23 @@ func baseURL(t testing.TB) string {
 	return u
 }
 
-// newSchema creates a schema of the test's own, dropped when the test ends,
-// and returns the URL of a connection that keeps to it: runs never collide,
-// and each schema has its own migration history.
+// newSchema creates an empty schema of the test's own, dropped when the
+// test ends, and returns the URL of a connection that keeps to it: for the
+// tests of migrations themselves.
 func newSchema(t testing.TB) string {
 	t.Helper()
-	base := baseURL(t)
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatalf("sql.Open: %v", err)
-	}
-	var b [8]byte
-	rand.Read(b[:])
-	schema := "t_" + hex.EncodeToString(b[:])
-	if _, err := admin.ExecContext(t.Context(), `CREATE SCHEMA `+schema); err != nil {
-		admin.Close()
-		t.Fatalf("CREATE SCHEMA: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if _, err := admin.ExecContext(ctx, `DROP SCHEMA `+schema+` CASCADE`); err != nil {
-			t.Errorf("DROP SCHEMA %s: %v", schema, err)
-		}
-		admin.Close()
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatalf("TOPUPD_TEST_POSTGRES must be a postgres:// URL: %v", err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
+	baseURL(t)
+	u, _ := pgtest.Schema(t)
+	return u
+}
+
+// newDB creates a database of the test's own, already migrated (a copy of
+// pgtest's template), dropped when the test ends, and returns its URL.
+func newDB(t testing.TB) string {
+	t.Helper()
+	baseURL(t)
+	u, _ := pgtest.Migrated(t)
+	return u
 }
 
 // openStore opens a store on dbURL and closes it when the test ends.

@@ -18,7 +18,7 @@ import (
 // two nodes of one deployment.
 func twoNodes(t *testing.T) (nodes [2]*postgres.Store, dbURL string) {
 	t.Helper()
-	dbURL = newSchema(t)
+	dbURL = newDB(t)
 	v := storetest.NewVault(t) // the nodes share the secret key, as a deployment must
 	return [2]*postgres.Store{openStore(t, dbURL, v), openStore(t, dbURL, v)}, dbURL
 }

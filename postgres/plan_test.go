@@ -15,7 +15,7 @@ import (
 // of a list must seek to its cursor, so that it costs the same at any depth.
 func TestHotQueriesUseIndexes(t *testing.T) {
 	t.Parallel()
-	dbURL := newSchema(t)
+	dbURL := newDB(t)
 	openStore(t, dbURL, storetest.NewVault(t)) // migrates
 	conn, err := rawDB(t, dbURL).Conn(t.Context())
 	must(t, err)

@@ -15,7 +15,7 @@ import (
 func TestStore(t *testing.T) {
 	baseURL(t)
 	storetest.Run(t, func(t *testing.T) topupd.Store {
-		return openStore(t, newSchema(t), storetest.NewVault(t))
+		return openStore(t, newDB(t), storetest.NewVault(t))
 	})
 }
 
@@ -27,7 +27,7 @@ func TestStore(t *testing.T) {
 func TestStoreSimpleProtocol(t *testing.T) {
 	baseURL(t)
 	storetest.RunWithoutRaces(t, func(t *testing.T) topupd.Store {
-		u, err := url.Parse(newSchema(t))
+		u, err := url.Parse(newDB(t))
 		must(t, err)
 		q := u.Query()
 		q.Set("default_query_exec_mode", "simple_protocol")

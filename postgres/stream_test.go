@@ -17,7 +17,7 @@ import (
 // both come, the first one first.
 func TestStreamWaitsForOpenTransactions(t *testing.T) {
 	t.Parallel()
-	dbURL := newSchema(t)
+	dbURL := newDB(t)
 	s := openStore(t, dbURL, storetest.NewVault(t))
 	ctx := t.Context()
 	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)

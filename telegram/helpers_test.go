@@ -127,7 +127,7 @@ func eachStore(t *testing.T, run func(t *testing.T, e *env)) {
 	})
 	t.Run("postgres", func(t *testing.T) {
 		t.Parallel()
-		dsn, ok := topupdtest.PostgresSchema(t)
+		dsn, ok := topupdtest.PostgresDB(t)
 		if !ok {
 			t.Skip("TOPUPD_TEST_POSTGRES not set: the conversation runs on SQLite only")
 		}

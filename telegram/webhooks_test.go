@@ -24,7 +24,7 @@ func TestWebhookCommands(t *testing.T) {
 			t.Parallel()
 			opts := []topupdtest.Option{topupdtest.WithWebhookReceivers(0)}
 			if db {
-				dsn, ok := topupdtest.PostgresSchema(t)
+				dsn, ok := topupdtest.PostgresDB(t)
 				if !ok {
 					t.Skip("TOPUPD_TEST_POSTGRES not set")
 				}

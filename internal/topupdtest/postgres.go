@@ -1,47 +1,26 @@
 package topupdtest
 
 import (
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
-	"net/url"
-	"os"
 	"testing"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver, for test schemas
+	"github.com/topupd/topupd/internal/pgtest"
 )
 
-// PostgresSchema creates a schema of the test's own on this machine's
-// PostgreSQL (TOPUPD_TEST_POSTGRES) and returns a URL whose connections use
-// it, dropped when the test ends; ok is false when the variable is unset.
+// PostgresSchema creates an empty schema of the test's own on this
+// machine's PostgreSQL (TOPUPD_TEST_POSTGRES) and returns a URL whose
+// connections use it, dropped when the test ends; ok is false when the
+// variable is unset. For a test of start-up itself, migrations included.
 func PostgresSchema(tb testing.TB) (dsn string, ok bool) {
 	tb.Helper()
-	pg := os.Getenv("TOPUPD_TEST_POSTGRES")
-	if pg == "" {
-		return "", false
-	}
-	b := make([]byte, 6)
-	rand.Read(b)
-	schema := "t_" + hex.EncodeToString(b)
-	db, err := sql.Open("pgx", pg)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if _, err := db.Exec("CREATE SCHEMA " + schema); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		db.Exec("DROP SCHEMA " + schema + " CASCADE")
-		db.Close()
-	})
-	u, err := url.Parse(pg)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String(), true
+	return pgtest.Schema(tb)
+}
+
+// PostgresDB creates a database of the test's own, already migrated (a
+// copy of pgtest's template), and returns its URL, dropped when the test
+// ends; ok is false when TOPUPD_TEST_POSTGRES is unset.
+func PostgresDB(tb testing.TB) (dsn string, ok bool) {
+	tb.Helper()
+	return pgtest.Migrated(tb)
 }
 
 // EachStore runs a test on SQLite and, when TOPUPD_TEST_POSTGRES is set, on
@@ -59,7 +38,7 @@ func EachDB(t *testing.T, run func(t *testing.T, db ...Option)) {
 	})
 	t.Run("postgres", func(t *testing.T) {
 		t.Parallel()
-		dsn, ok := PostgresSchema(t)
+		dsn, ok := PostgresDB(t)
 		if !ok {
 			t.Skip("TOPUPD_TEST_POSTGRES not set: SQLite only")
 		}
