@@ -41,13 +41,9 @@ func Base() (base string, ok bool) {
 // connections use it; ok is false when TOPUPD_TEST_POSTGRES is unset.
 func Schema(tb testing.TB) (dsn string, ok bool) {
 	tb.Helper()
-	base, ok := Base()
+	base, admin, ok := server(tb)
 	if !ok {
 		return "", false
-	}
-	admin, err := adminDB(base)
-	if err != nil {
-		tb.Fatal(err)
 	}
 	schema := "t_" + randomHex()
 	if _, err := admin.ExecContext(tb.Context(), `CREATE SCHEMA `+schema); err != nil {
@@ -76,13 +72,9 @@ func Schema(tb testing.TB) (dsn string, ok bool) {
 // records its own.
 func Migrated(tb testing.TB) (dsn string, ok bool) {
 	tb.Helper()
-	base, ok := Base()
+	base, admin, ok := server(tb)
 	if !ok {
 		return "", false
-	}
-	admin, err := adminDB(base)
-	if err != nil {
-		tb.Fatal(err)
 	}
 	tmpl, err := template(tb.Context(), admin, base)
 	if err != nil {
@@ -103,6 +95,20 @@ func Migrated(tb testing.TB) (dsn string, ok bool) {
 		}
 	})
 	return onDatabase(base, name), true
+}
+
+// server is the server's URL and the process's connection to it; ok is
+// false when TOPUPD_TEST_POSTGRES is unset.
+func server(tb testing.TB) (base string, db *sql.DB, ok bool) {
+	tb.Helper()
+	if base, ok = Base(); !ok {
+		return "", nil, false
+	}
+	db, err := adminDB(base)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return base, db, true
 }
 
 // admin is the process's connection to the server's own database, for
