@@ -152,10 +152,9 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 			return topupd.Order{}, false, err
 		}
 	}
-	if err := emitOrder(ctx, tx, topupd.OrderPlaced, &o, p.Now, nil); err != nil {
-		return topupd.Order{}, false, err
-	}
-	if err := emitSettled(ctx, tx, &o, p.Now); err != nil { // a key order completes as it is placed
+	// Placed, and completed for an order that completes as it is placed,
+	// in one statement.
+	if err := emit(ctx, tx, append([]topupd.Event{orderEvent(topupd.OrderPlaced, &o, p.Now, nil)}, settledEvents(&o, p.Now)...)...); err != nil {
 		return topupd.Order{}, false, err
 	}
 	// Last: the durations roll-up's row (a day, a line, a bucket) is one

@@ -4,36 +4,47 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/topupd/topupd"
 )
 
-// emit writes an event into the stream, in the transaction of the change
-// it tells of: both commit, or neither does.
-func emit(ctx context.Context, tx *sql.Tx, e topupd.Event) error {
-	var account, order any
-	if e.AccountID != "" {
-		account = e.AccountID
+// emit writes events into the stream, in one statement, in the
+// transaction of the change they tell of: all commit, or none does. They
+// take their places in the stream in the order given.
+func emit(ctx context.Context, tx *sql.Tx, events ...topupd.Event) error {
+	var q strings.Builder
+	q.WriteString(`INSERT INTO events (id, at, type, account_id, order_seq, data) VALUES `)
+	args := make([]any, 0, 6*len(events))
+	for i, e := range events {
+		var account, order any
+		if e.AccountID != "" {
+			account = e.AccountID
+		}
+		if e.OrderSeq != 0 {
+			order = e.OrderSeq
+		}
+		data := "{}"
+		if len(e.Data) > 0 {
+			data = jsonText(e.Data)
+		}
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		n := len(args)
+		fmt.Fprintf(&q, "($%d, $%d, $%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4, n+5, n+6)
+		args = append(args, topupd.NewEventID(e.At), ms(e.At), string(e.Type), account, order, data)
 	}
-	if e.OrderSeq != 0 {
-		order = e.OrderSeq
-	}
-	data := "{}"
-	if len(e.Data) > 0 {
-		data = jsonText(e.Data)
-	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO events (id, at, type, account_id, order_seq, data) VALUES ($1, $2, $3, $4, $5, $6)`,
-		topupd.NewEventID(e.At), ms(e.At), string(e.Type), account, order, data)
-	if err != nil {
-		return fmt.Errorf("event %s: %w", e.Type, err)
+	if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
+		return fmt.Errorf("event %s: %w", events[0].Type, err)
 	}
 	return nil
 }
 
-// emitOrder writes an order's event, its data the order as the stream's
+// orderEvent is an order's event, its data the order as the stream's
 // consumers need it (metrics, notices), with extra fields on top.
-func emitOrder(ctx context.Context, tx *sql.Tx, typ topupd.EventType, o *topupd.Order, at time.Time, extra map[string]any) error {
+func orderEvent(typ topupd.EventType, o *topupd.Order, at time.Time, extra map[string]any) topupd.Event {
 	data := map[string]any{"orderId": o.ID, "trxid": o.TrxID, "pid": o.PID, "slug": o.Slug, "provider": o.Provider,
 		"status": string(o.Status), "amountUsd": o.Amount, "createdAt": ms(o.CreatedAt)}
 	if o.Upstream != "" {
@@ -51,18 +62,31 @@ func emitOrder(ctx context.Context, tx *sql.Tx, typ topupd.EventType, o *topupd.
 	for k, v := range extra {
 		data[k] = v
 	}
-	return emit(ctx, tx, topupd.Event{At: at, Type: typ, AccountID: o.AccountID, OrderSeq: o.Seq, Data: data})
+	return topupd.Event{At: at, Type: typ, AccountID: o.AccountID, OrderSeq: o.Seq, Data: data}
 }
 
-// emitSettled writes the event of an order's settlement: its final state,
-// or nothing for a settlement that leaves it processing (the order's own
+// emitOrder writes an order's event (orderEvent).
+func emitOrder(ctx context.Context, tx *sql.Tx, typ topupd.EventType, o *topupd.Order, at time.Time, extra map[string]any) error {
+	return emit(ctx, tx, orderEvent(typ, o, at, extra))
+}
+
+// settledEvents are the events of an order's settlement: its final state,
+// or none for a settlement that leaves it processing (the order's own
 // history, order_events, records those).
-func emitSettled(ctx context.Context, tx *sql.Tx, o *topupd.Order, at time.Time) error {
+func settledEvents(o *topupd.Order, at time.Time) []topupd.Event {
 	switch o.Status {
 	case topupd.StatusCompleted:
-		return emitOrder(ctx, tx, topupd.OrderCompleted, o, at, nil)
+		return []topupd.Event{orderEvent(topupd.OrderCompleted, o, at, nil)}
 	case topupd.StatusCancelled:
-		return emitOrder(ctx, tx, topupd.OrderCancelled, o, at, nil)
+		return []topupd.Event{orderEvent(topupd.OrderCancelled, o, at, nil)}
+	}
+	return nil
+}
+
+// emitSettled writes the events of an order's settlement (settledEvents).
+func emitSettled(ctx context.Context, tx *sql.Tx, o *topupd.Order, at time.Time) error {
+	if es := settledEvents(o, at); len(es) > 0 {
+		return emit(ctx, tx, es...)
 	}
 	return nil
 }
