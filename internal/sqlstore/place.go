@@ -154,7 +154,8 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 	}
 	// Placed, and completed for an order that completes as it is placed,
 	// in one statement.
-	if err := emit(ctx, tx, append([]topupd.Event{orderEvent(topupd.OrderPlaced, &o, p.Now, nil)}, settledEvents(&o, p.Now)...)...); err != nil {
+	events := append([]topupd.Event{orderEvent(topupd.OrderPlaced, &o, p.Now, nil)}, settledEvents(&o, p.Now)...)
+	if err := emit(ctx, tx, events...); err != nil {
 		return topupd.Order{}, false, err
 	}
 	// Last: the durations roll-up's row (a day, a line, a bucket) is one

@@ -14,10 +14,11 @@ import (
 // transaction of the change they tell of: all commit, or none does. They
 // take their places in the stream in the order given.
 func emit(ctx context.Context, tx *sql.Tx, events ...topupd.Event) error {
-	var q strings.Builder
-	q.WriteString(`INSERT INTO events (id, at, type, account_id, order_seq, data) VALUES `)
+	if len(events) == 0 {
+		return nil
+	}
 	args := make([]any, 0, 6*len(events))
-	for i, e := range events {
+	for _, e := range events {
 		var account, order any
 		if e.AccountID != "" {
 			account = e.AccountID
@@ -29,17 +30,37 @@ func emit(ctx context.Context, tx *sql.Tx, events ...topupd.Event) error {
 		if len(e.Data) > 0 {
 			data = jsonText(e.Data)
 		}
-		if i > 0 {
-			q.WriteString(", ")
-		}
-		n := len(args)
-		fmt.Fprintf(&q, "($%d, $%d, $%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4, n+5, n+6)
 		args = append(args, topupd.NewEventID(e.At), ms(e.At), string(e.Type), account, order, data)
 	}
-	if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
+	if _, err := tx.ExecContext(ctx, insertEvents(len(events)), args...); err != nil {
 		return fmt.Errorf("event %s: %w", events[0].Type, err)
 	}
 	return nil
+}
+
+// insertEventsSQL are the INSERTs of one and of two events (an order
+// placed and completed at once), made once.
+var insertEventsSQL = [3]string{1: buildInsertEvents(1), 2: buildInsertEvents(2)}
+
+// insertEvents is the INSERT of n events.
+func insertEvents(n int) string {
+	if n < len(insertEventsSQL) {
+		return insertEventsSQL[n]
+	}
+	return buildInsertEvents(n)
+}
+
+func buildInsertEvents(n int) string {
+	var q strings.Builder
+	q.WriteString(`INSERT INTO events (id, at, type, account_id, order_seq, data) VALUES `)
+	for i := range n {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		k := 6 * i
+		fmt.Fprintf(&q, "($%d, $%d, $%d, $%d, $%d, $%d)", k+1, k+2, k+3, k+4, k+5, k+6)
+	}
+	return q.String()
 }
 
 // orderEvent is an order's event, its data the order as the stream's
