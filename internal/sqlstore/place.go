@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -25,10 +26,18 @@ func (s *Store) PlaceOrder(ctx context.Context, p topupd.PlaceOrder) (topupd.Ord
 	if plantedChargeApart {
 		ctx, apart = withChargeApart(ctx)
 	}
+	// A request whose in-flight hint is held is likely a repeat: it looks
+	// for one first. Any other is placed first, and its repeat found by
+	// the unique indexes (lookFirst below).
+	lookFirst := p.HintHeld
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
-		o, replay, err = s.placeOrder(ctx, tx, p)
+		o, replay, err = s.placeOrder(ctx, tx, p, lookFirst)
 		if err != nil && s.d.IsUniqueViolation(err) {
+			if !lookFirst {
+				lookFirst = true
+				return againAtOnce(err)
+			}
 			return again(err)
 		}
 		return err
@@ -47,11 +56,18 @@ func (s *Store) PlaceOrder(ctx context.Context, p topupd.PlaceOrder) (topupd.Ord
 // repeat answered as it is, or else the order checked, charged, stored and,
 // for keys, given its codes.
 //
+// With lookFirst false the repeat is not looked for before the checks:
+// one the checks refuse looks for it then (rejected), and one they pass
+// is inserted, where a repeat trips a unique index of orders (trxid, or
+// the account's idempotency key) and PlaceOrder runs the transaction
+// again, looking first. Every answer is the one looking first gives; a
+// first order saves the look-up's statement (issue 24).
+//
 // A sandbox order (p.Sandbox) is the same transaction on the account's
 // sandbox's books (books below): priced as the account's live orders, held
 // to no spending limit, fulfilled by the sim rules (ProviderSandbox), and a
 // key order completes with TEST- codes drawn from no stock.
-func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder) (topupd.Order, bool, error) {
+func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder, lookFirst bool) (topupd.Order, bool, error) {
 	if p.Sandbox {
 		p.AccountID = topupd.SandboxID(p.AccountID)
 	}
@@ -60,35 +76,39 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 	if err != nil {
 		return topupd.Order{}, false, err
 	}
-	if prev, replay, found, err := s.repeatOf(ctx, tx, p); found || err != nil {
-		return prev, replay, err
+	lookFirst = lookFirst || !head.found // an unknown account's trxid may still be another's
+	if lookFirst {
+		if prev, replay, found, err := s.repeatOf(ctx, tx, p); found || err != nil {
+			return prev, replay, err
+		}
 	}
+	refused := func(err error) (topupd.Order, bool, error) { return s.rejected(ctx, tx, p, lookFirst, err) }
 	// The account's price is read here, in the transaction that charges it.
 	pack, line, draft, limits, err := s.prepare(ctx, tx, &p, &head)
 	if err != nil {
-		return topupd.Order{}, false, err
+		return refused(err)
 	}
 	// The price guard compares the amount charged below, in this transaction.
 	if err := p.Request.CheckMaxPrice(&draft, line.Game); err != nil {
-		return topupd.Order{}, false, err
+		return refused(err)
 	}
 	reject := func(code topupd.ErrorCode) error { return &topupd.Error{Code: code, Game: line.Game} }
 	if err := s.withinLimits(ctx, tx, p, &limits, draft.Amount); err != nil {
 		if e, ok := err.(*topupd.Error); ok {
 			e.Game = line.Game
 		}
-		return topupd.Order{}, false, err
+		return refused(err)
 	}
 	bal, balSeq, err := s.balanceOf(ctx, tx, p.AccountID)
 	if err != nil {
 		return topupd.Order{}, false, err
 	}
 	if bal < draft.Amount {
-		return topupd.Order{}, false, reject(topupd.EInsufficientBalance)
+		return refused(reject(topupd.EInsufficientBalance))
 	}
 	if draft.DrawsStock {
 		if ok, err := s.stockCovers(ctx, tx, pack.PID, draft.Quantity); err != nil || !ok {
-			return topupd.Order{}, false, cmp.Or(err, reject(topupd.EInsufficientStock))
+			return refused(cmp.Or(err, reject(topupd.EInsufficientStock)))
 		}
 	}
 	if p.Sandbox && pack.TakesQuantity(&line) {
@@ -167,6 +187,21 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder)
 		}
 	}
 	return o, false, nil
+}
+
+// rejected answers a request the checks refused with err. One that has
+// not looked for its repeat yet (lookedFirst false) looks now, and a
+// repeat found is answered as it is, as looking first would have: a
+// replay whatever the catalog, limits or balance say now. An error that
+// is not the domain's (the database's) is answered as it is.
+func (s *Store) rejected(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder, lookedFirst bool, err error) (topupd.Order, bool, error) {
+	var refusal *topupd.Error
+	if !lookedFirst && errors.As(err, &refusal) {
+		if prev, replay, found, rerr := s.repeatOf(ctx, tx, p); found || rerr != nil {
+			return prev, replay, rerr
+		}
+	}
+	return topupd.Order{}, false, err
 }
 
 // completesAtOnce reports whether a new order completes in its placement

@@ -62,6 +62,13 @@ type Dialect struct {
 	// transactions older than any still open ("" where one writer commits
 	// in order).
 	StreamSettled string
+	// StreamAfter, when set, is the condition of a read of the event
+	// stream after the position ($1, $2) = (tx, seq); else the row value
+	// (e.tx, e.seq) > ($1, $2). SQLite's is e.tx = $1 AND e.seq > $2: its
+	// one writer leaves every event's tx 0 (events.tx's default), and on a
+	// row value it seeks events_stream to tx alone, reading the stream
+	// from its start on every read.
+	StreamAfter string
 	// GroupCommit runs concurrent write transactions together, one commit
 	// for the group, each caller in a savepoint: for a database with one
 	// writer, where each commit's fsync is the bottleneck.
@@ -138,14 +145,22 @@ func (s *Store) Close() error {
 // maxAttempts bounds how often one transaction is run.
 const maxAttempts = 5
 
-// retryError marks an error after which the whole transaction is run again.
-type retryError struct{ err error }
+// retryError marks an error after which the whole transaction is run
+// again: after a short pause, or at once (atOnce).
+type retryError struct {
+	err    error
+	atOnce bool
+}
 
 func (e retryError) Error() string { return e.err.Error() }
 func (e retryError) Unwrap() error { return e.err }
 
 // again marks err so that inTx runs the transaction again.
-func again(err error) error { return retryError{err} }
+func again(err error) error { return retryError{err: err} }
+
+// againAtOnce marks err so that inTx runs the transaction again without a
+// pause: fn changed what its next run does, and nothing is contended.
+func againAtOnce(err error) error { return retryError{err: err, atOnce: true} }
 
 // inTx runs fn in one write transaction and commits it. A transaction that
 // failed as transient, or whose fn marked its error with again, is rolled
@@ -193,6 +208,9 @@ func (s *Store) retryTx(ctx context.Context, fn func(ctx context.Context, tx *sq
 		}
 		if attempt == maxAttempts {
 			return fmt.Errorf("%d attempts: %w", attempt, err)
+		}
+		if r.atOnce {
+			continue
 		}
 		pause := time.Duration(attempt) * (time.Millisecond + rand.N(4*time.Millisecond))
 		select {

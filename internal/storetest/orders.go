@@ -20,6 +20,7 @@ var placeTests = []test{
 	{"IdempotencyKeyIsPerAccount", testIdempotencyKeyPerAccount},
 	{"LeaseAtPlacement", testLeaseAtPlacement},
 	{"HintHeld", testHintHeld},
+	{"RepeatBeforeChecks", testRepeatBeforeChecks},
 }
 
 // ignoreNew leaves out the fields a store chooses for a new order.
