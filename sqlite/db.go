@@ -61,6 +61,7 @@ var _ topupd.Store = (*Store)(nil)
 // no transaction fails for a concurrent one.
 var dialect = sqlstore.Dialect{
 	Name:              "sqlite",
+	StreamAfter:       "e.tx = $1 AND e.seq > $2",
 	Greatest:          "MAX",
 	IndexedBy:         " INDEXED BY ",
 	IsUniqueViolation: isUniqueViolation,

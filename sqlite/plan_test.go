@@ -64,6 +64,9 @@ func TestHotQueriesUseIndexes(t *testing.T) {
 		if q.Cursor != "" && !seeksCursor(plan, q.Cursor) {
 			t.Errorf("%s does not seek to its cursor on %s:\n  %s", q.Name, q.Cursor, strings.Join(plan, "\n  "))
 		}
+		if q.After != "" && !seeksAfter(plan, q.After) {
+			t.Errorf("%s does not seek to its position on %s:\n  %s", q.Name, q.After, strings.Join(plan, "\n  "))
+		}
 	}
 }
 
@@ -77,6 +80,19 @@ func seeksCursor(plan []string, col string) bool {
 			if strings.Contains(cond, " "+col+"<?") || strings.Contains(cond, "("+col+"<?") || strings.Contains(cond, "("+col+",") {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// seeksAfter reports whether a plan's index search bounds col from below
+// (col>?): a read of a stream then starts at its position, where a search
+// on the index's first column alone ((tx>?) for the row value (tx, seq) >
+// (…), tx being 0 on SQLite) reads every event before it too.
+func seeksAfter(plan []string, col string) bool {
+	for _, step := range plan {
+		if i := strings.Index(step, " USING "); strings.HasPrefix(step, "SEARCH ") && i > 0 && strings.Contains(step[i:], col+">?") {
+			return true
 		}
 	}
 	return false

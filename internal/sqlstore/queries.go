@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -59,6 +60,7 @@ type queries struct {
 	orderEvents   string // an order's history, oldest first
 	orderEntries  string // an order's charge and refund, oldest first
 	stuckCounts   string // the stuck orders of each supplier, counted from orders_stuck
+	streamRead    string // a batch of the event stream after a position
 }
 
 // indexedBy names the index a query must read, where the dialect takes
@@ -72,7 +74,10 @@ func indexedBy(d Dialect, index string) string {
 
 // render writes the queries for one dialect.
 func render(d Dialect) queries {
+	after := cmp.Or(d.StreamAfter, `(e.tx, e.seq) > ($1, $2)`)
 	return queries{
+		streamRead: `SELECT ` + eventColumns + ` FROM events e LEFT JOIN orders o ON o.seq = e.order_seq
+			WHERE ` + after + d.StreamSettled + ` ORDER BY e.tx, e.seq LIMIT $3`,
 		balance:       `SELECT balance_after, seq FROM ledger WHERE account_id = $1 ORDER BY seq DESC LIMIT 1`,
 		creditedTotal: `SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) FROM ledger WHERE account_id = $1 AND kind = 'credit'`,
 		// Each look-up is of a unique index: at most one order each.
@@ -125,6 +130,9 @@ type HotQuery struct {
 	// Cursor, on a page of a list, is the column its cursor bounds: the
 	// index must seek to the cursor on it, not filter the rows before it.
 	Cursor string
+	// After, on a read of a stream, is the column its position bounds
+	// from below: the index must seek to the position on it.
+	After string
 }
 
 // HotQueries returns the hot queries as the store runs them on d, with
@@ -133,6 +141,7 @@ func HotQueries(d Dialect) []HotQuery {
 	q := render(d)
 	hot := []HotQuery{
 		{Name: "balance", SQL: q.balance, Args: []any{"a"}},
+		{Name: "event stream, after a position", SQL: q.streamRead, Args: []any{0, 5, 200}, After: "seq"},
 		{Name: "credited total", SQL: q.creditedTotal, Args: []any{"a"}},
 		{Name: "order a request repeats", SQL: q.orderRepeat, Args: []any{"a", "k", "t", 0}},
 		{Name: "history page", SQL: `SELECT ` + viewColumns + ` FROM orders ` + q.historyTail, Args: []any{"a", 100, 20}},

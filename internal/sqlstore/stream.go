@@ -121,8 +121,7 @@ const eventColumns = `e.seq, e.tx, e.id, e.at, e.type, e.account_id, e.order_seq
 // transactions commit in any order); on SQLite one writer commits events in
 // seq order.
 func (s *Store) Events(ctx context.Context, after topupd.StreamPos, limit int) ([]topupd.Event, error) {
-	return readAll(ctx, s, "store.Events", scanEvent, `SELECT `+eventColumns+` FROM events e LEFT JOIN orders o ON o.seq = e.order_seq
-		WHERE (e.tx, e.seq) > ($1, $2)`+s.d.StreamSettled+` ORDER BY e.tx, e.seq LIMIT $3`, after.Tx, after.Seq, limit)
+	return readAll(ctx, s, "store.Events", scanEvent, s.q.streamRead, after.Tx, after.Seq, limit)
 }
 
 // OrderStreamEvents returns an order's events of the stream, in stream order.
