@@ -66,6 +66,9 @@ func (d jsonDest) Scan(src any) error {
 		if len(s) == 0 {
 			return nil
 		}
+		if m, ok := d.v.(*map[string]any); ok {
+			return decodeEventJSON(s, m)
+		}
 		return json.Unmarshal(s, d.v)
 	}
 	return fmt.Errorf("a JSON column holds %T, not text", src)

@@ -28,7 +28,7 @@ func emit(ctx context.Context, tx *sql.Tx, events ...topupd.Event) error {
 		}
 		data := "{}"
 		if len(e.Data) > 0 {
-			data = jsonText(e.Data)
+			data = eventJSON(e.Data)
 		}
 		args = append(args, topupd.NewEventID(e.At), ms(e.At), string(e.Type), account, order, data)
 	}
