@@ -225,6 +225,9 @@ type OrderStore interface {
 	// ResellerOrder is Order for the reseller API: one of the account's
 	// orders, holding only the fields of Order.ResellerView.
 	ResellerOrder(ctx context.Context, accountID, id string) (Order, error)
+	// ResellerOrderWithoutCodes is ResellerOrder without the codes, which
+	// it neither reads nor opens: what a webhook event says of an order.
+	ResellerOrderWithoutCodes(ctx context.Context, accountID, id string) (Order, error)
 	// History returns a page of the account's orders, holding only the
 	// fields of Order.ResellerView, and how many orders the account has.
 	History(ctx context.Context, accountID string, q HistoryQuery) (orders []Order, total int, err error)

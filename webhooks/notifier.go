@@ -12,7 +12,7 @@ import (
 
 // NotifierStore is what the notifier needs of the database.
 type NotifierStore interface {
-	Order(ctx context.Context, accountID, id string) (topupd.Order, error)
+	ResellerOrderWithoutCodes(ctx context.Context, accountID, id string) (topupd.Order, error)
 	AddWebhookEvents(ctx context.Context, events []topupd.WebhookEvent, now time.Time) error
 	CatalogReaders(ctx context.Context, at time.Time) ([]string, error)
 	PIDsOnSale(ctx context.Context) ([]string, error)
@@ -106,12 +106,12 @@ func (n *Notifier) event(ctx context.Context, e *topupd.Event) (topupd.WebhookEv
 	case topupd.OrderCompleted, topupd.OrderCancelled:
 		// Only created orders have events in the stream, so every
 		// cancellation here is of an order with orderCreated true.
-		o, err := n.store.Order(ctx, e.AccountID, e.OrderID)
+		o, err := n.store.ResellerOrderWithoutCodes(ctx, e.AccountID, e.OrderID)
 		if err != nil {
 			return ev, false, fmt.Errorf("webhooks: event %s: %w", e.ID, err)
 		}
 		v := topupd.ViewOrder(&o, n.now())
-		v.Codes = nil // never sent: the integrator fetches them with its key
+		v.Codes = nil // never read: the integrator fetches them with its key
 		v.IdempotentReplay = nil
 		data, ev.Type = v, string(e.Type)
 	case topupd.BalanceCredited:

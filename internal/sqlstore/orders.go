@@ -79,7 +79,7 @@ func (s *Store) orderBy(ctx context.Context, q querier, query string, arg any) (
 
 // Order returns one order by public or internal id.
 func (s *Store) Order(ctx context.Context, accountID, id string) (topupd.Order, error) {
-	return s.lookup(ctx, accountID, id, s.q.orderByID, s.q.orderBySeq, scanOrder)
+	return s.lookup(ctx, accountID, id, s.q.orderByID, s.q.orderBySeq, scanOrder, true)
 }
 
 // OrderCodes reads one order and its codes in a transaction that records
@@ -115,12 +115,18 @@ func (s *Store) OrderCodes(ctx context.Context, id string) (topupd.Order, error)
 
 // ResellerOrder returns the reseller's view of one of the account's orders.
 func (s *Store) ResellerOrder(ctx context.Context, accountID, id string) (topupd.Order, error) {
-	return s.lookup(ctx, accountID, id, s.q.viewByID, s.q.viewBySeq, scanOrderView)
+	return s.lookup(ctx, accountID, id, s.q.viewByID, s.q.viewBySeq, scanOrderView, true)
+}
+
+// ResellerOrderWithoutCodes returns the reseller's view of one of the
+// account's orders without its codes, which it neither reads nor opens.
+func (s *Store) ResellerOrderWithoutCodes(ctx context.Context, accountID, id string) (topupd.Order, error) {
+	return s.lookup(ctx, accountID, id, s.q.viewByID, s.q.viewBySeq, scanOrderView, false)
 }
 
 // lookup reads one order, by public id with byID or by internal id with
 // bySeq, scanned by scan, and its codes.
-func (s *Store) lookup(ctx context.Context, accountID, id, byID, bySeq string, scan func(scanner) (topupd.Order, error)) (topupd.Order, error) {
+func (s *Store) lookup(ctx context.Context, accountID, id, byID, bySeq string, scan func(scanner) (topupd.Order, error), codes bool) (topupd.Order, error) {
 	query, arg := byID, any(id)
 	if seq, err := strconv.ParseInt(id, 10, 64); err == nil {
 		query, arg = bySeq, seq
@@ -129,7 +135,7 @@ func (s *Store) lookup(ctx context.Context, accountID, id, byID, bySeq string, s
 	if isNoRows(err) || (err == nil && accountID != "" && o.AccountID != accountID) {
 		return topupd.Order{}, topupd.Fail(topupd.EOrderNotFound)
 	}
-	if err == nil {
+	if err == nil && codes {
 		err = s.loadCodes(ctx, s.read, &o)
 	}
 	if err != nil {

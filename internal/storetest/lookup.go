@@ -74,6 +74,25 @@ func testOrderLookup(t *testing.T, e *env) {
 			t.Errorf("ResellerOrder: %s (-want +got):\n%s", c.name, diff)
 		}
 	}
+	if len(oa.Codes) != 2 {
+		t.Fatalf("the key order has %d codes, want 2", len(oa.Codes))
+	}
+	for _, c := range cases {
+		got, err := e.s.ResellerOrderWithoutCodes(e.ctx, c.account, c.id)
+		if c.want == nil {
+			codeIs(t, err, topupd.EOrderNotFound, "ResellerOrderWithoutCodes: "+c.name)
+			continue
+		}
+		if err != nil {
+			t.Errorf("ResellerOrderWithoutCodes: %s: %v", c.name, err)
+			continue
+		}
+		want := c.want.ResellerView()
+		want.Codes = nil
+		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("ResellerOrderWithoutCodes: %s (-want +got):\n%s", c.name, diff)
+		}
+	}
 }
 
 func ids(orders []topupd.Order) []string {
