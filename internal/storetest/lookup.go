@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -60,37 +61,32 @@ func testOrderLookup(t *testing.T, e *env) {
 			t.Errorf("%s (-want +got):\n%s", c.name, diff)
 		}
 	}
-	for _, c := range cases {
-		got, err := e.s.ResellerOrder(e.ctx, c.account, c.id)
-		if c.want == nil {
-			codeIs(t, err, topupd.EOrderNotFound, "ResellerOrder: "+c.name)
-			continue
-		}
-		if err != nil {
-			t.Errorf("ResellerOrder: %s: %v", c.name, err)
-			continue
-		}
-		if diff := cmp.Diff(c.want.ResellerView(), got, cmpopts.EquateEmpty()); diff != "" {
-			t.Errorf("ResellerOrder: %s (-want +got):\n%s", c.name, diff)
-		}
-	}
 	if len(oa.Codes) != 2 {
 		t.Fatalf("the key order has %d codes, want 2", len(oa.Codes))
 	}
-	for _, c := range cases {
-		got, err := e.s.ResellerOrderWithoutCodes(e.ctx, c.account, c.id)
-		if c.want == nil {
-			codeIs(t, err, topupd.EOrderNotFound, "ResellerOrderWithoutCodes: "+c.name)
-			continue
-		}
-		if err != nil {
-			t.Errorf("ResellerOrderWithoutCodes: %s: %v", c.name, err)
-			continue
-		}
-		want := c.want.ResellerView()
-		want.Codes = nil
-		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
-			t.Errorf("ResellerOrderWithoutCodes: %s (-want +got):\n%s", c.name, diff)
+	readers := []struct {
+		name  string
+		read  func(ctx context.Context, accountID, id string) (topupd.Order, error)
+		codes bool
+	}{{"ResellerOrder", e.s.ResellerOrder, true}, {"ResellerOrderWithoutCodes", e.s.ResellerOrderWithoutCodes, false}}
+	for _, r := range readers {
+		for _, c := range cases {
+			got, err := r.read(e.ctx, c.account, c.id)
+			if c.want == nil {
+				codeIs(t, err, topupd.EOrderNotFound, r.name+": "+c.name)
+				continue
+			}
+			if err != nil {
+				t.Errorf("%s: %s: %v", r.name, c.name, err)
+				continue
+			}
+			want := c.want.ResellerView()
+			if !r.codes {
+				want.Codes = nil
+			}
+			if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("%s: %s (-want +got):\n%s", r.name, c.name, diff)
+			}
 		}
 	}
 }
