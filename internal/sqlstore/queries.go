@@ -142,6 +142,7 @@ func HotQueries(d Dialect) []HotQuery {
 	hot := []HotQuery{
 		{Name: "balance", SQL: q.balance, Args: []any{"a"}},
 		{Name: "event stream, after a position", SQL: q.streamRead, Args: []any{0, 5, 200}, After: "seq"},
+		{Name: "an account's credit events (the audit)", SQL: creditEventsSQL, Args: []any{"a"}},
 		{Name: "credited total", SQL: q.creditedTotal, Args: []any{"a"}},
 		{Name: "order a request repeats", SQL: q.orderRepeat, Args: []any{"a", "k", "t", 0}},
 		{Name: "history page", SQL: `SELECT ` + viewColumns + ` FROM orders ` + q.historyTail, Args: []any{"a", 100, 20}},
