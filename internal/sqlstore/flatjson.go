@@ -193,7 +193,7 @@ var eventWords = func() map[string]string {
 	m := map[string]string{}
 	for _, w := range []string{"orderId", "trxid", "pid", "slug", "provider", "status", "amountUsd", "createdAt",
 		"finishedAt", "upstream", "sandbox", "refunded", "error", "by", "from", "to", "balanceUsd", "reference",
-		"sim", "manual", "upstream", "completed", "processing", "cancelled"} {
+		"sim", "manual", "completed", "processing", "cancelled"} {
 		m[w] = w
 	}
 	return m
