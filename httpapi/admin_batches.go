@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -130,16 +131,16 @@ func (a *admin) exportBatch(w http.ResponseWriter, r *http.Request) error {
 // to the log, one line each, and counts them, once the answer is given.
 // The database keeps whether each alert is raised, so each is raised and
 // cleared by one request, on whichever node.
-func withLowStockLog(log *slog.Logger, m *metrics.Metrics, r *http.Request) (*http.Request, func()) {
+func withLowStockLog(ctx context.Context, log *slog.Logger, m *metrics.Metrics) (context.Context, func()) {
 	n := &topupd.LowStockNotes{}
-	r = r.WithContext(topupd.WithLowStockNotes(r.Context(), n))
-	return r, func() {
+	ctx = topupd.WithLowStockNotes(ctx, n)
+	return ctx, func() {
 		for _, a := range n.Take() {
 			level, msg := slog.LevelInfo, "low stock alert cleared"
 			if a.Raised {
 				level, msg = slog.LevelWarn, "low stock alert raised"
 			}
-			log.LogAttrs(r.Context(), level, msg, slog.String("pid", a.PID), slog.Int("available", a.Available), slog.Int("lowStockAt", a.LowStockAt))
+			log.LogAttrs(ctx, level, msg, slog.String("pid", a.PID), slog.Int("available", a.Available), slog.Int("lowStockAt", a.LowStockAt))
 			m.LowStockAlert(a.PID, a.Raised)
 		}
 	}

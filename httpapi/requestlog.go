@@ -103,8 +103,11 @@ func observe(api string, log *slog.Logger, m *metrics.Metrics, mux *http.ServeMu
 		id := requestID(r)
 		rw.Header().Set(RequestIDHeader, id)
 		caller := &who{}
-		r = r.WithContext(context.WithValue(logctx.WithRequestID(r.Context(), id), whoKey{}, caller))
-		r, logLowStock := withLowStockLog(log, m, r) // admin_batches.go
+		// The request id, the caller and the low-stock notes (admin_batches.go)
+		// in one copy of the request.
+		ctx := context.WithValue(logctx.WithRequestID(r.Context(), id), whoKey{}, caller)
+		ctx, logLowStock := withLowStockLog(ctx, log, m)
+		r = r.WithContext(ctx)
 		w := &statuswriter.Writer{ResponseWriter: rw}
 		_, pattern := mux.Handler(r)
 		defer func() {
