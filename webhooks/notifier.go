@@ -110,8 +110,7 @@ func (n *Notifier) event(ctx context.Context, e *topupd.Event) (topupd.WebhookEv
 		if err != nil {
 			return ev, false, fmt.Errorf("webhooks: event %s: %w", e.ID, err)
 		}
-		v := topupd.ViewOrder(&o, n.now())
-		v.Codes = nil // never read: the integrator fetches them with its key
+		v := topupd.ViewOrder(&o, n.now()) // no codes: the integrator fetches them with its key
 		v.IdempotentReplay = nil
 		data, ev.Type = v, string(e.Type)
 	case topupd.BalanceCredited:

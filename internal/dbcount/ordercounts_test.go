@@ -151,8 +151,8 @@ func TestOrderCounts(t *testing.T) {
 		place("warm-up", map[string]any{"pid": topupdtest.PIDKey, "trxid": h.Trx(), "quantity": 1})
 		got := map[string]orderCost{}
 		instant := topup()
-		instantAt := time.Now()
 		got["instant"] = place("instant", instant)
+		instantAt := time.Now() // its hint was taken before its answer
 		got["key"] = place("key", map[string]any{"pid": topupdtest.PIDKey, "trxid": h.Trx(), "quantity": 1})
 		got["replay"] = place("replay", instant)
 		idem := topup()
@@ -179,6 +179,9 @@ func TestOrderCounts(t *testing.T) {
 			if n.Statements > limit.Statements || n.Transactions > limit.Transactions || n.Commits > limit.Commits || n.Redis > limit.Redis {
 				t.Errorf("%s %s order: %d statements, %d transactions, %d commits, %d Redis round trips: above %+v",
 					store, kind, n.Statements, n.Transactions, n.Commits, n.Redis, limit)
+			}
+			if kind == "late" && n.Transactions != 2 {
+				t.Errorf("%s late replay: %d transactions, want 2 (a try rolled back at the INSERT, then the replay)", store, n.Transactions)
 			}
 			if n.Commits == 0 || n.Statements == 0 || kind == "later" && n.Commits < 2 {
 				t.Errorf("%s %s order: %+v: the counter is not seeing the order's work", store, kind, n)

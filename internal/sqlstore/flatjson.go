@@ -17,15 +17,9 @@ import (
 // object of plain values directly and leave anything else to encoding/json.
 // They write the very bytes json.Marshal writes and read the very map
 // json.Unmarshal reads (FuzzFlatJSON holds them to it), so stored data and
-// what a reader sees are as before.
-
-// eventJSON is the JSON text of an event's data, as jsonText writes it.
-func eventJSON(data map[string]any) string {
-	if b, ok := appendFlatJSON(nil, data); ok {
-		return string(b)
-	}
-	return jsonText(data)
-}
+// what a reader sees are as before. jsonText and jsonColumn (scan.go) take
+// this way for every map[string]any, the events' data being the one such
+// column.
 
 // appendFlatJSON appends m to b as json.Marshal writes it, when every key
 // and string value is plain (plainJSON) and every value a string, a bool,
@@ -257,8 +251,8 @@ func (p *flatParser) digits() int {
 	return n
 }
 
-// decodeEventJSON reads an event's data into *dst as json.Unmarshal would.
-func decodeEventJSON(b []byte, dst *map[string]any) error {
+// unmarshalMap reads b into *dst as json.Unmarshal would.
+func unmarshalMap(b []byte, dst *map[string]any) error {
 	m, ok := parseFlatJSON(b)
 	if !ok {
 		return json.Unmarshal(b, dst)

@@ -110,7 +110,7 @@ func FuzzFlatJSON(f *testing.F) {
 			t.Fatalf("%v: wrote %s, encoding/json %s (%v)", m, got, want, err)
 		}
 		var dst map[string]any
-		if err := decodeEventJSON(got, &dst); err != nil {
+		if err := unmarshalMap(got, &dst); err != nil {
 			t.Fatalf("%s: %v", got, err)
 		}
 		var std map[string]any
@@ -127,7 +127,7 @@ func BenchmarkEventJSON(b *testing.B) {
 	o := topupd.Order{Seq: 7, ID: "ord_01JD8Y3Q4V5W6X7Y8Z9A0B1C2D", AccountID: "acc_1", TrxID: "shop-000123", PID: "uc60", Slug: "pubg",
 		Provider: "sim", Status: topupd.StatusCompleted, Amount: topupd.USD(1), CreatedAt: at, FinishedAt: at}
 	data := orderEvent(topupd.OrderCompleted, &o, at, nil).Data
-	text := []byte(eventJSON(data))
+	text := []byte(jsonText(data))
 	b.Run("write/direct", func(b *testing.B) {
 		for b.Loop() {
 			appendFlatJSON(nil, data)
@@ -141,7 +141,7 @@ func BenchmarkEventJSON(b *testing.B) {
 	b.Run("read/direct", func(b *testing.B) {
 		for b.Loop() {
 			var m map[string]any
-			decodeEventJSON(text, &m)
+			unmarshalMap(text, &m)
 		}
 	})
 	b.Run("read/encoding-json", func(b *testing.B) {

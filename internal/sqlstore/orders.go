@@ -125,7 +125,7 @@ func (s *Store) ResellerOrderWithoutCodes(ctx context.Context, accountID, id str
 }
 
 // lookup reads one order, by public id with byID or by internal id with
-// bySeq, scanned by scan, and its codes.
+// bySeq, scanned by scan, and, with codes, its codes.
 func (s *Store) lookup(ctx context.Context, accountID, id, byID, bySeq string, scan func(scanner) (topupd.Order, error), codes bool) (topupd.Order, error) {
 	query, arg := byID, any(id)
 	if seq, err := strconv.ParseInt(id, 10, 64); err == nil {

@@ -41,6 +41,11 @@ func boolInt(b bool) int {
 
 // jsonText stores a value as JSON text.
 func jsonText(v any) string {
+	if m, ok := v.(map[string]any); ok {
+		if b, ok := appendFlatJSON(nil, m); ok { // flatjson.go
+			return string(b)
+		}
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		panic(err) // only plain slices of strings and structs are stored
@@ -67,7 +72,7 @@ func (d jsonDest) Scan(src any) error {
 			return nil
 		}
 		if m, ok := d.v.(*map[string]any); ok {
-			return decodeEventJSON(s, m)
+			return unmarshalMap(s, m) // flatjson.go
 		}
 		return json.Unmarshal(s, d.v)
 	}

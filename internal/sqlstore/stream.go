@@ -28,7 +28,7 @@ func emit(ctx context.Context, tx *sql.Tx, events ...topupd.Event) error {
 		}
 		data := "{}"
 		if len(e.Data) > 0 {
-			data = eventJSON(e.Data)
+			data = jsonText(e.Data)
 		}
 		args = append(args, topupd.NewEventID(e.At), ms(e.At), string(e.Type), account, order, data)
 	}
@@ -106,10 +106,7 @@ func settledEvents(o *topupd.Order, at time.Time) []topupd.Event {
 
 // emitSettled writes the events of an order's settlement (settledEvents).
 func emitSettled(ctx context.Context, tx *sql.Tx, o *topupd.Order, at time.Time) error {
-	if es := settledEvents(o, at); len(es) > 0 {
-		return emit(ctx, tx, es...)
-	}
-	return nil
+	return emit(ctx, tx, settledEvents(o, at)...)
 }
 
 const eventColumns = `e.seq, e.tx, e.id, e.at, e.type, e.account_id, e.order_seq, o.id, e.data`
