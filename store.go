@@ -274,6 +274,12 @@ type Settlement struct {
 	// the order must still be at that supplier (a worker that called a
 	// supplier the order has since moved on from settles nothing).
 	By *Supplier
+	// Waited, with a final Status, is the note of a pending answer the
+	// engine waited out in memory at WaitedAt, before this settlement's
+	// answer: the order's history records it first, as the retry line it
+	// would have been had it been recorded then.
+	Waited   string
+	WaitedAt time.Time
 }
 
 // FulfilmentStore lets the engine claim and settle processing orders.

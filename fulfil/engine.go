@@ -69,6 +69,11 @@ type Config struct {
 	// one. It is not safe for concurrent use, so an engine given one must
 	// be driven from one goroutine (Claim and Process, not Run).
 	Jitter *rand.Rand
+	// Sleep, when set, waits out d on the engine's clock (Now) before a
+	// worker asks a supplier again in memory (waitOut); an error ends the
+	// wait early. A deterministic simulation sets one that moves its own
+	// clock. By default a timer, ended early by ctx or the engine's stop.
+	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 // Engine claims processing orders and settles them.
@@ -204,7 +209,7 @@ func (e *Engine) claimOnce(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	for _, o := range orders {
-		if !e.start(context.Background(), o, false, nil) {
+		if !e.start(context.Background(), o, false, time.Time{}, nil) {
 			break
 		}
 	}
@@ -225,14 +230,23 @@ func (e *Engine) Claim(ctx context.Context, limit int) ([]topupd.Order, error) {
 // call for the order can have reached its current supplier yet (an order
 // just placed). It returns the order as it stands afterwards.
 func (e *Engine) Process(ctx context.Context, o topupd.Order, fresh bool) topupd.Order {
-	return e.process(ctx, o, fresh)
+	return e.process(ctx, o, fresh, time.Time{})
+}
+
+// ProcessPlaced works on an order just placed and leased to this engine,
+// in the caller's goroutine, as Attempt's worker does: a pending answer to
+// its first submit that falls due by waitUntil, and early enough in its
+// lease, is waited out in memory and the supplier asked again (waitOut).
+func (e *Engine) ProcessPlaced(ctx context.Context, o topupd.Order, waitUntil time.Time) topupd.Order {
+	return e.process(ctx, o, true, e.holdUntil(o, waitUntil))
 }
 
 // start works on one leased order in the background; done, if not nil,
 // receives the order as it stands afterwards. It reports false once the
 // engine is stopping. logCtx is the context of its log lines only (it
-// carries the placing request's id); the work does not end with it.
-func (e *Engine) start(logCtx context.Context, o topupd.Order, fresh bool, done chan<- topupd.Order) bool {
+// carries the placing request's id); the work does not end with it. hold
+// is process's.
+func (e *Engine) start(logCtx context.Context, o topupd.Order, fresh bool, hold time.Time, done chan<- topupd.Order) bool {
 	e.mu.Lock()
 	if e.stopping {
 		e.mu.Unlock()
@@ -252,7 +266,7 @@ func (e *Engine) start(logCtx context.Context, o topupd.Order, fresh bool, done 
 		if !fresh {
 			defer func() { <-e.sem }()
 		}
-		out := e.process(logCtx, o, fresh)
+		out := e.process(logCtx, o, fresh, hold)
 		if done != nil {
 			done <- out
 		}
@@ -263,10 +277,11 @@ func (e *Engine) start(logCtx context.Context, o topupd.Order, fresh bool, done 
 // Attempt makes the first supplier call for an order just placed and leased
 // to this engine, and waits up to wait for it (or until ctx ends, when the
 // caller has gone). It returns the order as it then stands; a call that takes
-// longer goes on in the background.
+// longer goes on in the background. A pending answer that falls due within
+// the wait is waited out, as ProcessPlaced does.
 func (e *Engine) Attempt(ctx context.Context, o topupd.Order, wait time.Duration) topupd.Order {
 	done := make(chan topupd.Order, 1)
-	if !e.start(logctx.Detach(ctx), o, true, done) {
+	if !e.start(logctx.Detach(ctx), o, true, e.holdUntil(o, e.cfg.Now().Add(wait)), done) {
 		return o
 	}
 	t := time.NewTimer(wait)

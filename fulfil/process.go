@@ -15,8 +15,10 @@ import (
 // just moved to its current supplier, and no call for it can have reached
 // that supplier. An order whose pack lists suppliers moves on to the next
 // one when its current supplier surely holds no order (see
-// docs/failover.md). It returns the order as it stands afterwards.
-func (e *Engine) process(ctx context.Context, o topupd.Order, fresh bool) topupd.Order {
+// docs/failover.md). A pending answer to the first submit that falls due by
+// hold is waited out in memory (waitOut); a zero hold waits out none. It
+// returns the order as it stands afterwards.
+func (e *Engine) process(ctx context.Context, o topupd.Order, fresh bool, hold time.Time) topupd.Order {
 	if !e.cfg.Now().Before(o.DeadlineAt) {
 		return e.expire(ctx, o, e.cfg.Providers[o.Provider])
 	}
@@ -78,6 +80,9 @@ func (e *Engine) process(ctx context.Context, o topupd.Order, fresh bool) topupd
 		}
 		if a.err != nil {
 			return e.retry(ctx, o, a.err)
+		}
+		if a.first && a.out.State == topupd.OutcomePending {
+			return e.waitOut(ctx, o, prov, a.out, hold)
 		}
 		return e.settleOutcome(ctx, o, a.out)
 	}
@@ -164,6 +169,17 @@ func (e *Engine) submit(logCtx, ctx context.Context, o topupd.Order, prov topupd
 
 // settleOutcome records a supplier's answer.
 func (e *Engine) settleOutcome(ctx context.Context, o topupd.Order, out topupd.Outcome) topupd.Order {
+	st, err := e.outcomeSettlement(o, out)
+	if err != nil {
+		return e.retry(ctx, o, err)
+	}
+	return e.settle(ctx, o, st)
+}
+
+// outcomeSettlement is the settlement that records a supplier's answer: a
+// pending one is asked again at the time the supplier gave, or after the
+// backoff, never past the deadline.
+func (e *Engine) outcomeSettlement(o topupd.Order, out topupd.Outcome) (topupd.Settlement, error) {
 	now := e.cfg.Now()
 	st := topupd.Settlement{Now: now, LeaseOwner: e.cfg.Owner, Supplier: topupd.SupplierAccepted, SupplierRef: out.SupplierRef}
 	switch out.State {
@@ -181,9 +197,9 @@ func (e *Engine) settleOutcome(ctx context.Context, o topupd.Order, out topupd.O
 		}
 		st.RetryAt = e.notPast(o, now, st.RetryAt)
 	default:
-		return e.retry(ctx, o, fmt.Errorf("supplier answered state %d", out.State))
+		return st, fmt.Errorf("supplier answered state %d", out.State)
 	}
-	return e.settle(ctx, o, st)
+	return st, nil
 }
 
 // retry reschedules an order after a transient error, with backoff, never
@@ -226,12 +242,7 @@ func (e *Engine) expire(ctx context.Context, o topupd.Order, prov topupd.Provide
 	if prov == nil {
 		return e.alert(ctx, o, topupd.AlertPastDeadline, fmt.Sprintf("no provider %q on this node to ask", o.Provider), "")
 	}
-	callCtx, cancel := context.WithTimeout(e.base, e.cfg.CallTimeout)
-	start := time.Now()
-	out, err := prov.Status(callCtx, &o)
-	cancel()
-	e.health.record(&o, e.cfg.Now(), err)
-	e.logCall(ctx, &o, out, err, start)
+	out, err := e.status(ctx, &o, prov)
 	switch {
 	case err == nil && (out.State == topupd.OutcomeCompleted || out.State == topupd.OutcomeFailed):
 		return e.settleOutcome(ctx, o, out)
@@ -244,6 +255,19 @@ func (e *Engine) expire(ctx context.Context, o topupd.Order, prov topupd.Provide
 		why = err.Error()
 	}
 	return e.alert(ctx, o, topupd.AlertPastDeadline, why, out.SupplierRef)
+}
+
+// status asks the supplier how the order stands, within the call timeout
+// (on a context only the engine's stop ends), and records the call: the
+// supplier's health, the call's log line and metric.
+func (e *Engine) status(logCtx context.Context, o *topupd.Order, prov topupd.Provider) (topupd.Outcome, error) {
+	callCtx, cancel := context.WithTimeout(e.base, e.cfg.CallTimeout)
+	defer cancel()
+	start := time.Now()
+	out, err := prov.Status(callCtx, o)
+	e.health.record(o, e.cfg.Now(), err)
+	e.logCall(logCtx, o, out, err, start)
+	return out, err
 }
 
 // alert keeps an order processing with an alert that asks for the operator,

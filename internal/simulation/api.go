@@ -30,7 +30,7 @@ func (w *World) newAPI(n *node) http.Handler {
 
 // fulfiller makes the first supplier call of an order the handler placed
 // in the caller's goroutine, as the engine's Attempt does when the call
-// answers within its wait.
+// answers within its wait (and waits out a pending answer as it does).
 type fulfiller struct{ n *node }
 
 // Owner is the node's owner name.
@@ -41,11 +41,11 @@ func (f fulfiller) LeaseUntil(now time.Time) time.Time { return f.n.eng.LeaseUnt
 
 // Attempt works on the order at once, on a context the request's end does
 // not end, as the engine's Attempt detaches its work from the request.
-func (f fulfiller) Attempt(ctx context.Context, o topupd.Order, _ time.Duration) topupd.Order {
+func (f fulfiller) Attempt(ctx context.Context, o topupd.Order, wait time.Duration) topupd.Order {
 	if f.n.dead {
 		return o
 	}
-	return f.n.eng.Process(logctx.Detach(ctx), o, true)
+	return f.n.eng.ProcessPlaced(logctx.Detach(ctx), o, f.n.now().Add(wait))
 }
 
 // Answered records nothing: the simulation reads no supplier log or metric.

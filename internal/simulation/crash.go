@@ -225,3 +225,28 @@ func (p nodeProvider) calls() func() {
 	w.calling = p.n
 	return func() { w.calling = was }
 }
+
+// sleeper is a node's engine's wait in memory for a pending answer: the
+// world's clock moves on by d, unless the node crashes first, or stalls
+// past its lease while another node works (meanwhile) and then goes on.
+func (w *World) sleeper(n *node) func(context.Context, time.Duration) error {
+	return func(_ context.Context, d time.Duration) error {
+		switch {
+		case n.dead:
+			return errDead
+		case w.crashHere():
+			w.crash(n, "waiting out a pending answer")
+			return errDead
+		case w.pauseHere():
+			w.logf("  PAUSE %s waiting out a pending answer", n.owner)
+			w.meanwhile(n)
+			if n.dead {
+				return errDead
+			}
+			return nil
+		}
+		w.logf("  %s waits %v for a pending answer", n.owner, d)
+		w.clk.Advance(d)
+		return nil
+	}
+}

@@ -231,7 +231,7 @@ func (w *World) start(ctx context.Context, n *node) {
 	}
 	eng, err := fulfil.New(fulfil.Config{Store: n.st, Providers: provs, Now: n.now, Logger: quiet, Owner: n.owner,
 		Lease: lease, CallTimeout: callLimit, BackoffBase: time.Second, BackoffMax: time.Minute,
-		Jitter: rand.New(rand.NewPCG(w.rng.Uint64(), 1))})
+		Jitter: rand.New(rand.NewPCG(w.rng.Uint64(), 1)), Sleep: w.sleeper(n)})
 	if err != nil {
 		panic(err) // a configuration error of the simulator itself
 	}

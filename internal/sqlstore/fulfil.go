@@ -168,6 +168,9 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 	if err == nil && settled.Status.Final() {
 		err = finishAttempt(ctx, tx, &settled, st.Now)
 	}
+	if err == nil && st.Waited != "" && settled.Status.Final() {
+		err = addEvent(ctx, tx, seq, st.WaitedAt, topupd.EventRetry, st.Waited)
+	}
 	if err == nil {
 		kind, note := settledEvent(&st, &settled, settledBy(ctx, settled.Provider))
 		err = addEvent(ctx, tx, seq, st.Now, kind, note)
