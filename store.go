@@ -288,8 +288,11 @@ type FulfilmentStore interface {
 	// ClaimDue leases up to limit processing orders whose next attempt is due
 	// and whose lease (if any) has run out.
 	ClaimDue(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]Order, error)
-	// NextDue returns when the earliest processing order falls due, if any.
-	NextDue(ctx context.Context) (time.Time, bool, error)
+	// NextDue returns when the earliest processing order that no lease
+	// holds at now falls due, if any. An order leased to a worker (in a
+	// supplier call, or waiting out a pending answer) is not due: its
+	// worker settles it, or its lease runs out and a later look finds it.
+	NextDue(ctx context.Context, now time.Time) (time.Time, bool, error)
 	// MarkSubmitting records, before a submit, that its outcome may become
 	// unknown, and the attempt in the order's history.
 	MarkSubmitting(ctx context.Context, seq int64, owner string) error

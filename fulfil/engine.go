@@ -158,7 +158,7 @@ func (e *Engine) Run(ctx context.Context) error {
 		// A read first: claiming is a write, which an idle engine should
 		// not make on every poll.
 		wait := e.cfg.Poll
-		next, ok, err := e.cfg.Store.NextDue(ctx)
+		next, ok, err := e.cfg.Store.NextDue(ctx, e.cfg.Now())
 		if err != nil && ctx.Err() == nil {
 			e.cfg.Logger.Error("fulfil: next due", "err", err)
 		}

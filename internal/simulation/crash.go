@@ -120,10 +120,10 @@ func (s *crashStore) ClaimDue(ctx context.Context, owner string, now, leaseUntil
 }
 
 // NextDue is the store's, at a point the node may crash.
-func (s *crashStore) NextDue(ctx context.Context) (time.Time, bool, error) {
+func (s *crashStore) NextDue(ctx context.Context, now time.Time) (time.Time, bool, error) {
 	var ok bool
 	t, err := atCall(ctx, s, "NextDue", func() (time.Time, error) {
-		t, k, err := s.Store.NextDue(ctx)
+		t, k, err := s.Store.NextDue(ctx, now)
 		ok = k
 		return t, err
 	})

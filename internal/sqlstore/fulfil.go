@@ -25,10 +25,11 @@ func (s *Store) ClaimDue(ctx context.Context, owner string, now, leaseUntil time
 	return out, nil
 }
 
-// NextDue returns the earliest next attempt of a processing order.
-func (s *Store) NextDue(ctx context.Context) (time.Time, bool, error) {
+// NextDue returns the earliest next attempt of a processing order that no
+// lease holds at now.
+func (s *Store) NextDue(ctx context.Context, now time.Time) (time.Time, bool, error) {
 	var next int64
-	err := s.read.QueryRowContext(ctx, s.q.nextDue).Scan(&next)
+	err := s.read.QueryRowContext(ctx, s.q.nextDue, ms(now)).Scan(&next)
 	if isNoRows(err) {
 		return time.Time{}, false, nil
 	}

@@ -48,7 +48,7 @@ type queries struct {
 	accountByKey  string
 	drawCodes     string // gives the oldest available codes of a pack (not withdrawn) to an order, returning them
 	claimDue      string // leases the earliest due processing orders whose lease ran out
-	nextDue       string // when the earliest processing order falls due
+	nextDue       string // when the earliest processing order no lease holds falls due
 	lockAccount   string // takes an account's row lock
 	orderLock     string // takes an account's row lock, reading its terms and the terms version
 	lockOrder     string // reads an order and its lease owner, and takes its row lock
@@ -103,7 +103,8 @@ func render(d Dialect) queries {
 				ORDER BY next_attempt_at LIMIT $4` + d.SkipLocked + `)
 			RETURNING ` + orderColumns,
 		nextDue: `SELECT next_attempt_at FROM orders
-			WHERE status = 'processing' AND next_attempt_at IS NOT NULL ORDER BY next_attempt_at LIMIT 1`,
+			WHERE status = 'processing' AND next_attempt_at IS NOT NULL AND (lease_until IS NULL OR lease_until <= $1)
+			ORDER BY next_attempt_at LIMIT 1`,
 		lockAccount:   `SELECT 1 FROM accounts WHERE id = $1` + d.LockRow,
 		orderLock:     `SELECT a.tier, a.max_order, a.daily_limit, (SELECT version FROM terms_version) FROM accounts a WHERE a.id = $1` + d.LockRow,
 		lockOrder:     `SELECT ` + orderColumns + `, COALESCE(lease_owner, '') FROM orders WHERE seq = $1` + d.LockRow,
@@ -150,7 +151,7 @@ func HotQueries(d Dialect) []HotQuery {
 		{Name: "draw codes", SQL: q.drawCodes, Args: []any{1, "p", 3}},
 		{Name: "cost of a draw", SQL: stockCostSQL, Args: []any{"p", 3, 0}},
 		{Name: "claim due", SQL: q.claimDue, Args: []any{"o", 1, 1, 10}},
-		{Name: "next due", SQL: q.nextDue},
+		{Name: "next due", SQL: q.nextDue, Args: []any{0}},
 		{Name: "order by id", SQL: q.orderByID, Args: []any{"ord_x"}},
 		{Name: "order by seq", SQL: q.orderBySeq, Args: []any{1}},
 		{Name: "reseller order by id", SQL: q.viewByID, Args: []any{"ord_x"}},

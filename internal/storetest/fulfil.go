@@ -104,20 +104,25 @@ func testNextDue(t *testing.T, e *env) {
 	a := e.account("a", topupd.USD(1000))
 	e.stock(pidKey, 1)
 	e.place(a.ID, keys(pidKey, "T-K", 1), t0)
-	if _, ok, err := e.s.NextDue(e.ctx); err != nil || ok {
+	if _, ok, err := e.s.NextDue(e.ctx, t0); err != nil || ok {
 		t.Errorf("NextDue without processing orders: ok %v, err %v; want none", ok, err)
 	}
 	o1 := e.place(a.ID, topup("T-1"), t0.Add(time.Minute))
 	o2 := e.place(a.ID, topup("T-2"), t0.Add(2*time.Minute))
-	nextIs := func(want time.Time, what string) {
+	nextAt := func(now, want time.Time, what string) {
 		t.Helper()
-		got, ok, err := e.s.NextDue(e.ctx)
+		got, ok, err := e.s.NextDue(e.ctx, now)
 		if err != nil || !ok || !got.Equal(want) {
 			t.Errorf("%s: NextDue = %v, %v, %v; want %v", what, got, ok, err, want)
 		}
 	}
+	nextIs := func(want time.Time, what string) { t.Helper(); nextAt(t0.Add(10*time.Minute), want, what) }
 	nextIs(t0.Add(time.Minute), "after placing")
-	claimIDs(t, e, "w1", t0.Add(time.Minute), 1)
+	claimIDs(t, e, "w1", t0.Add(time.Minute), 1) // leased until t0 + 2m
+	// While its lease holds, the claimed order is not due: its worker
+	// settles it. Once the lease has run out, it is due again.
+	nextAt(t0.Add(time.Minute+time.Second), t0.Add(2*time.Minute), "while the first is leased")
+	nextAt(t0.Add(2*time.Minute), t0.Add(time.Minute), "once the first's lease has run out")
 	retry := t0.Add(time.Hour)
 	got, err := e.s.Settle(e.ctx, o1.Seq, topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: retry, Supplier: topupd.SupplierAccepted,
 		Now: t0.Add(time.Minute), LeaseOwner: "w1"})
