@@ -53,8 +53,9 @@ func pendingFor(d time.Duration, early *int) func(s *seller, o *topupd.Order, su
 	}
 }
 
-// waitEngine starts an engine whose wait in memory may last until 5 s
-// after an order's placement (half of its lease after the call timeout).
+// waitEngine starts an engine whose wait in memory may last until 9 s
+// after an order's placement (nine tenths of its lease after the call
+// timeout).
 func (f *fixture) waitEngine(t *testing.T, owner string, sellers map[string]topupd.Provider) *fulfil.Engine {
 	t.Helper()
 	return f.engineWith(t, fulfil.Config{Providers: sellers, Owner: owner, CallTimeout: time.Second, Lease: 11 * time.Second,
@@ -75,7 +76,7 @@ func (f *fixture) history(t *testing.T, o topupd.Order) []string {
 	return out
 }
 
-// hasLine reports whether lines hold want, and where.
+// hasLine is the index of want in lines, or -1 when they do not hold it.
 func hasLine(lines []string, want string) int {
 	for i, l := range lines {
 		if l == want {
