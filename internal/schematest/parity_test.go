@@ -22,11 +22,12 @@ const (
 	goose    = `goose's own table: goose creates it in each dialect's types`
 	// The rules on codes' batches (00016): SQLite has a trigger per rule
 	// and event; PostgreSQL checks all four in codes_batch_check().
-	batchRules = `codes' batch rules: codes_batch_open, codes_batch_fixed, codes_void_once and codes_never_sold_voided on SQLite are one function-backed trigger, codes_batch_check, on PostgreSQL`
-	batchTally = `a batch's sold and withdrawn counts: codes_tally_sold and codes_tally_withdrawn on SQLite are one function-backed trigger, codes_tally_out, on PostgreSQL, named to run after codes_stock_out so that the stock level is locked before the batch (00016)`
-	batchFixed = `a batch never changes but for its counts and its void: the same rules, as stock_batches_fixed on SQLite and the function-backed stock_batches_check on PostgreSQL`
-	lowStock   = `low-stock alerts (00016): SQLite keeps stock_alerts with a trigger per case; PostgreSQL with one function-backed trigger per table, calling stock_low_set(), which also takes the stock level's row lock first`
-	costRule   = `a completed order, and only a completed order, has a cost, fixed once (00014): PostgreSQL says so with a CHECK constraint plus orders_final_is_final; SQLite cannot add a CHECK to a table, so it has a trigger on INSERT and one on UPDATE`
+	batchRules  = `codes' batch rules: codes_batch_open, codes_batch_fixed, codes_void_once and codes_never_sold_voided on SQLite are one function-backed trigger, codes_batch_check, on PostgreSQL`
+	batchTally  = `a batch's sold and withdrawn counts: codes_tally_sold and codes_tally_withdrawn on SQLite are codes_tally_out (sales, by row, named to run after codes_stock_out so that the stock level is locked before the batch, 00016) and codes_withdrawn (withdrawals, by statement, 00030: see uploadCount) on PostgreSQL`
+	batchFixed  = `a batch never changes but for its counts and its void: the same rules, as stock_batches_fixed on SQLite and the function-backed stock_batches_check on PostgreSQL`
+	lowStock    = `low-stock alerts (00016): SQLite keeps stock_alerts with a trigger per case; PostgreSQL with one function-backed trigger per table, calling stock_low_set(), which also takes the stock level's row lock first`
+	uploadCount = `an upload's codes are counted into the stock level and the batch, and a void's withdrawals out of them, once per statement on PostgreSQL (00030), from the statement's transition tables: a row trigger there updated the same two rows once per code in one transaction, and each update walked the versions made before it, O(n²) for n codes; SQLite updates in place, linearly, and has no statement triggers`
+	costRule    = `a completed order, and only a completed order, has a cost, fixed once (00014): PostgreSQL says so with a CHECK constraint plus orders_final_is_final; SQLite cannot add a CHECK to a table, so it has a trigger on INSERT and one on UPDATE`
 )
 
 // allowed lists every way the migrated schemas may differ, as the test
@@ -115,7 +116,10 @@ var allowed = []struct{ diff, why string }{
 	{`+ trigger codes_batch_check: BEFORE INSERT OR UPDATE OF batch_id, order_seq, voided_at ON codes`, batchRules},
 	{`- trigger codes_tally_sold: AFTER UPDATE OF order_seq ON codes`, batchTally},
 	{`- trigger codes_tally_withdrawn: AFTER UPDATE OF voided_at ON codes`, batchTally},
-	{`+ trigger codes_tally_out: AFTER UPDATE OF order_seq, voided_at ON codes`, batchTally},
+	{`+ trigger codes_tally_out: AFTER UPDATE OF order_seq ON codes`, batchTally},
+	{`+ trigger codes_withdrawn: AFTER UPDATE ON codes FOR EACH STATEMENT`, uploadCount},
+	{`trigger codes_stock_in: -AFTER INSERT ON codes +AFTER INSERT ON codes FOR EACH STATEMENT`, uploadCount},
+	{`trigger codes_tally_in: -AFTER INSERT ON codes +AFTER INSERT ON codes FOR EACH STATEMENT`, uploadCount},
 	{`- trigger stock_batches_fixed: BEFORE UPDATE ON stock_batches`, batchFixed},
 	{`+ trigger stock_batches_check: BEFORE UPDATE ON stock_batches`, batchFixed},
 	{`- trigger stock_levels_low_in: AFTER INSERT ON stock_levels`, lowStock},
