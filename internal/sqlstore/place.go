@@ -33,7 +33,7 @@ func (s *Store) PlaceOrder(ctx context.Context, p topupd.PlaceOrder) (topupd.Ord
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
 		o, replay, err = s.placeOrder(ctx, tx, p, lookFirst)
-		if err != nil && s.d.IsUniqueViolation(err) {
+		if err != nil && (s.d.IsUniqueViolation(err) || errors.Is(err, errOrderTaken)) {
 			if !lookFirst {
 				lookFirst = true
 				return againAtOnce(err)
@@ -369,15 +369,28 @@ func insertOrderRow(ctx context.Context, tx *sql.Tx, o *topupd.Order, p topupd.P
 	case o.Supplier == topupd.SupplierSubmitting:
 		leaseOwner, leaseUntil = p.LeaseOwner, ms(p.LeaseUntil)
 	}
-	return tx.QueryRowContext(ctx, `INSERT INTO orders (id, account_id, account_seq, trxid, idem_key, fingerprint, pid, slug, game, kind, pack_name, provider,
+	err := tx.QueryRowContext(ctx, `INSERT INTO orders (id, account_id, account_seq, trxid, idem_key, fingerprint, pid, slug, game, kind, pack_name, provider,
 			quantity, amount, user_id, zone_id, server_id, region, more_id, status, created_at, finished_at, deadline_at, next_attempt_at, lease_owner, lease_until, supplier,
 			upstream, upstream_pid, code_count, cost, sandbox)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32) RETURNING seq`,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32)
+		ON CONFLICT DO NOTHING RETURNING seq`,
 		o.ID, o.AccountID, accountSeq, o.TrxID, o.IdempotencyKey, o.Fingerprint, o.PID, o.Slug, o.Game, string(o.Kind), o.PackName, o.Provider,
 		o.Quantity, int64(o.Amount), o.Fields.UserID, o.Fields.ZoneID, o.Fields.ServerID, o.Fields.Region, o.Fields.MoreID, string(o.Status),
 		ms(o.CreatedAt), msOrNull(o.FinishedAt), ms(o.DeadlineAt), nextAttempt, leaseOwner, leaseUntil, string(o.Supplier),
 		o.Upstream, o.UpstreamPID, o.CodeCount, moneyOrNull(o.Cost), boolInt(o.Sandbox)).Scan(&o.Seq)
+	if isNoRows(err) {
+		return errOrderTaken
+	}
+	return err
 }
+
+// errOrderTaken is an order's INSERT that a unique index of orders turned
+// away (ON CONFLICT DO NOTHING): its trxid, or the account's idempotency
+// key, is an earlier order's. PlaceOrder treats it as the unique violation
+// it would otherwise be; turning it away instead spares the transaction
+// its abort, and PostgreSQL's log an ERROR line for every repeat a client
+// sends once its in-flight hint has lapsed (a retry after a timeout).
+var errOrderTaken = errors.New("the order's trxid or idempotency key is taken")
 
 // drawCodes gives the oldest available codes of the order's pack to it and
 // returns them opened, in the order a lookup lists them (by code id).
