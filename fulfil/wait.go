@@ -65,19 +65,10 @@ func (e *Engine) waitOut(ctx context.Context, o topupd.Order, prov topupd.Provid
 		asked.SupplierRef = first.SupplierRef
 	}
 	out, err := e.status(ctx, &asked, prov)
-	switch {
-	case err == nil && (out.State == topupd.OutcomeCompleted || out.State == topupd.OutcomeFailed):
-	case err == nil && out.State == topupd.OutcomePending:
-		// Still pending: recorded as the newest answer, due when it says.
-		first.RetryAt, first.Message = out.RetryAt, out.Message
-		if out.SupplierRef != "" {
-			first.SupplierRef = out.SupplierRef
-		}
-		return e.settleOutcome(ctx, o, first)
-	default:
+	if settles := out.State == topupd.OutcomeCompleted || out.State == topupd.OutcomeFailed || out.State == topupd.OutcomePending; err != nil || !settles {
 		// An error, or "not found" from a supplier that took the order: the
-		// first answer is recorded, and the supplier asked again after the
-		// backoff.
+		// first answer, the supplier's acceptance, is recorded, and the
+		// supplier asked again after the backoff.
 		first.RetryAt = time.Time{}
 		return e.settleOutcome(ctx, o, first)
 	}
@@ -88,7 +79,11 @@ func (e *Engine) waitOut(ctx context.Context, o topupd.Order, prov topupd.Provid
 	if err != nil {
 		return e.retry(ctx, o, err)
 	}
-	st.Waited, st.WaitedAt = pending.Note, waitedAt
+	if st.Status.Final() {
+		st.Waited, st.WaitedAt = pending.Note, waitedAt
+	}
+	// A final answer settles with the pending one's history line; one
+	// still pending is recorded as the newest answer, due when it says.
 	return e.settle(ctx, o, st)
 }
 
