@@ -31,6 +31,10 @@ const (
 	EventCancelled = "cancelled"
 )
 
+// NoteSupplierPending is the note of the retry event of a supplier's
+// pending answer; the supplier's own message, if any, follows it.
+const NoteSupplierPending = "the supplier says pending"
+
 // MaxEventNote is the longest note an order event keeps, in bytes; a
 // longer one (a supplier's error page, say) is cut at a character boundary.
 const MaxEventNote = 500

@@ -149,13 +149,17 @@ type PlaceOrder struct {
 	// means the first was rejected, failed, or has not reached the store,
 	// and the request is placed as any other (the unique indexes decide).
 	HintHeld bool
-	// SimAtOnce says the sim supplier answers at once (SimAnswersAtOnce,
-	// by the settings the caller read) and the caller makes the first
-	// call (LeaseOwner): a top-up of a pack the sim rules fulfil, with no
-	// supplier list, that they complete then completes in its placement's
-	// transaction, as its first call would have in a second one. One they
-	// refuse is placed as any other, and refused by that call.
-	SimAtOnce bool
+	// Sim says how the sim supplier answers a first call, by the settings
+	// the caller read (SimTermsOf). When it answers at once and the caller
+	// makes the first call (LeaseOwner), a top-up of a pack the sim rules
+	// fulfil, with no supplier list, gets that call's answer in its
+	// placement's transaction, as the call would have recorded it in a
+	// second one: with no delay, one they complete completes, and one they
+	// refuse is placed as any other and refused by that call; with a delay,
+	// it is placed pending, accepted by the supplier and due the delay
+	// after placement (never past its deadline), with no lease: the engine
+	// asks again then, as after a recorded pending answer.
+	Sim SimTerms
 }
 
 // HistoryQuery selects a page of an account's orders, newest first.

@@ -297,11 +297,16 @@ func (e *Engine) Attempt(ctx context.Context, o topupd.Order, wait time.Duration
 }
 
 // Answered records the first supplier call of an order its placement
-// completed at once by the sim rules (topupd.PlaceOrder.SimAtOnce): the
-// call's log line and metric, the supplier's health, and the final line,
-// as process and settle write them for a call.
+// answered by the sim rules (topupd.PlaceOrder.Sim): the call's log
+// line and metric, the supplier's health, and the final line of one it
+// completed, as process and settle write them for a call. One it left
+// pending is due for this engine's loop, as after a recorded pending answer.
 func (e *Engine) Answered(ctx context.Context, o topupd.Order) {
 	e.health.record(&o, e.cfg.Now(), nil)
+	if !o.Status.Final() {
+		e.logCall(ctx, &o, topupd.Outcome{State: topupd.OutcomePending}, nil, time.Now())
+		return
+	}
 	e.logCall(ctx, &o, topupd.Outcome{State: topupd.OutcomeCompleted}, nil, time.Now())
 	e.logFinal(ctx, &o)
 }

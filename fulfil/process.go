@@ -188,7 +188,7 @@ func (e *Engine) outcomeSettlement(o topupd.Order, out topupd.Outcome) (topupd.S
 	case topupd.OutcomeFailed:
 		st.Status, st.Error, st.Refund = topupd.StatusCancelled, out.Message, true
 	case topupd.OutcomePending:
-		st.Status, st.RetryAt, st.Note = topupd.StatusProcessing, out.RetryAt, "the supplier says pending"
+		st.Status, st.RetryAt, st.Note = topupd.StatusProcessing, out.RetryAt, topupd.NoteSupplierPending
 		if out.Message != "" {
 			st.Note += ": " + out.Message
 		}

@@ -79,7 +79,7 @@ func (a *reseller) placeOrder(w http.ResponseWriter, r *http.Request) error {
 	o, replay, err := a.Store.PlaceOrder(ctx, topupd.PlaceOrder{
 		AccountID: c.account.ID, Sandbox: c.account.Sandbox, Request: req, Now: now, Deadline: a.Deadline, SimOff: a.SimOff,
 		LeaseOwner: a.Fulfiller.Owner(), LeaseUntil: a.Fulfiller.LeaseUntil(now), HintHeld: c.order.held,
-		SimAtOnce: topupd.SimAnswersAtOnce(c.settings),
+		Sim: topupd.SimTermsOf(c.settings),
 	})
 	if topupd.CodeOf(err) == topupd.EDuplicateInFlight {
 		w.Header().Set("Retry-After", strconv.Itoa(1))
@@ -89,10 +89,12 @@ func (a *reseller) placeOrder(w http.ResponseWriter, r *http.Request) error {
 	}
 	switch {
 	case replay:
-	case o.Status == topupd.StatusProcessing:
+	case o.Status == topupd.StatusProcessing && o.Supplier != topupd.SupplierAccepted:
 		o = a.Fulfiller.Attempt(ctx, o, a.InlineWait)
 	case topupd.FollowsSimRules(o.Provider) && len(o.Codes) == 0:
-		a.Fulfiller.Answered(ctx, o) // completed in its placement by the sim rules (no key or card: no TEST- codes)
+		// Answered in its placement by the sim rules (no key or card: no
+		// TEST- codes): completed, or accepted and pending.
+		a.Fulfiller.Answered(ctx, o)
 	}
 	v := viewOrder(&o, a.Now())
 	v.IdempotentReplay = &replay

@@ -27,8 +27,9 @@ type Fulfiller interface {
 	// returns it as it then stands.
 	Attempt(ctx context.Context, o topupd.Order, wait time.Duration) topupd.Order
 	// Answered records the first supplier call of an order its placement
-	// completed (topupd.PlaceOrder.SimAtOnce), as Attempt records a call:
-	// its log line, its metric and the supplier's health.
+	// answered (topupd.PlaceOrder.Sim: completed, or pending), as
+	// Attempt records a call: its log line, its metric and the supplier's
+	// health.
 	Answered(ctx context.Context, o topupd.Order)
 }
 

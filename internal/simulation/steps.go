@@ -161,9 +161,11 @@ func (w *World) act(ctx context.Context) error {
 }
 
 // simDelayStep switches the sim supplier between answering 20 s after
-// placement and answering at once. While it answers at once, a top-up of
-// T-SIM or a sandbox's top-up completes in its placement's transaction
-// (topupd.PlaceOrder.SimAtOnce) instead of through the engine.
+// placement and answering at once. A top-up of T-SIM or a sandbox's top-up
+// gets the sim's first answer in its placement's transaction
+// (topupd.PlaceOrder.Sim) instead of through the engine: it completes
+// there while the sim answers at once, and is placed pending, due 20 s
+// later, while it does not.
 func (w *World) simDelayStep(ctx context.Context) {
 	delay := 0
 	if w.simAtOnce {

@@ -45,7 +45,7 @@ func (s *Store) RawOrder(ctx context.Context, c CeilingOrder) error {
 		if err != nil {
 			return err
 		}
-		if err := insertOrderRow(ctx, tx, &o, p); err != nil {
+		if err := insertOrderRow(ctx, tx, &o, p, time.Time{}); err != nil {
 			return err
 		}
 		charge := topupd.LedgerEntry{AccountID: c.AccountID, Kind: topupd.EntryCharge, Amount: -o.Amount, CreatedAt: c.Now}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/topupd/topupd"
 )
@@ -122,10 +123,14 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder,
 		o.Sandbox, o.Provider, o.Upstream, o.UpstreamPID = true, topupd.ProviderSandbox, "", ""
 		pack.Suppliers, pack.LowStockAt = nil, nil // no supplier is called, and no stock drawn
 	}
-	atOnce := completesAtOnce(&p, &o, &pack, &draft)
-	if atOnce { // as Settle completes it after the first call (fulfil.go), in this transaction
+	first, answered := simFirstAnswer(&p, &o, &pack, &draft)
+	atOnce := answered && first.State == topupd.OutcomeCompleted
+	switch {
+	case atOnce: // as Settle completes it after the first call (fulfil.go), in this transaction
 		cost := pack.Cost * topupd.Money(o.Quantity)
 		o.Status, o.FinishedAt, o.Supplier, o.Cost = topupd.StatusCompleted, o.CreatedAt, topupd.SupplierAccepted, &cost
+	case answered: // pending: as Settle records the answer, due when the sim says, with no lease
+		o.Supplier, o.Attempts = topupd.SupplierAccepted, 1
 	}
 	if draft.DrawsStock && p.Sandbox {
 		cost := pack.Cost * topupd.Money(draft.Quantity)
@@ -137,7 +142,7 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder,
 		}
 		o.Cost = &cost
 	}
-	if err := s.insertOrder(ctx, tx, &o, p); err != nil {
+	if err := s.insertOrder(ctx, tx, &o, p, first.RetryAt); err != nil {
 		return topupd.Order{}, false, err
 	}
 	if err := s.snapshotSuppliers(ctx, tx, &o, &pack); err != nil {
@@ -167,8 +172,12 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder,
 			return topupd.Order{}, false, reject(topupd.EInsufficientStock)
 		}
 	}
-	if atOnce { // the history says who completed it, as a settlement's does
-		if err := addEvent(ctx, tx, o.Seq, p.Now, topupd.EventCompleted, settledBy(ctx, o.Provider)); err != nil {
+	if answered { // the history says who completed it, or that it is pending, as a settlement's does
+		kind, note := topupd.EventCompleted, settledBy(ctx, o.Provider)
+		if !atOnce {
+			kind, note = topupd.EventRetry, topupd.NoteSupplierPending
+		}
+		if err := addEvent(ctx, tx, o.Seq, p.Now, kind, note); err != nil {
 			return topupd.Order{}, false, err
 		}
 	}
@@ -204,13 +213,29 @@ func (s *Store) rejected(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder, l
 	return topupd.Order{}, false, err
 }
 
-// completesAtOnce reports whether a new order completes in its placement
-// (topupd.PlaceOrder.SimAtOnce): a top-up the sim rules fulfil, of a pack
-// with no supplier list, for a player they do not refuse, whose caller
-// would make the first call now, to a sim supplier that answers at once.
-func completesAtOnce(p *topupd.PlaceOrder, o *topupd.Order, pack *topupd.Pack, draft *topupd.Draft) bool {
-	return p.SimAtOnce && p.LeaseOwner != "" && !draft.DrawsStock && len(pack.Suppliers) == 0 &&
-		topupd.FollowsSimRules(o.Provider) && !topupd.SimRefuses(o.Fields)
+// simFirstAnswer is the answer the sim rules give a new order's first
+// call, when its placement records it (topupd.PlaceOrder.Sim): the
+// order is a top-up the sim rules fulfil, of a pack with no supplier list,
+// whose caller would make the first call now, to a sim supplier that
+// answers at once. With a delay, the answer is pending until the delay
+// after placement, never past the deadline (as the engine records such an
+// answer); without, completed, for a player the rules do not refuse. ok is
+// false for any other order, which its first call answers.
+func simFirstAnswer(p *topupd.PlaceOrder, o *topupd.Order, pack *topupd.Pack, draft *topupd.Draft) (first topupd.Outcome, ok bool) {
+	if !p.Sim.AtOnce || p.LeaseOwner == "" || draft.DrawsStock || len(pack.Suppliers) != 0 || !topupd.FollowsSimRules(o.Provider) {
+		return first, false
+	}
+	if p.Sim.Delay > 0 {
+		due := o.CreatedAt.Add(p.Sim.Delay)
+		if due.After(o.DeadlineAt) {
+			due = o.DeadlineAt
+		}
+		return topupd.Outcome{State: topupd.OutcomePending, RetryAt: due}, true
+	}
+	if topupd.SimRefuses(o.Fields) {
+		return first, false
+	}
+	return topupd.Outcome{State: topupd.OutcomeCompleted}, true
 }
 
 // repeatOf finds an earlier order the request repeats, whatever the
@@ -346,10 +371,11 @@ func newOrder(p *topupd.PlaceOrder, pack *topupd.Pack, line *topupd.Line, draft 
 }
 
 // insertOrder stores a new order and sets its Seq: the next of its
-// account's orders, due for the engine now unless it is final or its
-// caller holds its lease. It counts the order in its day's sales roll-up.
-func (s *Store) insertOrder(ctx context.Context, tx *sql.Tx, o *topupd.Order, p topupd.PlaceOrder) error {
-	if err := insertOrderRow(ctx, tx, o, p); err != nil {
+// account's orders, due for the engine now (or at due, when not zero)
+// unless it is final or its caller holds its lease. It counts the order in
+// its day's sales roll-up.
+func (s *Store) insertOrder(ctx context.Context, tx *sql.Tx, o *topupd.Order, p topupd.PlaceOrder, due time.Time) error {
+	if err := insertOrderRow(ctx, tx, o, p, due); err != nil {
 		return err
 	}
 	return s.rollUp(ctx, tx, o, placedDelta(o))
@@ -357,7 +383,7 @@ func (s *Store) insertOrder(ctx context.Context, tx *sql.Tx, o *topupd.Order, p 
 
 // insertOrderRow is insertOrder without the roll-up: the account's order
 // count and the order's row.
-func insertOrderRow(ctx context.Context, tx *sql.Tx, o *topupd.Order, p topupd.PlaceOrder) error {
+func insertOrderRow(ctx context.Context, tx *sql.Tx, o *topupd.Order, p topupd.PlaceOrder, due time.Time) error {
 	var accountSeq int64
 	if err := tx.QueryRowContext(ctx, `UPDATE accounts SET order_count = order_count + 1 WHERE id = $1 RETURNING order_count`, p.AccountID).Scan(&accountSeq); err != nil {
 		return fmt.Errorf("account %s: %w", p.AccountID, err)
@@ -368,16 +394,18 @@ func insertOrderRow(ctx context.Context, tx *sql.Tx, o *topupd.Order, p topupd.P
 		nextAttempt = nil
 	case o.Supplier == topupd.SupplierSubmitting:
 		leaseOwner, leaseUntil = p.LeaseOwner, ms(p.LeaseUntil)
+	case !due.IsZero():
+		nextAttempt = ms(due)
 	}
 	err := tx.QueryRowContext(ctx, `INSERT INTO orders (id, account_id, account_seq, trxid, idem_key, fingerprint, pid, slug, game, kind, pack_name, provider,
 			quantity, amount, user_id, zone_id, server_id, region, more_id, status, created_at, finished_at, deadline_at, next_attempt_at, lease_owner, lease_until, supplier,
-			upstream, upstream_pid, code_count, cost, sandbox)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32)
+			upstream, upstream_pid, code_count, cost, sandbox, attempts)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33)
 		ON CONFLICT DO NOTHING RETURNING seq`,
 		o.ID, o.AccountID, accountSeq, o.TrxID, o.IdempotencyKey, o.Fingerprint, o.PID, o.Slug, o.Game, string(o.Kind), o.PackName, o.Provider,
 		o.Quantity, int64(o.Amount), o.Fields.UserID, o.Fields.ZoneID, o.Fields.ServerID, o.Fields.Region, o.Fields.MoreID, string(o.Status),
 		ms(o.CreatedAt), msOrNull(o.FinishedAt), ms(o.DeadlineAt), nextAttempt, leaseOwner, leaseUntil, string(o.Supplier),
-		o.Upstream, o.UpstreamPID, o.CodeCount, moneyOrNull(o.Cost), boolInt(o.Sandbox)).Scan(&o.Seq)
+		o.Upstream, o.UpstreamPID, o.CodeCount, moneyOrNull(o.Cost), boolInt(o.Sandbox), o.Attempts).Scan(&o.Seq)
 	if isNoRows(err) {
 		return errOrderTaken
 	}

@@ -19,6 +19,7 @@ var placeTests = []test{
 	{"ReplayWithIdempotencyKey", testReplayIdempotencyKey},
 	{"IdempotencyKeyIsPerAccount", testIdempotencyKeyPerAccount},
 	{"LeaseAtPlacement", testLeaseAtPlacement},
+	{"SimFirstAnswer", testSimFirstAnswer},
 	{"HintHeld", testHintHeld},
 	{"RepeatBeforeChecks", testRepeatBeforeChecks},
 }

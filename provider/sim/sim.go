@@ -56,7 +56,7 @@ func (p *Provider) Status(ctx context.Context, o *topupd.Order) (topupd.Outcome,
 	if err != nil {
 		return topupd.Outcome{}, err
 	}
-	due := o.CreatedAt.Add(time.Duration(st.SimDelayMs) * time.Millisecond)
+	due := o.CreatedAt.Add(topupd.SimDelay(st))
 	if p.now().Before(due) {
 		return topupd.Outcome{State: topupd.OutcomePending, RetryAt: due}, nil
 	}
