@@ -16,8 +16,9 @@ import (
 // The sync point closes the gap between a change's stamp and its commit.
 // On PostgreSQL each stamp takes a shared advisory lock held to the
 // writer's commit, and the sync point takes it exclusively, so it waits for
-// every writer that stamped before it; on SQLite it is read in a write
-// transaction, behind every writer. Either way a reader that reads after
+// every writer that stamped before it; on SQLite, whose one writer is the
+// store's group commit, it is now, or the start of the group in progress
+// when that is earlier (committer.syncPoint). Either way a reader that reads after
 // the sync point sees every change stamped before it, and a change it does
 // not see is stamped at or after it: a client that sends the serverTime
 // back as updatedSince loses nothing (it may see a change twice). This
@@ -48,8 +49,14 @@ func (s *Store) CatalogVersion(ctx context.Context, accountID string) (string, e
 	return fmt.Sprintf("%d.%d", n, sum), nil
 }
 
-// CatalogSyncPoint reads the dialect's sync point in a write transaction.
+// CatalogSyncPoint reads the dialect's sync point in a write transaction;
+// a store whose group commit is the database's one writer (SQLite) reads
+// it from the committer instead (committer.syncPoint), without queueing
+// behind the orders being written.
 func (s *Store) CatalogSyncPoint(ctx context.Context) (time.Time, error) {
+	if s.group != nil && s.d.OneWriter {
+		return fromMS(s.group.syncPoint().UnixMilli()), nil
+	}
 	var at int64
 	err := s.retryTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		return tx.QueryRowContext(ctx, s.d.CatalogSyncPoint).Scan(&at)

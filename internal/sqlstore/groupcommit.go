@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync/atomic"
+	"time"
 )
 
 // maxGroup bounds how many callers' transactions share one commit.
@@ -21,6 +23,9 @@ type committer struct {
 	ops  chan *groupOp
 	stop chan struct{}
 	done chan struct{}
+	// since is when the group in progress began, in Unix ms, or 0 while
+	// none is (syncPoint).
+	since atomic.Int64
 }
 
 // groupOp is one caller's transaction waiting for its group.
@@ -86,6 +91,11 @@ func (c *committer) loop() {
 
 // commit runs one group in one transaction.
 func (c *committer) commit(group []*groupOp) {
+	// Marked before the transaction begins and cleared once its commit
+	// has returned: whatever the group writes is stamped by the database's
+	// clock at or after since.
+	c.since.Store(time.Now().UnixMilli())
+	defer c.since.Store(0)
 	results := make([]error, len(group))
 	finish := func(shared error) {
 		for i, op := range group {
@@ -123,4 +133,20 @@ func (c *committer) commit(group []*groupOp) {
 		}
 	}
 	finish(tx.Commit())
+}
+
+// syncPoint is a catalog sync point (catalogsync.go) taken without a write
+// transaction, for a database only this committer writes (one writer, no
+// other process): now, or the start of the group in progress when that
+// is earlier. A change stamped before it is one a committed group made: a
+// group in progress stamps at or after its start, and one that begins
+// after the look stamps after now, as the clock is read before the look.
+// So a read begun after it sees every change stamped before it, without
+// waiting behind the writers as a write transaction would.
+func (c *committer) syncPoint() time.Time {
+	now := time.Now().UnixMilli()
+	if b := c.since.Load(); b != 0 && b < now {
+		now = b
+	}
+	return time.UnixMilli(now)
 }
