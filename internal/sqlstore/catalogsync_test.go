@@ -3,11 +3,8 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/topupd/topupd"
 )
 
 // TestCatalogSyncPointBeforeOpenGroup: on a database whose one writer is
@@ -18,24 +15,8 @@ import (
 // answered without waiting for the group, is no later than the stamp; once
 // the group has committed it is the clock again.
 func TestCatalogSyncPointBeforeOpenGroup(t *testing.T) {
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "sync.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.SetMaxOpenConns(1)
-	t.Cleanup(func() { db.Close() })
-	if _, err := db.Exec(`CREATE TABLE marks (changed_at INTEGER NOT NULL)`); err != nil {
-		t.Fatal(err)
-	}
-	v, err := topupd.NewVault(make([]byte, topupd.SecretKeySize))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(db, db, v, Dialect{Name: "test", Greatest: "MAX", GroupCommit: true, OneWriter: true,
-		IsUniqueViolation: func(error) bool { return false }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openTestStore(t, `CREATE TABLE marks (changed_at INTEGER NOT NULL)`, Dialect{Name: "test", Greatest: "MAX",
+		GroupCommit: true, OneWriter: true, IsUniqueViolation: func(error) bool { return false }})
 	t.Cleanup(func() { s.Close() })
 	ctx := t.Context()
 

@@ -21,22 +21,29 @@ var errFlaky = errors.New("flaky: try again")
 // whose dialect calls errFlaky transient.
 func newTestStore(t *testing.T) *Store {
 	t.Helper()
+	return openTestStore(t, `CREATE TABLE runs (n INTEGER NOT NULL)`, Dialect{Name: "test", Greatest: "MAX",
+		IsUniqueViolation: func(error) bool { return false },
+		IsTransient:       func(err error) bool { return errors.Is(err, errFlaky) }})
+}
+
+// openTestStore returns a store of dialect d on a scratch SQLite file
+// holding schema, over one connection.
+func openTestStore(t *testing.T, schema string, d Dialect) *Store {
+	t.Helper()
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "tx.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	db.SetMaxOpenConns(1)
 	t.Cleanup(func() { db.Close() })
-	if _, err := db.Exec(`CREATE TABLE runs (n INTEGER NOT NULL)`); err != nil {
+	if _, err := db.Exec(schema); err != nil {
 		t.Fatal(err)
 	}
 	v, err := topupd.NewVault(make([]byte, topupd.SecretKeySize))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(db, db, v, Dialect{Name: "test", Greatest: "MAX",
-		IsUniqueViolation: func(error) bool { return false },
-		IsTransient:       func(err error) bool { return errors.Is(err, errFlaky) }})
+	s, err := New(db, db, v, d)
 	if err != nil {
 		t.Fatal(err)
 	}
