@@ -54,7 +54,7 @@ func (s *Store) AddStockBatch(ctx context.Context, pid string, codes []string, u
 	}
 	c := topupd.ChangeOf(ctx)
 	var r topupd.StockResult
-	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := s.inTx(withAlone(ctx), func(ctx context.Context, tx *sql.Tx) error {
 		r = topupd.StockResult{BatchID: u.BatchID}
 		before, err := s.openBatch(ctx, tx, pid, &u, &r.BatchID, c, now)
 		if err != nil {
@@ -79,6 +79,14 @@ func (s *Store) AddStockBatch(ctx context.Context, pid string, codes []string, u
 				return err
 			}
 			r.Added += int(n)
+			if before != nil && n > 0 && r.Added == int(n) {
+				// The new batch is kept: its savepoint, which keeps the
+				// first image of each page changed since, in memory on
+				// SQLite, ends now rather than after the last code.
+				if _, err := tx.ExecContext(ctx, `RELEASE SAVEPOINT new_batch`); err != nil {
+					return err
+				}
+			}
 		}
 		r.Duplicates = len(sealed) - r.Added
 		if before != nil && r.Added == 0 { // a new batch of nothing: not kept (batches are never deleted: undone)
@@ -179,7 +187,7 @@ func (s *Store) Batches(ctx context.Context, pid string) ([]topupd.Batch, error)
 // gone. The database refuses to give a withdrawn code to an order anyway.
 func (s *Store) VoidBatch(ctx context.Context, id int64, now time.Time) (topupd.Batch, error) {
 	var b topupd.Batch
-	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := s.inTx(withAlone(ctx), func(ctx context.Context, tx *sql.Tx) error {
 		var err error
 		read := func() error {
 			b, err = scanBatch(tx.QueryRowContext(ctx, `SELECT `+batchColumns+` FROM stock_batches WHERE id = $1`, id))

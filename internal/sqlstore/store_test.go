@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,9 +22,14 @@ var errFlaky = errors.New("flaky: try again")
 // whose dialect calls errFlaky transient.
 func newTestStore(t *testing.T) *Store {
 	t.Helper()
-	return openTestStore(t, `CREATE TABLE runs (n INTEGER NOT NULL)`, Dialect{Name: "test", Greatest: "MAX",
+	return openTestStore(t, `CREATE TABLE runs (n INTEGER NOT NULL)`, testDialect(false))
+}
+
+// testDialect is newTestStore's dialect, with group commit or without.
+func testDialect(group bool) Dialect {
+	return Dialect{Name: "test", Greatest: "MAX", GroupCommit: group,
 		IsUniqueViolation: func(error) bool { return false },
-		IsTransient:       func(err error) bool { return errors.Is(err, errFlaky) }})
+		IsTransient:       func(err error) bool { return errors.Is(err, errFlaky) }}
 }
 
 // openTestStore returns a store of dialect d on a scratch SQLite file
@@ -50,16 +56,20 @@ func openTestStore(t *testing.T, schema string, d Dialect) *Store {
 	return s
 }
 
+// inTxCase is a case of TestInTxRetries.
+type inTxCase struct {
+	name     string
+	failures int   // runs that fail before one succeeds
+	fail     error // what they fail with
+	runs     int   // runs wanted
+	ok       bool  // whether inTx succeeds
+}
+
 // TestInTxRetries shows which failures run a transaction again, that each
-// failed run is rolled back, and that the runs are bounded.
+// failed run is rolled back, and that the runs are bounded; with group
+// commit too, where each run is a group of one, run without a savepoint.
 func TestInTxRetries(t *testing.T) {
-	cases := []struct {
-		name     string
-		failures int   // runs that fail before one succeeds
-		fail     error // what they fail with
-		runs     int   // runs wanted
-		ok       bool  // whether inTx succeeds
-	}{
+	cases := []inTxCase{
 		{"success runs once", 0, nil, 1, true},
 		{"a transient failure runs again", 2, errFlaky, 3, true},
 		{"a failure marked again runs again", 1, again(errors.New("unique")), 2, true},
@@ -69,33 +79,39 @@ func TestInTxRetries(t *testing.T) {
 		{"another error is not run again", 100, errors.New("disk on fire"), 1, false},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			s := newTestStore(t)
-			runs := 0
-			err := s.inTx(t.Context(), func(_ context.Context, tx *sql.Tx) error {
-				runs++
-				if _, err := tx.Exec(`INSERT INTO runs (n) VALUES ($1)`, runs); err != nil {
-					return err
-				}
-				if runs <= c.failures {
-					return c.fail
-				}
-				return nil
+		for _, group := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/group=%v", c.name, group), func(t *testing.T) {
+				testInTxRuns(t, openTestStore(t, `CREATE TABLE runs (n INTEGER NOT NULL)`, testDialect(group)), c)
 			})
-			if runs != c.runs || (err == nil) != c.ok {
-				t.Fatalf("%d runs, err %v; want %d runs, success %v", runs, err, c.runs, c.ok)
-			}
-			if !c.ok && !errors.Is(err, errors.Unwrap(c.fail)) && !errors.Is(err, c.fail) {
-				t.Errorf("error %v does not carry the last failure %v", err, c.fail)
-			}
-			var rows, last int
-			if err := s.write.QueryRow(`SELECT count(*), COALESCE(MAX(n), 0) FROM runs`).Scan(&rows, &last); err != nil {
-				t.Fatal(err)
-			}
-			if want := map[bool]int{true: 1, false: 0}[c.ok]; rows != want || (c.ok && last != c.runs) {
-				t.Errorf("%d rows committed (last from run %d); want only the successful run's", rows, last)
-			}
-		})
+		}
+	}
+}
+
+// testInTxRuns runs case c of TestInTxRetries on store s.
+func testInTxRuns(t *testing.T, s *Store, c inTxCase) {
+	runs := 0
+	err := s.inTx(t.Context(), func(_ context.Context, tx *sql.Tx) error {
+		runs++
+		if _, err := tx.Exec(`INSERT INTO runs (n) VALUES ($1)`, runs); err != nil {
+			return err
+		}
+		if runs <= c.failures {
+			return c.fail
+		}
+		return nil
+	})
+	if runs != c.runs || (err == nil) != c.ok {
+		t.Fatalf("%d runs, err %v; want %d runs, success %v", runs, err, c.runs, c.ok)
+	}
+	if !c.ok && !errors.Is(err, errors.Unwrap(c.fail)) && !errors.Is(err, c.fail) {
+		t.Errorf("error %v does not carry the last failure %v", err, c.fail)
+	}
+	var rows, last int
+	if err := s.write.QueryRow(`SELECT count(*), COALESCE(MAX(n), 0) FROM runs`).Scan(&rows, &last); err != nil {
+		t.Fatal(err)
+	}
+	if want := map[bool]int{true: 1, false: 0}[c.ok]; rows != want || (c.ok && last != c.runs) {
+		t.Errorf("%d rows committed (last from run %d); want only the successful run's", rows, last)
 	}
 }
 
