@@ -115,13 +115,14 @@ func (c *committer) loop() {
 
 // commit runs one group in one transaction.
 func (c *committer) commit(group []*groupOp) {
-	// Marked before the transaction begins and cleared once its commit
-	// has returned: whatever the group writes is stamped by the database's
-	// clock at or after since.
+	// Marked before the transaction begins, and cleared before any caller
+	// hears how it ended (its commit has returned, or it is rolled back
+	// and shows nothing): whatever the group writes is stamped by the
+	// database's clock at or after since.
 	c.since.Store(time.Now().UnixMilli())
-	defer c.since.Store(0)
 	results := make([]error, len(group))
 	finish := func(shared error) {
+		c.since.Store(0)
 		for i, op := range group {
 			if results[i] == nil {
 				results[i] = shared
