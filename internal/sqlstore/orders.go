@@ -245,12 +245,83 @@ func (s *Store) list(ctx context.Context, query string, scan func(scanner) (topu
 	if err != nil {
 		return nil, err
 	}
-	for i := range orders {
-		if err := s.loadCodes(ctx, s.read, &orders[i]); err != nil {
-			return nil, err
-		}
+	if err := s.loadPageCodes(ctx, s.read, orders); err != nil {
+		return nil, err
 	}
 	return orders, nil
+}
+
+// codesPage is how many orders' codes one query of a list reads. Every
+// query of a list's codes names this many orders (the last one repeated to
+// fill it), so that it is one statement text, prepared once.
+const codesPage = 50
+
+// loadPageCodes fills in the codes of a list's completed orders, as
+// loadCodes does for one, in one query per codesPage orders that hold
+// codes rather than one per order.
+func (s *Store) loadPageCodes(ctx context.Context, q querier, orders []topupd.Order) error {
+	var held []*topupd.Order // the orders whose codes the codes table holds, by seq below
+	for i := range orders {
+		o := &orders[i]
+		if o.Sandbox || o.Status != topupd.StatusCompleted || o.CodeCount == 0 {
+			if err := s.loadCodes(ctx, q, o); err != nil { // none, or a sandbox's TEST- codes: no query
+				return err
+			}
+			continue
+		}
+		held = append(held, o)
+	}
+	for len(held) > 0 {
+		chunk := held[:min(codesPage, len(held))]
+		held = held[len(chunk):]
+		bySeq := make(map[int64]*topupd.Order, len(chunk))
+		args := make([]any, codesPage)
+		for i := range args {
+			o := chunk[min(i, len(chunk)-1)]
+			bySeq[o.Seq] = o
+			args[i] = o.Seq
+		}
+		err := eachRow(ctx, q, func(r scanner) error {
+			var seq int64
+			var pid string
+			var sealed []byte
+			if err := r.Scan(&seq, &pid, &sealed); err != nil {
+				return err
+			}
+			o := bySeq[seq]
+			code, err := s.vault.Open(pid, sealed)
+			if err != nil {
+				return fmt.Errorf("order %s: %w", o.ID, err)
+			}
+			o.Codes = append(o.Codes, code)
+			return nil
+		}, s.q.codesOfOrders, args...)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// placeholders renders n numbered placeholders from $from, comma-separated.
+func placeholders(from, n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "$%d", from+i)
+	}
+	return b.String()
+}
+
+// pageSeqs are example arguments of codesOfOrders.
+func pageSeqs() []any {
+	args := make([]any, codesPage)
+	for i := range args {
+		args[i] = int64(i + 1)
+	}
+	return args
 }
 
 // Gauges counts the orders processing and sums every live account's

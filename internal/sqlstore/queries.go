@@ -40,6 +40,7 @@ type queries struct {
 	orderRepeat   string // the order a request repeats: the account's by idempotency key, or else the one by trxid
 	historyTail   string // one page of an account's orders by their place in the account
 	codesOfOrder  string // the codes delivered to an order
+	codesOfOrders string // the codes delivered to codesPage orders, by order
 	orderBySeq    string
 	orderByID     string
 	viewBySeq     string
@@ -86,11 +87,13 @@ func render(d Dialect) queries {
 			(SELECT seq FROM orders WHERE sandbox = $4 AND trxid = $3))`,
 		historyTail:  `WHERE account_id = $1 AND account_seq <= $2 ORDER BY account_seq DESC LIMIT $3`,
 		codesOfOrder: `SELECT pid, sealed FROM codes WHERE order_seq = $1 ORDER BY id`,
-		orderBySeq:   `SELECT ` + orderColumns + ` FROM orders WHERE seq = $1`,
-		orderByID:    `SELECT ` + orderColumns + ` FROM orders WHERE id = $1`,
-		viewBySeq:    `SELECT ` + viewColumns + ` FROM orders WHERE seq = $1`,
-		viewByID:     `SELECT ` + viewColumns + ` FROM orders WHERE id = $1`,
-		viewByTrxID:  `SELECT ` + viewColumns + ` FROM orders WHERE trxid = $1 AND account_id = $2`,
+		codesOfOrders: `SELECT order_seq, pid, sealed FROM codes WHERE order_seq IN (` + placeholders(1, codesPage) + `)
+			ORDER BY order_seq, id`,
+		orderBySeq:  `SELECT ` + orderColumns + ` FROM orders WHERE seq = $1`,
+		orderByID:   `SELECT ` + orderColumns + ` FROM orders WHERE id = $1`,
+		viewBySeq:   `SELECT ` + viewColumns + ` FROM orders WHERE seq = $1`,
+		viewByID:    `SELECT ` + viewColumns + ` FROM orders WHERE id = $1`,
+		viewByTrxID: `SELECT ` + viewColumns + ` FROM orders WHERE trxid = $1 AND account_id = $2`,
 		accountByKey: `SELECT a.id, a.name, a.api_enabled, a.admin_disabled, a.banned, a.restricted_until, a.ip_allowlist,
 			a.ip_allowlist_required, a.created_at, a.tier, a.max_order, a.daily_limit, k.sandbox FROM api_keys k JOIN accounts a ON a.id = k.account_id
 			WHERE k.hash = $1 AND (k.revoked_at IS NULL OR k.revoked_at > $2)`,
@@ -148,6 +151,7 @@ func HotQueries(d Dialect) []HotQuery {
 		{Name: "order a request repeats", SQL: q.orderRepeat, Args: []any{"a", "k", "t", 0}},
 		{Name: "history page", SQL: `SELECT ` + viewColumns + ` FROM orders ` + q.historyTail, Args: []any{"a", 100, 20}},
 		{Name: "codes of order", SQL: q.codesOfOrder, Args: []any{1}},
+		{Name: "codes of a page of orders", SQL: q.codesOfOrders, Args: pageSeqs()},
 		{Name: "draw codes", SQL: q.drawCodes, Args: []any{1, "p", 3}},
 		{Name: "cost of a draw", SQL: stockCostSQL, Args: []any{"p", 3, 0}},
 		{Name: "claim due", SQL: q.claimDue, Args: []any{"o", 1, 1, 10}},

@@ -18,6 +18,7 @@ var lookupTests = []test{
 	{"OrderByIDAndSeq", testOrderLookup},
 	{"HistoryPaging", testHistoryPaging},
 	{"HistorySameInstant", testHistorySameInstant},
+	{"ListCodes", testListCodes},
 	{"OperatorOrders", testOperatorOrders},
 	{"OrderPages", testOrderPages},
 	{"StuckAlerts", testStuckAlerts},
@@ -321,5 +322,64 @@ func testStuckAlerts(t *testing.T, e *env) {
 	}
 	if stuck, _ := e.s.Orders(e.ctx, topupd.OrdersQuery{Stuck: true, Now: t0, Limit: 10}); len(stuck) != 0 {
 		t.Errorf("stuck after the retry: %v", ids(stuck))
+	}
+}
+
+// testListCodes reads the codes of a list's orders, which the store reads
+// a page of orders at a time: more orders with codes than one such page,
+// supplier codes and codes drawn from stock, each order with its own codes
+// in their order, beside orders that hold none.
+func testListCodes(t *testing.T, e *env) {
+	e.catalog()
+	a := e.account("a", topupd.USD(1000))
+	e.stock(pidKey, 6)
+	want := map[string][]string{} // order id: its codes
+	for i := range 70 {
+		o := e.place(a.ID, topup(e.uniq("T")), t0.Add(time.Duration(i)*time.Second))
+		switch {
+		case i%10 == 3: // left processing
+			continue
+		case i%10 == 7:
+			if _, err := e.s.Settle(e.ctx, o.Seq, topupd.Settlement{Status: topupd.StatusCancelled, Error: "INVALID PLAYER", Refund: true, Now: t0.Add(time.Hour)}); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		codes := make([]string, i%3+1)
+		for j := range codes {
+			codes[j] = e.uniq(fmt.Sprintf("CODE-%d", i))
+		}
+		if _, err := e.s.Settle(e.ctx, o.Seq, topupd.Settlement{Status: topupd.StatusCompleted, Codes: codes, Now: t0.Add(time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+		want[o.ID] = codes
+	}
+	for i := range 3 {
+		o := e.place(a.ID, keys(pidKey, e.uniq("K"), 2), t0.Add(time.Duration(100+i)*time.Second))
+		if len(o.Codes) != 2 {
+			t.Fatalf("key order %d drew %d codes, want 2", i, len(o.Codes))
+		}
+		want[o.ID] = o.Codes
+	}
+	history, _ := e.history(a.ID)
+	if len(history) != 73 {
+		t.Fatalf("history holds %d orders, want 73", len(history))
+	}
+	withCodes := 0
+	for _, o := range history {
+		if len(o.Codes) > 0 {
+			withCodes++
+		}
+		if diff := cmp.Diff(want[o.ID], o.Codes, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("history: order %s codes (-want +got):\n%s", o.ID, diff)
+		}
+	}
+	if withCodes != len(want) || withCodes <= 50 {
+		t.Errorf("history: %d orders with codes, want %d (more than one page of 50)", withCodes, len(want))
+	}
+	for _, o := range e.allOrders() {
+		if diff := cmp.Diff(want[o.ID], o.Codes, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("order list: order %s codes (-want +got):\n%s", o.ID, diff)
+		}
 	}
 }
