@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"slices"
 	"sync"
@@ -165,19 +164,8 @@ func reportLatencies(b *testing.B, all []time.Duration, unit string) float64 {
 // handler over the same loopback, so the figures above read as ratios of
 // what this machine can do.
 func BenchmarkBaseline(b *testing.B) {
-	body := bytes.Repeat([]byte("x"), 300)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(body)
-	})}
-	go srv.Serve(ln)
-	b.Cleanup(func() { srv.Close() })
+	url := bareServer(b, map[string][]byte{"/orders/x": bytes.Repeat([]byte("x"), 300)}) + "/orders/x"
 	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 2 * benchClients, MaxIdleConnsPerHost: 2 * benchClients}}
-	url := "http://" + ln.Addr().String() + "/orders/x"
 	hammer(b, client, "req/s", func() *http.Request {
 		req, _ := http.NewRequest("GET", url, nil)
 		return req
