@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -92,34 +91,13 @@ func BenchmarkPlaceOrder(b *testing.B) {
 // BenchmarkGetOrder reads one order from 64 concurrent clients.
 func BenchmarkGetOrder(b *testing.B) {
 	api, key, client := benchServer(b)
-	req, _ := http.NewRequest("POST", api+"/orders", bytes.NewBufferString(`{"pid":"uc60","trxid":"bench-get","userId":"5000001"}`))
-	req.Header.Set("X-API-Key", key)
-	resp, err := client.Do(req)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var o map[string]any
-	json.NewDecoder(resp.Body).Decode(&o)
-	resp.Body.Close()
-	id, _ := o["orderId"].(string)
-	if id == "" {
-		b.Fatalf("no order: %v", o)
-	}
-	hammer(b, client, "req/s", func() *http.Request {
-		req, _ := http.NewRequest("GET", api+"/orders/"+id, nil)
-		req.Header.Set("X-API-Key", key)
-		return req
-	})
+	hammer(b, client, "req/s", routeRequest(api+"/orders/"+placeOne(b, client, api, key), key))
 }
 
 // BenchmarkGetBalance reads the balance from 64 concurrent clients.
 func BenchmarkGetBalance(b *testing.B) {
 	api, key, client := benchServer(b)
-	hammer(b, client, "req/s", func() *http.Request {
-		req, _ := http.NewRequest("GET", api+"/balance", nil)
-		req.Header.Set("X-API-Key", key)
-		return req
-	})
+	hammer(b, client, "req/s", routeRequest(api+"/balance", key))
 }
 
 // hammer sends b.N requests made by next from benchClients concurrent

@@ -88,7 +88,7 @@ func BenchmarkGetRatio(b *testing.B) {
 // placeOne places one sim order and returns its id.
 func placeOne(b *testing.B, client *http.Client, api, key string) string {
 	b.Helper()
-	req, _ := http.NewRequest("POST", api+"/orders", bytes.NewBufferString(`{"pid":"uc60","trxid":"bench-ratio","userId":"5000001"}`))
+	req, _ := http.NewRequest("POST", api+"/orders", bytes.NewBufferString(`{"pid":"uc60","trxid":"bench-get","userId":"5000001"}`))
 	req.Header.Set("X-API-Key", key)
 	req.Header.Set("Content-Type", "application/json")
 	var o struct {

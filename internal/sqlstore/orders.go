@@ -45,27 +45,43 @@ func scanOrderView(row scanner) (topupd.Order, error) {
 
 // loadCodes fills in the codes delivered to a completed order.
 func (s *Store) loadCodes(ctx context.Context, q querier, o *topupd.Order) error {
-	if o.Status != topupd.StatusCompleted || o.CodeCount == 0 {
-		return nil // no codes: spare the query (the audit checks the count)
-	}
-	if o.Sandbox { // drawn from no stock: the codes table holds none of a sandbox order's
-		o.Codes = append(o.Codes, topupd.TestCodes(o.ID, o.CodeCount)...)
+	if !codesInTable(o) {
+		addTestCodes(o)
 		return nil
 	}
-	codes, err := queryAll(ctx, q, func(r scanner) (string, error) {
+	return eachRow(ctx, q, func(r scanner) error {
 		var pid string
 		var sealed []byte
 		if err := r.Scan(&pid, &sealed); err != nil {
-			return "", err
+			return err
 		}
-		code, err := s.vault.Open(pid, sealed)
-		if err != nil {
-			return "", fmt.Errorf("order %s: %w", o.ID, err)
-		}
-		return code, nil
+		return s.openCode(o, pid, sealed)
 	}, s.q.codesOfOrder, o.Seq)
-	o.Codes = append(o.Codes, codes...)
-	return err
+}
+
+// codesInTable reports whether the codes table holds codes of o: a live
+// order completed with codes. Any other order spares the query (the audit
+// checks the count).
+func codesInTable(o *topupd.Order) bool {
+	return !o.Sandbox && o.Status == topupd.StatusCompleted && o.CodeCount > 0
+}
+
+// addTestCodes gives a sandbox order completed with codes its TEST- codes:
+// drawn from no stock, the codes table holds none of them.
+func addTestCodes(o *topupd.Order) {
+	if o.Sandbox && o.Status == topupd.StatusCompleted && o.CodeCount > 0 {
+		o.Codes = append(o.Codes, topupd.TestCodes(o.ID, o.CodeCount)...)
+	}
+}
+
+// openCode opens a code of o sealed under its pack and adds it to o's codes.
+func (s *Store) openCode(o *topupd.Order, pid string, sealed []byte) error {
+	code, err := s.vault.Open(pid, sealed)
+	if err != nil {
+		return fmt.Errorf("order %s: %w", o.ID, err)
+	}
+	o.Codes = append(o.Codes, code)
+	return nil
 }
 
 // orderBy reads one order with one of the orderBy… queries, and its codes.
@@ -260,16 +276,13 @@ const codesPage = 50
 // loadCodes does for one, in one query per codesPage orders that hold
 // codes rather than one per order.
 func (s *Store) loadPageCodes(ctx context.Context, q querier, orders []topupd.Order) error {
-	var held []*topupd.Order // the orders whose codes the codes table holds, by seq below
+	var held []*topupd.Order // the orders whose codes the codes table holds
 	for i := range orders {
-		o := &orders[i]
-		if o.Sandbox || o.Status != topupd.StatusCompleted || o.CodeCount == 0 {
-			if err := s.loadCodes(ctx, q, o); err != nil { // none, or a sandbox's TEST- codes: no query
-				return err
-			}
-			continue
+		if o := &orders[i]; codesInTable(o) {
+			held = append(held, o)
+		} else {
+			addTestCodes(o)
 		}
-		held = append(held, o)
 	}
 	for len(held) > 0 {
 		chunk := held[:min(codesPage, len(held))]
@@ -288,13 +301,7 @@ func (s *Store) loadPageCodes(ctx context.Context, q querier, orders []topupd.Or
 			if err := r.Scan(&seq, &pid, &sealed); err != nil {
 				return err
 			}
-			o := bySeq[seq]
-			code, err := s.vault.Open(pid, sealed)
-			if err != nil {
-				return fmt.Errorf("order %s: %w", o.ID, err)
-			}
-			o.Codes = append(o.Codes, code)
-			return nil
+			return s.openCode(bySeq[seq], pid, sealed)
 		}, s.q.codesOfOrders, args...)
 		if err != nil {
 			return err

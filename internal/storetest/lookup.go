@@ -328,11 +328,12 @@ func testStuckAlerts(t *testing.T, e *env) {
 // testListCodes reads the codes of a list's orders, which the store reads
 // a page of orders at a time: more orders with codes than one such page,
 // supplier codes and codes drawn from stock, each order with its own codes
-// in their order, beside orders that hold none.
+// in their order, beside orders that hold none, and a sandbox order's
+// TEST- codes, which no table holds.
 func testListCodes(t *testing.T, e *env) {
 	e.catalog()
 	a := e.account("a", topupd.USD(1000))
-	e.stock(pidKey, 6)
+	e.stock(pidKey, 8) // 6 for the key orders; a sandbox order draws none, but asks for stock in hand
 	want := map[string][]string{} // order id: its codes
 	for i := range 70 {
 		o := e.place(a.ID, topup(e.uniq("T")), t0.Add(time.Duration(i)*time.Second))
@@ -360,6 +361,20 @@ func testListCodes(t *testing.T, e *env) {
 			t.Fatalf("key order %d drew %d codes, want 2", i, len(o.Codes))
 		}
 		want[o.ID] = o.Codes
+	}
+	// A sandbox key order: TEST- codes, from no stock and not the codes table.
+	if err := e.s.AddKey(e.ctx, topupd.APIKey{ID: "key_list_codes", AccountID: a.ID, Prefix: "tpd_test", CreatedAt: t0, Sandbox: true}, topupd.KeyHash{7}); err != nil {
+		t.Fatal(err)
+	}
+	sandboxOrder, _, err := e.s.PlaceOrder(e.ctx, topupd.PlaceOrder{AccountID: a.ID, Sandbox: true, Request: keys(pidKey, e.uniq("S"), 2),
+		Now: t0, Deadline: time.Hour, LeaseOwner: "list", LeaseUntil: t0.Add(time.Hour)})
+	if err != nil || !sandboxOrder.Sandbox {
+		t.Fatalf("a sandbox key order: %+v %v", sandboxOrder, err)
+	}
+	sandboxWant := topupd.TestCodes(sandboxOrder.ID, 2)
+	sandboxHistory, _ := e.history(sandboxOrder.AccountID)
+	if len(sandboxHistory) != 1 || !slices.Equal(sandboxHistory[0].Codes, sandboxWant) {
+		t.Errorf("sandbox history: %+v, want the one order with codes %v", sandboxHistory, sandboxWant)
 	}
 	history, _ := e.history(a.ID)
 	if len(history) != 73 {
