@@ -333,7 +333,8 @@ func testStuckAlerts(t *testing.T, e *env) {
 func testListCodes(t *testing.T, e *env) {
 	e.catalog()
 	a := e.account("a", topupd.USD(1000))
-	e.stock(pidKey, 8) // 6 for the key orders; a sandbox order draws none, but asks for stock in hand
+	// 6 for the key orders; a sandbox order draws none, but asks for stock in hand.
+	e.stock(pidKey, 8)
 	want := map[string][]string{} // order id: its codes
 	for i := range 70 {
 		o := e.place(a.ID, topup(e.uniq("T")), t0.Add(time.Duration(i)*time.Second))
