@@ -17,7 +17,7 @@ import (
 // run against standIn: an httptest server that plays the calls a shop makes
 // (GET /products, GET /balance, POST /orders, GET /orders/{id}, GET
 // /history) as topupd answers them (api/reseller.yaml), for one account and
-// a catalog of two packs. internal/clienttest runs the client against the
+// a catalog of two packs. internal/testing/clienttest runs the client against the
 // real server.
 
 // standInKey is the stand-in's one API key.

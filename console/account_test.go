@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 )
 
 // TestAccountKeysAndFlags: support makes a key with a label on an

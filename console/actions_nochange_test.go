@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 )
 
 // TestNoChangeNoEntry: saving the settings' rules unchanged from the

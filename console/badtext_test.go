@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 )
 
 // TestConsoleBadText: a NUL byte or invalid UTF-8 in a console path, query

@@ -12,7 +12,7 @@ import (
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/client"
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 )
 
 // consoleAs returns a caller of the console as a new operator with a

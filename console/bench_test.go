@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/internal/benchdata"
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/benchdata"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 )
 
 // BenchmarkPages renders every console page, as an owner sees it, over

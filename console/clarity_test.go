@@ -6,7 +6,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 )
 
 // TestStopsAndOffSale (issue 22, points 11 and 13), on one server:

@@ -12,8 +12,8 @@ import (
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/console"
-	"github.com/topupd/topupd/internal/benchdata"
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/benchdata"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 )
 
 // TestDashboardFigures: over 20,000 orders of the last 40 days, the

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 )
 
 // TestOrderCodesMaskedAndRevealed: a completed stock order's page shows

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 )
 
 // polishOrders: stock packs and their orders say stock, counts are in

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 )
 
 // polishPhone: at a phone's width (390 px) every menu entry and the

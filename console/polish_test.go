@@ -3,7 +3,7 @@ package console_test
 import (
 	"testing"
 
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 )
 
 // consolePolish checks, on TestConsoleForms's server with its owner

@@ -8,7 +8,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 )
 
 // TestAccountPricesAndLimits: finance puts an account on a tier and sets

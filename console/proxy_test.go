@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 )
 
 // wrongSignIn sends one wrong sign-in as if forwarded for addr by a proxy,

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 )
 
 // guesses is how many wrong sign-ins each race sends at once.

@@ -15,7 +15,7 @@ import (
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/fulfil"
-	"github.com/topupd/topupd/internal/fakeclock"
+	"github.com/topupd/topupd/internal/testing/fakeclock"
 	"github.com/topupd/topupd/sqlite"
 )
 

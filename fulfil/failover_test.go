@@ -13,7 +13,7 @@ import (
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/fulfil"
-	"github.com/topupd/topupd/internal/fakeclock"
+	"github.com/topupd/topupd/internal/testing/fakeclock"
 )
 
 // seller is a scripted supplier of the failover tests that keeps its own

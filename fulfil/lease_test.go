@@ -9,7 +9,7 @@ import (
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/fulfil"
-	"github.com/topupd/topupd/internal/fakeclock"
+	"github.com/topupd/topupd/internal/testing/fakeclock"
 )
 
 // TestStalledWorkerDoesNotSubmit: a worker that stalls between its claim

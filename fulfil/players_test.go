@@ -11,7 +11,7 @@ import (
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/fulfil"
-	"github.com/topupd/topupd/internal/fakeclock"
+	"github.com/topupd/topupd/internal/testing/fakeclock"
 )
 
 // checker is a seller that also checks players, with a scripted answer,

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 )
 
 // TestListAccounts: accounts newest first, found by id or a part of the

@@ -10,8 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/internal/racer"
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/racer"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 )
 
 // batchPack is the stock pack the batch tests use: a key pack priced 1.2

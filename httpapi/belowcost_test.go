@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 )
 
 // TestBelowCostCountsSuppliers: the below-cost guard takes a pack's cost

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 )
 
 // syncer is one account's catalog sync as a client runs it: the time to

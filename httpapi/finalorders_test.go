@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 )
 
 // TestFinalOrderAnswersKept: GET /orders/{id} keeps the answers of final

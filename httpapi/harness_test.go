@@ -1,7 +1,7 @@
 package httpapi_test
 
 // The tests of this package run the whole service through
-// internal/topupdtest; what follows are the checks they share.
+// internal/testing/topupdtest; what follows are the checks they share.
 
 import (
 	"sort"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 )
 
 // order is a POST /orders body.

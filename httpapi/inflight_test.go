@@ -8,7 +8,7 @@ import (
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/httpapi"
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 )
 
 // heldStore counts the PlaceOrder calls that found their in-flight hint

@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/topupd/topupd/internal/racer"
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/racer"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 )
 
 // wantSpendLimit fails unless a reply is the rejected-submit form with

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 )
 
 // scrape reads GET /metrics with a bearer token.

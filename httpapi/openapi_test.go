@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/topupd/topupd/api"
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 )
 
 // TestOpenAPIDocument: GET /openapi.json answers the reseller API's

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/topupd/topupd/client"
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 )
 
 // usd is an exact JSON number for a body.

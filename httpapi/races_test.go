@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/topupd/topupd/internal/racer"
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/racer"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 )
 
 // post is a POST /orders safe to call from any goroutine.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 )
 
 // TestRotateKey: a rotation answers a new key (with the old key's label)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 )
 
 // TestSandboxManualActions: an operator completes, cancels and retries a

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 )
 
 // TestSetupLink: the owner gets a one-time console link for an operator,

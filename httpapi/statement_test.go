@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 )
 
 // TestStatementMonth: over a month of credits, corrections, charges and

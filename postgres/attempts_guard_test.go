@@ -3,7 +3,7 @@ package postgres_test
 import (
 	"testing"
 
-	"github.com/topupd/topupd/internal/storetest"
+	"github.com/topupd/topupd/internal/testing/storetest"
 )
 
 // TestFailoverGuards: the schema keeps each order on one supplier (see

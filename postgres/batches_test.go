@@ -8,8 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/internal/racer"
-	"github.com/topupd/topupd/internal/storetest"
+	"github.com/topupd/topupd/internal/testing/racer"
+	"github.com/topupd/topupd/internal/testing/storetest"
 )
 
 // TestBatchGuards shows that the schema refuses what would undo a batch's

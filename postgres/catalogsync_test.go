@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/topupd/topupd/internal/storetest"
+	"github.com/topupd/topupd/internal/testing/storetest"
 )
 
 // TestCatalogSyncPointWaitsForWriters: a change is stamped when it is

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/internal/storetest"
+	"github.com/topupd/topupd/internal/testing/storetest"
 )
 
 // holder is a transaction of another session that holds rows or locks,

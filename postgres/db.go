@@ -54,7 +54,7 @@ func (s *Store) Schema() sqlstore.Schema { return s.schema }
 
 // MigrationsDigest is a digest of the embedded migrations' text: two
 // binaries with the same digest build the same schema. Tests key the
-// template databases they clone by it (internal/pgtest).
+// template databases they clone by it (internal/testing/pgtest).
 func MigrationsDigest() string {
 	h := sha256.New()
 	_ = fs.WalkDir(migrations, "migrations", func(path string, d fs.DirEntry, err error) error {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/internal/pgtest"
+	"github.com/topupd/topupd/internal/testing/pgtest"
 	"github.com/topupd/topupd/postgres"
 )
 

@@ -9,8 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/internal/racer"
-	"github.com/topupd/topupd/internal/storetest"
+	"github.com/topupd/topupd/internal/testing/racer"
+	"github.com/topupd/topupd/internal/testing/storetest"
 	"github.com/topupd/topupd/postgres"
 )
 

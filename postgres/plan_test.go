@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/topupd/topupd/internal/storetest"
+	"github.com/topupd/topupd/internal/testing/storetest"
 	"github.com/topupd/topupd/postgres"
 )
 

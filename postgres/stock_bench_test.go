@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/internal/storetest"
+	"github.com/topupd/topupd/internal/testing/storetest"
 )
 
 // BenchmarkStockUpload uploads a batch of n fresh codes to a pack and

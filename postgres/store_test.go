@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/internal/storetest"
+	"github.com/topupd/topupd/internal/testing/storetest"
 	"github.com/topupd/topupd/postgres"
 )
 

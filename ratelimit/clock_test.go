@@ -3,7 +3,7 @@ package ratelimit
 import (
 	"time"
 
-	"github.com/topupd/topupd/internal/fakeclock"
+	"github.com/topupd/topupd/internal/testing/fakeclock"
 )
 
 // t0 is the fake clock's starting instant in every test.

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/internal/limittest"
+	"github.com/topupd/topupd/internal/testing/limittest"
 )
 
 // spec is the product's limit: 40 calls in any rolling 1 s and 200 in any rolling 60 s.

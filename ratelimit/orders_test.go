@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/internal/limittest"
+	"github.com/topupd/topupd/internal/testing/limittest"
 )
 
 // TestMemoryOrdersSuite runs the behaviour suite of every OrderLimiter on

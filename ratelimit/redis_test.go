@@ -14,7 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/internal/limittest"
+	"github.com/topupd/topupd/internal/testing/limittest"
 )
 
 // testRedisOptions returns the options of TOPUPD_TEST_REDIS, skipping tb when it is unset.

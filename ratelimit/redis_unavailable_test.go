@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/topupd/topupd/internal/limittest"
+	"github.com/topupd/topupd/internal/testing/limittest"
 )
 
 func TestRedisUnavailableFailsFast(t *testing.T) {

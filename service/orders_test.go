@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/internal/storetest"
+	"github.com/topupd/topupd/internal/testing/storetest"
 	"github.com/topupd/topupd/service"
 	"github.com/topupd/topupd/sqlite"
 )

@@ -3,7 +3,7 @@ package sqlite_test
 import (
 	"testing"
 
-	"github.com/topupd/topupd/internal/storetest"
+	"github.com/topupd/topupd/internal/testing/storetest"
 )
 
 // TestBatchGuards shows that the schema refuses what would undo a batch's

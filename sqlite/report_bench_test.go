@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/internal/benchdata"
+	"github.com/topupd/topupd/internal/testing/benchdata"
 )
 
 // BenchmarkSalesReport reads a 30-day sales report, starting and ending
@@ -75,7 +75,7 @@ func BenchmarkDurations(b *testing.B) {
 // seedSales writes n orders of 50 accounts over 20 packs of 4 lines and 3
 // providers, spread evenly over [from, to), completed, cancelled (half of
 // them refunded) and processing, final within 0 to 10 minutes, straight
-// into the tables (internal/benchdata), and rolls them up as the migrations that made
+// into the tables (internal/testing/benchdata), and rolls them up as the migrations that made
 // sales_daily and durations_daily do; fast, for read benchmarks only.
 func seedSales(b *testing.B, s *Store, n int, from, to time.Time) {
 	b.Helper()

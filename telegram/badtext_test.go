@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/topupd/topupd/internal/botapitest"
+	"github.com/topupd/topupd/internal/testing/botapitest"
 )
 
 // TestBadTextChat: a command holding a NUL byte is refused in words, on

@@ -11,7 +11,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/internal/botapitest"
+	"github.com/topupd/topupd/internal/testing/botapitest"
 	"github.com/topupd/topupd/service"
 )
 

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/topupd/topupd/internal/botapitest"
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/botapitest"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 	"github.com/topupd/topupd/telegram"
 )
 

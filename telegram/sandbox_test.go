@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/topupd/topupd/internal/botapitest"
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/botapitest"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 )
 
 // TestSandboxKeyFromChat: /newkey test makes a sandbox key, shown once and

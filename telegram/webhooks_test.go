@@ -8,8 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/topupd/topupd/internal/botapitest"
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/botapitest"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 	"github.com/topupd/topupd/telegram"
 )
 

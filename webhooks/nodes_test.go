@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 )
 
 // TestNodeStopsMidDelivery: a node stops while the receiver holds its

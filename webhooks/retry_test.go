@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 	"github.com/topupd/topupd/webhooks"
 )
 

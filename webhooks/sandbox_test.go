@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 )
 
 // TestSandboxDeliveries: a sandbox order's event goes to its account's

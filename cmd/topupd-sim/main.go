@@ -1,4 +1,4 @@
-// Command topupd-sim runs the deterministic simulator (internal/simulation)
+// Command topupd-sim runs the deterministic simulator (internal/testing/simulation)
 // over a range of seeds: each seed one reproducible history of the real
 // engine, store and service layer under simulated faults. A seed that
 // breaks an invariant is printed, with the command that replays it.
@@ -16,7 +16,7 @@ import (
 	"os/signal"
 	"time"
 
-	"github.com/topupd/topupd/internal/simulation"
+	"github.com/topupd/topupd/internal/testing/simulation"
 )
 
 func main() {

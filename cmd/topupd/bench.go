@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/internal/loadgen"
+	"github.com/topupd/topupd/internal/testing/loadgen"
 )
 
 // benchConfig is everything bench needs, from flags and the environment.

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/internal/loadgen"
+	"github.com/topupd/topupd/internal/testing/loadgen"
 )
 
 // bcServer runs topupd in-process on a temp database with env and returns

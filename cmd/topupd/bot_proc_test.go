@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/topupd/topupd/internal/botapitest"
+	"github.com/topupd/topupd/internal/testing/botapitest"
 )
 
 // TestBotOnePollerTakeover: two topupd processes on one PostgreSQL run the

@@ -14,7 +14,7 @@ import (
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/internal/sqlstore"
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 	"github.com/topupd/topupd/postgres"
 	"github.com/topupd/topupd/sqlite"
 )

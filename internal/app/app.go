@@ -123,7 +123,7 @@ type Config struct {
 	// WrapProvider wraps each supplier the engine calls.
 	WrapProvider func(topupd.Provider) topupd.Provider
 	// WrapConnector wraps the connector of each database pool (counting
-	// tests, internal/dbcount).
+	// tests, internal/testing/dbcount).
 	WrapConnector func(driver.Connector) driver.Connector
 	// RedisHook, when set, is added to the Redis client.
 	RedisHook redis.Hook

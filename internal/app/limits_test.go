@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/topupd/topupd/internal/limittest"
+	"github.com/topupd/topupd/internal/testing/limittest"
 )
 
 // TestRedisTimeout: the limiter, the order limiter and the readiness

@@ -8,7 +8,7 @@ type Option func(*Options)
 // Options are what the Options given to a store's Open set.
 type Options struct {
 	// WrapConnector, when set, wraps the connector of every pool the store
-	// opens (tests count statements with it; see internal/dbcount).
+	// opens (tests count statements with it; see internal/testing/dbcount).
 	WrapConnector func(driver.Connector) driver.Connector
 }
 

@@ -20,7 +20,7 @@ import (
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/client"
-	"github.com/topupd/topupd/internal/topupdtest"
+	"github.com/topupd/topupd/internal/testing/topupdtest"
 	"github.com/topupd/topupd/provider/upstream"
 )
 
@@ -31,7 +31,7 @@ const (
 	keyStock = topupdtest.KeyStock
 )
 
-// server is B: a real topupd in-process (internal/topupdtest) with the
+// server is B: a real topupd in-process (internal/testing/topupdtest) with the
 // test catalog loaded, whose reseller API can be told to answer 503 and
 // records the POST /orders bodies it receives.
 type server struct {
