@@ -91,8 +91,8 @@ func CloseBrowser() {
 }
 
 // Screenshot saves a full-page PNG of the tab as name under
-// TOPUPD_SCREENSHOTS when that is set (the README's pictures come from
-// there), else in the test's temporary directory.
+// TOPUPD_SCREENSHOTS when that is set (docs/console.md's pictures come
+// from there), else in the test's temporary directory.
 func Screenshot(t testing.TB, ctx context.Context, name string) string {
 	t.Helper()
 	dir := os.Getenv("TOPUPD_SCREENSHOTS")
