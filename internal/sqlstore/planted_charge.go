@@ -37,9 +37,6 @@ func (s *Store) chargeApart(ctx context.Context, d *deferredCharge) error {
 	if !d.set {
 		return nil // a replay, or no order
 	}
-	if err := midpoint(ctx, "between the order and its charge"); err != nil {
-		return err
-	}
 	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := s.appendEntry(ctx, tx, d.entry, d.orderSeq)
 		return err

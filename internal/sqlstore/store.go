@@ -191,6 +191,9 @@ func (s *Store) inTx(ctx context.Context, fn func(ctx context.Context, tx *sql.T
 // retryTx is inTx's loop: fn in one transaction, run again when it failed
 // as transient.
 func (s *Store) retryTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	if err := beforeTx(ctx); err != nil {
+		return err
+	}
 	ctx, alerts := withPendingAlerts(ctx) // low-stock flips, told once committed
 	ctx, balances := s.withPendingBalances(ctx)
 	for attempt := 1; ; attempt++ {

@@ -23,9 +23,9 @@ type crashStore struct {
 	n *node
 }
 
-// at runs one store call of the node, letting the scheduler crash it
-// before or after the call.
-func atCall[T any](ctx context.Context, s *crashStore, name string, call func() (T, error)) (T, error) {
+// atCall runs one store call of the node, letting the scheduler crash it
+// before or after the call, or between its transactions (betweenTx).
+func atCall[T any](ctx context.Context, s *crashStore, name string, call func(ctx context.Context) (T, error)) (T, error) {
 	var zero T
 	w := s.n.w
 	if s.n.dead {
@@ -48,7 +48,7 @@ func atCall[T any](ctx context.Context, s *crashStore, name string, call func() 
 			return zero, errDead
 		}
 	}
-	v, err := call()
+	v, err := call(s.betweenTx(ctx, name))
 	if h != nil && h.due(true) {
 		w.logf("  the client hangs up after %s (err=%v)", name, err != nil)
 	}
@@ -102,12 +102,20 @@ func hungUp(ctx context.Context) bool {
 	return ok && ctx.Err() != nil
 }
 
-// midpoints returns ctx with a sqlstore.Midpoint at which the scheduler may
-// crash the node inside the store call name, between its transactions.
-func (s *crashStore) midpoints(ctx context.Context, name string) context.Context {
-	return sqlstore.WithMidpoint(ctx, func(where string) error {
+// betweenTx returns ctx with a sqlstore.BeforeTx for the store call name:
+// its first write transaction begins as the call does, and before each
+// later one (a call made of more than one) the scheduler may crash the
+// node, with the earlier transactions committed and the later ones never
+// begun. Today's store calls are one transaction each, so their histories
+// draw nothing here.
+func (s *crashStore) betweenTx(ctx context.Context, name string) context.Context {
+	begun := 0
+	return sqlstore.WithBeforeTx(ctx, func() error {
+		if begun++; begun == 1 {
+			return nil
+		}
 		if s.n.w.crashHere() {
-			s.n.w.crash(s.n, "inside "+name+", "+where)
+			s.n.w.crash(s.n, "inside "+name+", between its transactions")
 			return errDead
 		}
 		return nil
@@ -116,13 +124,15 @@ func (s *crashStore) midpoints(ctx context.Context, name string) context.Context
 
 // ClaimDue is the store's, at a point the node may crash.
 func (s *crashStore) ClaimDue(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]topupd.Order, error) {
-	return atCall(ctx, s, "ClaimDue", func() ([]topupd.Order, error) { return s.Store.ClaimDue(ctx, owner, now, leaseUntil, limit) })
+	return atCall(ctx, s, "ClaimDue", func(ctx context.Context) ([]topupd.Order, error) {
+		return s.Store.ClaimDue(ctx, owner, now, leaseUntil, limit)
+	})
 }
 
 // NextDue is the store's, at a point the node may crash.
 func (s *crashStore) NextDue(ctx context.Context, now time.Time) (time.Time, bool, error) {
 	var ok bool
-	t, err := atCall(ctx, s, "NextDue", func() (time.Time, error) {
+	t, err := atCall(ctx, s, "NextDue", func(ctx context.Context) (time.Time, error) {
 		t, k, err := s.Store.NextDue(ctx, now)
 		ok = k
 		return t, err
@@ -132,39 +142,41 @@ func (s *crashStore) NextDue(ctx context.Context, now time.Time) (time.Time, boo
 
 // MarkSubmitting is the store's, at a point the node may crash.
 func (s *crashStore) MarkSubmitting(ctx context.Context, seq int64, owner string) error {
-	_, err := atCall(ctx, s, "MarkSubmitting", func() (struct{}, error) { return struct{}{}, s.Store.MarkSubmitting(ctx, seq, owner) })
+	_, err := atCall(ctx, s, "MarkSubmitting", func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, s.Store.MarkSubmitting(ctx, seq, owner)
+	})
 	return err
 }
 
 // Settle is the store's, at a point the node may crash.
 func (s *crashStore) Settle(ctx context.Context, seq int64, st topupd.Settlement) (topupd.Order, error) {
-	return atCall(ctx, s, "Settle", func() (topupd.Order, error) { return s.Store.Settle(ctx, seq, st) })
+	return atCall(ctx, s, "Settle", func(ctx context.Context) (topupd.Order, error) { return s.Store.Settle(ctx, seq, st) })
 }
 
 // ReleaseLeases is the store's, at a point the node may crash.
 func (s *crashStore) ReleaseLeases(ctx context.Context, owner string) error {
-	_, err := atCall(ctx, s, "ReleaseLeases", func() (struct{}, error) { return struct{}{}, s.Store.ReleaseLeases(ctx, owner) })
+	_, err := atCall(ctx, s, "ReleaseLeases", func(ctx context.Context) (struct{}, error) { return struct{}{}, s.Store.ReleaseLeases(ctx, owner) })
 	return err
 }
 
 // Order is the store's, at a point the node may crash.
 func (s *crashStore) Order(ctx context.Context, accountID, id string) (topupd.Order, error) {
-	return atCall(ctx, s, "Order", func() (topupd.Order, error) { return s.Store.Order(ctx, accountID, id) })
+	return atCall(ctx, s, "Order", func(ctx context.Context) (topupd.Order, error) { return s.Store.Order(ctx, accountID, id) })
 }
 
 // RetryOrder is the store's, at a point the node may crash.
 func (s *crashStore) RetryOrder(ctx context.Context, seq int64, now, deadline time.Time) (topupd.Order, error) {
-	return atCall(ctx, s, "RetryOrder", func() (topupd.Order, error) { return s.Store.RetryOrder(ctx, seq, now, deadline) })
+	return atCall(ctx, s, "RetryOrder", func(ctx context.Context) (topupd.Order, error) { return s.Store.RetryOrder(ctx, seq, now, deadline) })
 }
 
 // SupplierAttempts is the store's, at a point the node may crash.
 func (s *crashStore) SupplierAttempts(ctx context.Context, seq int64) ([]topupd.SupplierAttempt, error) {
-	return atCall(ctx, s, "SupplierAttempts", func() ([]topupd.SupplierAttempt, error) { return s.Store.SupplierAttempts(ctx, seq) })
+	return atCall(ctx, s, "SupplierAttempts", func(ctx context.Context) ([]topupd.SupplierAttempt, error) { return s.Store.SupplierAttempts(ctx, seq) })
 }
 
 // MoveSupplier is the store's, at a point the node may crash.
 func (s *crashStore) MoveSupplier(ctx context.Context, seq int64, m topupd.SupplierMove) (topupd.Order, error) {
-	return atCall(ctx, s, "MoveSupplier", func() (topupd.Order, error) { return s.Store.MoveSupplier(ctx, seq, m) })
+	return atCall(ctx, s, "MoveSupplier", func(ctx context.Context) (topupd.Order, error) { return s.Store.MoveSupplier(ctx, seq, m) })
 }
 
 // placed is PlaceOrder's answer.
@@ -178,7 +190,7 @@ func (s *crashStore) PlaceOrder(ctx context.Context, p topupd.PlaceOrder) (topup
 	if w := s.n.w; !s.n.dead && w.faults && w.depth == 0 && w.rng.IntN(100) < 4 {
 		w.duplicate(ctx, s.n, p.Request.TrxID)
 	}
-	r, err := atCall(ctx, s, "PlaceOrder", func() (placed, error) {
+	r, err := atCall(ctx, s, "PlaceOrder", func(ctx context.Context) (placed, error) {
 		// What the account spent today, as the store has it just before
 		// the order (after any stall), for the limits' invariant.
 		spent, err := s.n.w.spentToday(ctx, p.AccountID, p.Now)
@@ -186,7 +198,7 @@ func (s *crashStore) PlaceOrder(ctx context.Context, p topupd.PlaceOrder) (topup
 			return placed{}, err
 		}
 		s.n.spent = spent
-		o, replay, err := s.Store.PlaceOrder(s.midpoints(ctx, "PlaceOrder"), p)
+		o, replay, err := s.Store.PlaceOrder(ctx, p)
 		return placed{o, replay}, err
 	})
 	return r.o, r.replay, err
