@@ -190,6 +190,11 @@ type Change struct {
 	// are both empty: an update that changed nothing (the service layer
 	// sets it for its updates, whoever asks: admin API, console or bot).
 	SkipUnchanged bool
+	// Tells is the stream event that tells of the change, as its operation
+	// declares it: AccountChanged or CatalogChanged, written with the
+	// change's entry when it changed something; "" for none (a credit and
+	// an order's changes have events of their own).
+	Tells EventType
 	// Recorded is set once the change is in the log.
 	Recorded bool
 	// UpdateID, when not zero, is the Bot API update that asked for the

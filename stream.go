@@ -5,51 +5,6 @@ import (
 	"time"
 )
 
-// EventType names a kind of change in the event stream.
-type EventType string
-
-// The kinds of change the stream carries. Each is written in the
-// transaction of the change it tells of, so a committed change always has
-// its event and a rolled-back one never does.
-const (
-	// OrderPlaced: an order was created (orderCreated true); Data holds
-	// its status, amount and PID.
-	OrderPlaced EventType = "order.placed"
-	// OrderCompleted: an order became completed, at placement or later.
-	OrderCompleted EventType = "order.completed"
-	// OrderCancelled: an order ended cancelled; Data says whether it was
-	// refunded, and its error.
-	OrderCancelled EventType = "order.cancelled"
-	// OrderRetried: an operator made a processing order due again.
-	OrderRetried EventType = "order.retried"
-	// OrderMoved: an order moved on to its next supplier (failover).
-	OrderMoved EventType = "order.moved"
-	// BalanceCredited: the operator credited or debited an account; Data
-	// holds amountUsd, balanceUsd and reference.
-	BalanceCredited EventType = "balance.credited"
-	// AccountChanged: an operator or a chat changed an account or its keys
-	// (any change the action log records against an account, credits
-	// aside); Data holds the action, its target, and the fields before and
-	// after, as the action log has them.
-	AccountChanged EventType = "account.changed"
-	// CatalogChanged: an operator changed the catalog: a line, a pack, a
-	// pack's stock or batches, an upstream or a price tier (any such
-	// change the action log records); Data holds the action, its target,
-	// and the fields before and after, as the action log has them.
-	CatalogChanged EventType = "catalog.changed"
-	// PacksChanged: packs a reseller can see changed price or status, went
-	// in or out of stock, or their line changed status; written by the
-	// database's triggers in the change's transaction (migration 00025).
-	// Data holds pids, or allPacks true for every pack on sale; and
-	// accounts, the live accounts it concerns, absent for every one. The
-	// webhooks notifier makes catalog.changed events of it.
-	PacksChanged EventType = "packs.changed"
-	// WebhookDisabled: the server disabled a webhook endpoint of the
-	// account; Data holds endpointId, url, reason (gone, failing) and the
-	// last attempt's status.
-	WebhookDisabled EventType = "webhook.disabled"
-)
-
 // Event is one change in the stream every consumer reads in order.
 type Event struct {
 	// Pos is the event's place in the stream.
@@ -65,8 +20,8 @@ type Event struct {
 	// OrderSeq and OrderID name the order, for an order's event.
 	OrderSeq int64
 	OrderID  string
-	// Data holds the event's details, by type (see the constants).
-	Data map[string]any
+	// Data is the event's payload, its type's struct (EventKinds).
+	Data EventData
 }
 
 // StreamPos is a place in the event stream: events are read in the order

@@ -30,8 +30,22 @@ const (
 	WebhookTest = "webhook.test"
 )
 
-// WebhookEventTypes are every type an endpoint may list, in the spec's order.
-var WebhookEventTypes = []string{WebhookOrderCompleted, WebhookOrderCancelled, WebhookBalanceCredited, WebhookCatalogChanged, WebhookTest}
+// WebhookEventTypes are every type an endpoint may list, in the spec's
+// order: the webhook types of the stream's events (EventKinds), then
+// webhook.test, which no stream event makes.
+var WebhookEventTypes = append(StreamWebhookTypes(), WebhookTest)
+
+// StreamWebhookTypes are the webhook types made of the stream's events
+// (EventKinds), in the registry's order: what GET /events lists.
+func StreamWebhookTypes() []string {
+	var out []string
+	for _, k := range EventKinds {
+		if k.Webhook != "" && !slices.Contains(out, k.Webhook) {
+			out = append(out, k.Webhook)
+		}
+	}
+	return out
+}
 
 // Webhook limits and times.
 const (

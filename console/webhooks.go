@@ -14,8 +14,9 @@ import (
 )
 
 // webhookEvents are the event types an endpoint may ask for, in the
-// order the forms list them (integration.md "Webhooks").
-var webhookEvents = []string{topupd.WebhookOrderCompleted, topupd.WebhookOrderCancelled, topupd.WebhookBalanceCredited, topupd.WebhookCatalogChanged}
+// order the forms list them (integration.md "Webhooks"): the event
+// registry's (topupd.EventKinds); a test event is sent from its own button.
+var webhookEvents = topupd.StreamWebhookTypes()
 
 // webhooksData is the page of an account's webhook endpoints.
 type webhooksData struct {

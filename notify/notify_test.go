@@ -33,7 +33,11 @@ func (r *recorder) Notify(_ context.Context, events []topupd.Event) error {
 		return errors.New("down")
 	}
 	for _, e := range events {
-		r.refs = append(r.refs, fmt.Sprint(e.Data["reference"]))
+		ref := "<nil>"
+		if d, ok := e.Data.(*topupd.BalanceCreditedData); ok {
+			ref = d.Reference
+		}
+		r.refs = append(r.refs, ref)
 	}
 	return nil
 }

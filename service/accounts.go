@@ -24,20 +24,20 @@ const (
 )
 
 // accountOps are the permissions of the operations on accounts, their keys, credits, prices, tiers and chats.
-var accountOps = map[Op]topupd.Permission{
-	OpCreateAccount: topupd.PermAccounts,
+var accountOps = map[Op]rule{
+	OpCreateAccount: {topupd.PermAccounts, topupd.AccountChanged},
 	// The patch decides: PermAccounts for flags, PermPrices for the tier
 	// and limits (see UpdateAccount).
-	OpUpdateAccount:      topupd.PermRead,
-	OpCreateKey:          topupd.PermAccounts,
-	OpRevokeKey:          topupd.PermAccounts,
-	OpRotateKey:          topupd.PermAccounts,
-	OpChatLink:           topupd.PermAccounts,
-	OpUnlinkChat:         topupd.PermAccounts,
-	OpCredit:             topupd.PermCredit,
-	OpSetAccountPrice:    topupd.PermPrices,
-	OpDeleteAccountPrice: topupd.PermPrices,
-	OpPutTier:            topupd.PermPrices,
+	OpUpdateAccount:      {topupd.PermRead, topupd.AccountChanged},
+	OpCreateKey:          {topupd.PermAccounts, topupd.AccountChanged},
+	OpRevokeKey:          {topupd.PermAccounts, topupd.AccountChanged},
+	OpRotateKey:          {topupd.PermAccounts, topupd.AccountChanged},
+	OpChatLink:           {topupd.PermAccounts, topupd.AccountChanged},
+	OpUnlinkChat:         {topupd.PermAccounts, topupd.AccountChanged},
+	OpCredit:             {perm: topupd.PermCredit},
+	OpSetAccountPrice:    {topupd.PermPrices, topupd.AccountChanged},
+	OpDeleteAccountPrice: {topupd.PermPrices, topupd.AccountChanged},
+	OpPutTier:            {topupd.PermPrices, topupd.CatalogChanged},
 }
 
 // accountStore is what the operations on accounts, their keys, credits, prices, tiers and chats need of the database.

@@ -29,16 +29,16 @@ const (
 )
 
 // adminOps are the permissions of the operations on operators, settings, order reads, reports and the action log.
-var adminOps = map[Op]topupd.Permission{
-	OpReadReports:            topupd.PermReports,
-	OpOrderCodes:             topupd.PermOrderCodes,
-	OpUpdateSettings:         topupd.PermSettings,
-	OpCreateOperator:         topupd.PermOperators,
-	OpUpdateOperator:         topupd.PermOperators,
-	OpCreateOperatorToken:    topupd.PermOperators,
-	OpCreateSetupLink:        topupd.PermOperators,
-	OpCreateOperatorChatLink: topupd.PermOperators,
-	OpUnlockLogin:            topupd.PermOperators,
+var adminOps = map[Op]rule{
+	OpReadReports:            {perm: topupd.PermReports},
+	OpOrderCodes:             {perm: topupd.PermOrderCodes},
+	OpUpdateSettings:         {perm: topupd.PermSettings},
+	OpCreateOperator:         {perm: topupd.PermOperators},
+	OpUpdateOperator:         {perm: topupd.PermOperators},
+	OpCreateOperatorToken:    {perm: topupd.PermOperators},
+	OpCreateSetupLink:        {perm: topupd.PermOperators},
+	OpCreateOperatorChatLink: {perm: topupd.PermOperators},
+	OpUnlockLogin:            {perm: topupd.PermOperators},
 }
 
 // adminStore is what the operations on operators, settings, order reads, reports and the action log need of the database.

@@ -22,15 +22,15 @@ const (
 
 // catalogOps are the permissions of the operations on the catalog: lines,
 // packs, stock, batches, upstreams and providers.
-var catalogOps = map[Op]topupd.Permission{
-	OpPutLine:     topupd.PermCatalog,
-	OpUpdateLine:  topupd.PermCatalog,
-	OpPutPack:     topupd.PermCatalog,
-	OpUpdatePack:  topupd.PermCatalog,
-	OpAddStock:    topupd.PermCatalog,
-	OpVoidBatch:   topupd.PermCatalog,
-	OpExportBatch: topupd.PermExportCodes,
-	OpPutUpstream: topupd.PermCatalog,
+var catalogOps = map[Op]rule{
+	OpPutLine:     {topupd.PermCatalog, topupd.CatalogChanged},
+	OpUpdateLine:  {topupd.PermCatalog, topupd.CatalogChanged},
+	OpPutPack:     {topupd.PermCatalog, topupd.CatalogChanged},
+	OpUpdatePack:  {topupd.PermCatalog, topupd.CatalogChanged},
+	OpAddStock:    {topupd.PermCatalog, topupd.CatalogChanged},
+	OpVoidBatch:   {topupd.PermCatalog, topupd.CatalogChanged},
+	OpExportBatch: {perm: topupd.PermExportCodes}, // reads codes: the catalog stays as it was
+	OpPutUpstream: {topupd.PermCatalog, topupd.CatalogChanged},
 }
 
 // catalogStore is what the operations on the catalog: lines, packs,

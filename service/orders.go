@@ -15,10 +15,10 @@ const (
 )
 
 // orderOps are the order operations' permissions.
-var orderOps = map[Op]topupd.Permission{
-	OpCompleteOrder: topupd.PermOrders,
-	OpCancelOrder:   topupd.PermOrders,
-	OpRetryOrder:    topupd.PermOrders,
+var orderOps = map[Op]rule{
+	OpCompleteOrder: {perm: topupd.PermOrders},
+	OpCancelOrder:   {perm: topupd.PermOrders},
+	OpRetryOrder:    {perm: topupd.PermOrders},
 }
 
 // orderStore is what the order operations need of the database.

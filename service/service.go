@@ -49,6 +49,7 @@ type Store interface {
 	actorStore
 	webhookStore
 	loginStore
+	chatStore
 }
 
 // Deps are the service's dependencies.
@@ -128,23 +129,35 @@ func New(d Deps) (*Service, error) {
 // action log.
 type Op string
 
-// The operations, and the permission each needs: the role rules' one home.
-// Each area of operations declares its own in a table of its file
-// (orderOps, accountOps, catalogOps, adminOps).
+// The operations, the permission each needs (the role rules' one home)
+// and the stream event each change tells of itself with. Each area of
+// operations declares its own in a table of its file (orderOps,
+// accountOps, catalogOps, adminOps, webhookOps, chatOps).
 //
 // OpRead is every read: any operator may read, and a reseller's chat
 // its own account (see Actor.Own).
 const OpRead Op = "read"
 
-// permissionOf is every operation's permission.
-var permissionOf = func() map[Op]topupd.Permission {
-	all := map[Op]topupd.Permission{OpRead: topupd.PermRead}
-	for _, table := range []map[Op]topupd.Permission{orderOps, accountOps, catalogOps, adminOps, webhookOps} {
-		for op, perm := range table {
+// rule is what an operation needs and what it tells.
+type rule struct {
+	// perm is the permission the actor's role must have.
+	perm topupd.Permission
+	// tells is the stream event its change is told as (topupd.Change.Tells),
+	// or "" for none: an operation whose store call writes events of its
+	// own (credits, orders), or that changes nothing a reseller or a
+	// consumer of the stream watches.
+	tells topupd.EventType
+}
+
+// ruleOf is every operation's rule.
+var ruleOf = func() map[Op]rule {
+	all := map[Op]rule{OpRead: {perm: topupd.PermRead}}
+	for _, table := range []map[Op]rule{orderOps, accountOps, catalogOps, adminOps, webhookOps, chatOps} {
+		for op, r := range table {
 			if _, dup := all[op]; dup {
 				panic("service: operation " + string(op) + " declared twice")
 			}
-			all[op] = perm
+			all[op] = r
 		}
 	}
 	return all
@@ -154,11 +167,11 @@ var permissionOf = func() map[Op]topupd.Permission {
 // ROLE_FORBIDDEN. Every operation checks it before it reads or changes
 // anything; a front end may check it before it reads a request's body.
 func Allowed(a Actor, op Op) error {
-	perm, ok := permissionOf[op]
+	r, ok := ruleOf[op]
 	if !ok {
 		return topupd.Errorf(topupd.EInternal, "service: no permission for %s", op)
 	}
-	if !a.Role.May(perm) {
+	if !a.Role.May(r.perm) {
 		return topupd.Errorf(topupd.ERoleForbidden, "the %s role may not do this", a.Role)
 	}
 	return nil
@@ -195,5 +208,5 @@ func update(ctx context.Context, a Actor, op Op, target string) context.Context 
 
 func withChange(ctx context.Context, a Actor, op Op, target string, skipUnchanged bool) context.Context {
 	return topupd.WithChange(ctx, &topupd.Change{Actor: topupd.Actor{Operator: a.Operator, IP: a.IP, RequestID: a.RequestID},
-		Action: string(op), Target: target, UpdateID: a.UpdateID, SkipUnchanged: skipUnchanged})
+		Action: string(op), Target: target, UpdateID: a.UpdateID, SkipUnchanged: skipUnchanged, Tells: ruleOf[op].tells})
 }

@@ -24,13 +24,13 @@ const (
 
 // webhookOps are the permissions of the operations on webhook endpoints:
 // an account's, like its keys.
-var webhookOps = map[Op]topupd.Permission{
-	OpCreateWebhook:       topupd.PermAccounts,
-	OpUpdateWebhook:       topupd.PermAccounts,
-	OpDeleteWebhook:       topupd.PermAccounts,
-	OpRotateWebhookSecret: topupd.PermAccounts,
-	OpReplayWebhook:       topupd.PermAccounts,
-	OpTestWebhook:         topupd.PermAccounts,
+var webhookOps = map[Op]rule{
+	OpCreateWebhook:       {topupd.PermAccounts, topupd.AccountChanged},
+	OpUpdateWebhook:       {topupd.PermAccounts, topupd.AccountChanged},
+	OpDeleteWebhook:       {topupd.PermAccounts, topupd.AccountChanged},
+	OpRotateWebhookSecret: {topupd.PermAccounts, topupd.AccountChanged},
+	OpReplayWebhook:       {topupd.PermAccounts, topupd.AccountChanged},
+	OpTestWebhook:         {topupd.PermAccounts, topupd.AccountChanged},
 }
 
 // webhookStore is what the operations on webhook endpoints need of the database.

@@ -134,7 +134,7 @@ func Open(ctx context.Context, path string, vault *topupd.Vault, opts ...sqlstor
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
 	read.SetConnMaxIdleTime(0)
-	st, err := sqlstore.New(write, read, vault, dialect)
+	st, err := sqlstore.New(write, read, vault, dialect, o)
 	if err != nil {
 		read.Close()
 		write.Close()

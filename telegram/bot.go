@@ -35,7 +35,6 @@ type Store interface {
 	Chat(ctx context.Context, chatID int64) (topupd.Chat, error)
 	Chats(ctx context.Context, accountID, operator string) ([]topupd.Chat, error)
 	OperatorChats(ctx context.Context) ([]topupd.Chat, error)
-	LinkChat(ctx context.Context, code topupd.KeyHash, c topupd.Chat, u topupd.BotUpdate) (topupd.Chat, error)
 	Operator(ctx context.Context, name string) (topupd.Operator, error)
 	// Updates acted on at most once.
 	UpdateSeen(ctx context.Context, updateID int64) (bool, error)
@@ -48,7 +47,6 @@ type Store interface {
 	// Balance alerts and operators' alerts.
 	Balance(ctx context.Context, accountID string) (topupd.Money, error)
 	BalanceAlertChats(ctx context.Context) ([]topupd.Chat, error)
-	SetBalanceAlert(ctx context.Context, chatID int64, below *topupd.Money, low bool, u topupd.BotUpdate) error
 	SetBalanceLow(ctx context.Context, chatID int64, low bool) (changed bool, err error)
 	BotAlerts(ctx context.Context) (map[string]string, error)
 	SetBotAlert(ctx context.Context, key, message string, on bool, at time.Time) (changed bool, err error)

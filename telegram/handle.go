@@ -104,11 +104,7 @@ func (b *Bot) noteRead(ctx context.Context, r *request) {
 // dispatcher refuses it in a group) links it to the code's account or
 // operator, the update recorded in the transaction.
 func (b *Bot) link(ctx context.Context, r *request, _ topupd.Chat) {
-	code := r.args[0]
-	chg := &topupd.Change{Actor: topupd.Actor{Operator: topupd.ChatActor(r.chatID), IP: "127.0.0.1"}, Action: "chat.link",
-		Target: chatTarget(r.chatID)}
-	c, err := b.Store.LinkChat(topupd.WithChange(ctx, chg), topupd.HashSecret(code),
-		topupd.Chat{ChatID: r.chatID, Username: r.username, LinkedAt: b.Now()}, topupd.BotUpdate{UpdateID: r.updateID, ChatID: r.chatID, At: b.Now()})
+	c, err := b.Service.LinkChat(ctx, r.chatID, r.username, r.args[0], r.updateID)
 	switch {
 	case topupd.CodeOf(err) == topupd.EInvalidRequest:
 		b.reply(ctx, r, "That link code is unknown, used or expired. Ask for a new one: a code works once, for 15 minutes.")

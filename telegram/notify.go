@@ -58,7 +58,7 @@ func (n *notices) Notify(ctx context.Context, events []topupd.Event) error {
 			if err != nil {
 				return err
 			}
-			if by, ok := e.Data["by"].(string); ok {
+			if by := madeBy(e.Data); by != "" {
 				text += " (by " + who(by) + ")"
 			}
 			if err := n.b.notify(ctx, api, c.ChatID, NoticePrefix+text); err != nil {
@@ -130,23 +130,39 @@ func (w *watcher) balances(ctx context.Context, api *tgbot.Bot) {
 // describe says what an event did to an account, in a chat's words, or
 // "" for what chats are not told.
 func describe(e topupd.Event) string {
-	switch e.Type {
-	case topupd.BalanceCredited:
-		return "A credit of " + str(e.Data["amountUsd"]) + " USD arrived; the balance is " + str(e.Data["balanceUsd"]) + " USD."
-	case topupd.WebhookDisabled:
+	switch d := e.Data.(type) {
+	case *topupd.BalanceCreditedData:
+		return "A credit of " + d.Amount.String() + " USD arrived; the balance is " + d.Balance.String() + " USD."
+	case *topupd.WebhookDisabledData:
 		why := "it answered 410 Gone"
-		if e.Data["reason"] == topupd.WebhookFailing {
+		if d.Reason == topupd.WebhookFailing {
 			why = "its deliveries have failed for 5 days"
 		}
-		return "Webhook endpoint " + str(e.Data["endpointId"]) + " (" + str(e.Data["url"]) + ") was disabled: " + why +
+		return "Webhook endpoint " + d.EndpointID + " (" + d.URL + ") was disabled: " + why +
 			". Nothing is sent to it until it is enabled again."
-	case topupd.AccountChanged:
-	default:
-		return ""
+	case *topupd.AccountChangedData:
+		return describeChange(&d.ChangeFacts)
 	}
-	after, _ := e.Data["after"].(map[string]any)
-	target := str(e.Data["target"])
-	switch e.Data["action"] {
+	return ""
+}
+
+// madeBy is who made the change an event tells of, when it says ("" when
+// it does not: the server's own changes).
+func madeBy(d topupd.EventData) string {
+	switch d := d.(type) {
+	case *topupd.BalanceCreditedData:
+		return d.By
+	case *topupd.AccountChangedData:
+		return d.By
+	}
+	return ""
+}
+
+// describeChange says what an account's change did, in a chat's words, or
+// "" for what chats are not told.
+func describeChange(c *topupd.ChangeFacts) string {
+	after, target := c.After, c.Target
+	switch c.Action {
 	case "key.create":
 		return "A new API key was made: " + str(after["keyId"]) + labelOf(after["label"]) + "."
 	case "key.rotate":

@@ -203,16 +203,13 @@ func (b *Bot) ip(ctx context.Context, r *request, c topupd.Chat) {
 
 // balanceAlert sets or clears the chat's balance alert. Set while the
 // balance is below it already, it waits for the next crossing.
-func (b *Bot) balanceAlert(ctx context.Context, r *request, c topupd.Chat) {
+func (b *Bot) balanceAlert(ctx context.Context, r *request, _ topupd.Chat) {
 	if len(r.args) != 2 || r.args[0] != "balance" {
 		b.reply(ctx, r, "Send /alert balance <usd>, or /alert balance off.")
 		return
 	}
-	chg := topupd.WithChange(ctx, &topupd.Change{Actor: topupd.Actor{Operator: topupd.ChatActor(r.chatID), IP: "127.0.0.1"},
-		Action: "chat.balance-alert", Target: chatTarget(r.chatID)})
-	u := topupd.BotUpdate{UpdateID: r.updateID, ChatID: r.chatID, At: b.Now()}
 	if r.args[1] == "off" {
-		if err := b.Store.SetBalanceAlert(chg, r.chatID, nil, false, u); err != nil {
+		if _, err := b.Service.SetBalanceAlert(ctx, r.actor, r.chatID, nil); err != nil {
 			b.fail(ctx, r, err)
 			return
 		}
@@ -224,19 +221,15 @@ func (b *Bot) balanceAlert(ctx context.Context, r *request, c topupd.Chat) {
 		b.reply(ctx, r, "The amount must be a number of USD above 0, such as 50 or 12.50.")
 		return
 	}
-	a, err := b.Service.Account(ctx, r.actor, c.AccountID)
+	bal, err := b.Service.SetBalanceAlert(ctx, r.actor, r.chatID, &below)
 	if err != nil {
 		b.fail(ctx, r, err)
 		return
 	}
-	low := a.Balance < below
-	if err := b.Store.SetBalanceAlert(chg, r.chatID, &below, low, u); err != nil {
-		b.fail(ctx, r, err)
-		return
-	}
+	low := bal < below
 	text := "I will tell this chat when the balance falls below " + below.Dollars() + " USD."
 	if low {
-		text += " It is " + a.Balance.Dollars() + " USD now, below that already: the alert comes when it next falls below after rising above."
+		text += " It is " + bal.Dollars() + " USD now, below that already: the alert comes when it next falls below after rising above."
 	}
 	b.reply(ctx, r, text)
 }

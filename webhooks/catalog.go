@@ -9,14 +9,6 @@ import (
 	"github.com/topupd/topupd"
 )
 
-// packsChanged is a packs.changed stream event's data (migration 00025).
-type packsChanged struct {
-	PIDs     []string `json:"pids"`
-	AllPacks bool     `json:"allPacks"`
-	// Accounts are the live accounts the change concerns; nil for every one.
-	Accounts []string `json:"accounts"`
-}
-
 // catalogChanged is a catalog.changed event's data.
 type catalogChanged struct {
 	PIDs []string `json:"pids"`
@@ -28,15 +20,10 @@ type catalogChanged struct {
 // account's, so the same change told again, on any node, makes the same
 // ids, which the store adds nothing for. A change of every pack names the
 // packs on sale when it is told.
-func (n *Notifier) catalogEvents(ctx context.Context, e *topupd.Event) ([]topupd.WebhookEvent, error) {
-	raw, err := json.Marshal(e.Data)
-	if err != nil {
-		return nil, fmt.Errorf("webhooks: event %s: %w", e.ID, err)
-	}
-	var c packsChanged
-	if err := json.Unmarshal(raw, &c); err != nil {
-		return nil, fmt.Errorf("webhooks: event %s: %w", e.ID, err)
-	}
+func (n *Notifier) catalogEvents(ctx context.Context, e *topupd.Event, d *topupd.PacksChangedData) ([]topupd.WebhookEvent, error) {
+	c := *d
+	c.PIDs = slices.Clone(d.PIDs)
+	var err error
 	if c.AllPacks {
 		if c.PIDs, err = n.store.PIDsOnSale(ctx); err != nil {
 			return nil, fmt.Errorf("webhooks: event %s: %w", e.ID, err)

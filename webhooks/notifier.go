@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/topupd/topupd"
@@ -51,11 +50,11 @@ func (*Notifier) Name() string { return "webhooks" }
 func (n *Notifier) Notify(ctx context.Context, events []topupd.Event) error {
 	var out []topupd.WebhookEvent
 	for _, e := range events {
-		if e.Type == topupd.PacksChanged {
+		if d, ok := e.Data.(*topupd.PacksChangedData); ok {
 			// Every account's event of the change; they may be many, so
 			// they are stored apart, and the ones stored before a failure
 			// are left as they are when the change is told again.
-			catalog, err := n.catalogEvents(ctx, &e)
+			catalog, err := n.catalogEvents(ctx, &e, d)
 			if err != nil {
 				return err
 			}
@@ -95,15 +94,18 @@ func (n *Notifier) add(ctx context.Context, events []topupd.WebhookEvent) error 
 // addBatch is the most events stored in one transaction.
 const addBatch = 500
 
-// event is the webhook event of a stream event, if it has one.
+// event is the webhook event of a stream event, if its type has one
+// (topupd.EventKinds).
 func (n *Notifier) event(ctx context.Context, e *topupd.Event) (topupd.WebhookEvent, bool, error) {
 	ev := topupd.WebhookEvent{ID: e.ID, AccountID: e.AccountID, At: e.At}
-	if e.AccountID == "" {
+	kind, ok := topupd.KindOf(e.Type)
+	if e.AccountID == "" || !ok || kind.Webhook == "" {
 		return ev, false, nil
 	}
+	ev.Type = kind.Webhook
 	var data any
-	switch e.Type {
-	case topupd.OrderCompleted, topupd.OrderCancelled:
+	switch d := e.Data.(type) {
+	case *topupd.OrderCompletedData, *topupd.OrderCancelledData:
 		// Only created orders have events in the stream, so every
 		// cancellation here is of an order with orderCreated true.
 		o, err := n.store.ResellerOrderWithoutCodes(ctx, e.AccountID, e.OrderID)
@@ -112,20 +114,11 @@ func (n *Notifier) event(ctx context.Context, e *topupd.Event) (topupd.WebhookEv
 		}
 		v := topupd.ViewOrder(&o, n.now()) // no codes: the integrator fetches them with its key
 		v.IdempotentReplay = nil
-		data, ev.Type = v, string(e.Type)
-	case topupd.BalanceCredited:
-		var c credited
-		c.Reference, _ = e.Data["reference"].(string)
-		var err error
-		if c.Amount, err = money(e.Data["amountUsd"]); err == nil {
-			c.Balance, err = money(e.Data["balanceUsd"])
-		}
-		if err != nil {
-			return ev, false, fmt.Errorf("webhooks: event %s: %w", e.ID, err)
-		}
-		data, ev.Type = c, topupd.WebhookBalanceCredited
+		data = v
+	case *topupd.BalanceCreditedData:
+		data = credited{Amount: d.Amount, Balance: d.Balance, Reference: d.Reference}
 	default:
-		return ev, false, nil
+		return ev, false, fmt.Errorf("webhooks: event %s: no webhook data for %s", e.ID, e.Type)
 	}
 	b, err := json.Marshal(data)
 	if err != nil {
@@ -140,13 +133,4 @@ type credited struct {
 	Amount    topupd.Money `json:"amountUsd"`
 	Balance   topupd.Money `json:"balanceUsd"`
 	Reference string       `json:"reference"`
-}
-
-// money reads an amount the stream holds as a JSON number, exactly.
-func money(v any) (topupd.Money, error) {
-	f, ok := v.(float64)
-	if !ok {
-		return 0, fmt.Errorf("an amount: %v", v)
-	}
-	return topupd.ParseMoney(strconv.FormatFloat(f, 'f', -1, 64))
 }

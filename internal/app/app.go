@@ -411,7 +411,7 @@ func openChecked(ctx context.Context, cfg Config, now func() time.Time) (store, 
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := openStore(ctx, cfg.DB, vault, sqlstore.WithConnector(cfg.WrapConnector))
+	s, err := openStore(ctx, cfg.DB, vault, sqlstore.WithConnector(cfg.WrapConnector), sqlstore.WithClock(now))
 	if err != nil {
 		return nil, nil, err
 	}

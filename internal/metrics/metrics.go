@@ -253,10 +253,11 @@ func (orderCounter) Name() string { return "metrics" }
 // Notify counts each order placed, and each finished with its time to final.
 func (c orderCounter) Notify(_ context.Context, events []topupd.Event) error {
 	for _, e := range events {
-		if e.OrderSeq == 0 || e.Data["backfilled"] == true {
+		d, ok := e.Data.(topupd.OrderEventData)
+		if !ok || e.OrderSeq == 0 || d.Facts().Backfilled {
 			continue
 		}
-		o := orderOfEvent(&e)
+		o := orderOfEvent(&e, d.Facts())
 		switch e.Type {
 		case topupd.OrderPlaced:
 			c.m.OrderPlaced(&o)
@@ -269,15 +270,7 @@ func (c orderCounter) Notify(_ context.Context, events []topupd.Event) error {
 
 // orderOfEvent is what an order's event says of it: its line, supplier,
 // state and times.
-func orderOfEvent(e *topupd.Event) topupd.Order {
-	str := func(k string) string { s, _ := e.Data[k].(string); return s }
-	at := func(k string) time.Time {
-		if v, ok := e.Data[k].(float64); ok {
-			return time.UnixMilli(int64(v)).UTC()
-		}
-		return time.Time{}
-	}
-	refunded, _ := e.Data["refunded"].(bool)
-	return topupd.Order{Seq: e.OrderSeq, ID: e.OrderID, AccountID: e.AccountID, Slug: str("slug"), Provider: str("provider"),
-		Status: topupd.OrderStatus(str("status")), Refunded: refunded, CreatedAt: at("createdAt"), FinishedAt: at("finishedAt")}
+func orderOfEvent(e *topupd.Event, f *topupd.OrderFacts) topupd.Order {
+	return topupd.Order{Seq: e.OrderSeq, ID: e.OrderID, AccountID: e.AccountID, Slug: f.Slug, Provider: f.Provider,
+		Status: f.Status, Refunded: f.Refunded, CreatedAt: f.CreatedAt.Time(), FinishedAt: f.FinishedAt.Time()}
 }

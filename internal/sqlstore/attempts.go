@@ -157,8 +157,8 @@ func (s *Store) moveSupplier(ctx context.Context, tx *sql.Tx, seq int64, m topup
 	if err != nil {
 		return moved, err
 	}
-	return moved, emitOrder(ctx, tx, topupd.OrderMoved, &moved, m.Now, map[string]any{"from": submittingNote(o.Provider, o.Upstream),
-		"outcome": string(m.Outcome), "why": topupd.EventNote(m.Why)})
+	return moved, emitOrder(ctx, tx, &moved, m.Now, &topupd.OrderMovedData{OrderFacts: topupd.FactsOf(&moved),
+		From: submittingNote(o.Provider, o.Upstream), Outcome: string(m.Outcome), Why: topupd.EventNote(m.Why)})
 }
 
 // moveRollUp counts a processing order in the day's sales under its new

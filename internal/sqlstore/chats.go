@@ -70,7 +70,7 @@ func updateActedOn(id int64) error {
 func (s *Store) recordUpdate(ctx context.Context, tx *sql.Tx, u topupd.BotUpdate) error {
 	at := u.At
 	if at.IsZero() {
-		at = time.Now()
+		at = s.now()
 	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO bot_updates (update_id, chat_id, at) VALUES ($1, $2, $3)
 		ON CONFLICT (update_id) DO NOTHING`, u.UpdateID, u.ChatID, ms(at))
@@ -142,7 +142,7 @@ func (s *Store) CreateChatLink(ctx context.Context, l topupd.ChatLink) error {
 func (s *Store) LinkChat(ctx context.Context, code topupd.KeyHash, c topupd.Chat, u topupd.BotUpdate) (topupd.Chat, error) {
 	now := c.LinkedAt
 	if now.IsZero() {
-		now = time.Now()
+		now = s.now()
 	}
 	var out topupd.Chat
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {

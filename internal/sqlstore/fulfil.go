@@ -53,7 +53,7 @@ func (s *Store) MarkSubmitting(ctx context.Context, seq int64, owner string) err
 		} else if err != nil {
 			return err
 		}
-		return addEvent(ctx, tx, seq, time.Now(), topupd.EventSubmitting, submittingNote(provider, upstream))
+		return addEvent(ctx, tx, seq, s.now(), topupd.EventSubmitting, submittingNote(provider, upstream))
 	})
 	if err != nil {
 		return fmt.Errorf("store.MarkSubmitting %d: %w", seq, err)
@@ -228,7 +228,7 @@ func (s *Store) RetryOrder(ctx context.Context, seq int64, now, deadline time.Ti
 			return err
 		}
 		noteChange(ctx, o.AccountID, before, o.LogFields())
-		return emitOrder(ctx, tx, topupd.OrderRetried, &o, now, map[string]any{"by": by})
+		return emitOrder(ctx, tx, &o, now, &topupd.OrderRetriedData{OrderFacts: topupd.FactsOf(&o), By: by})
 	})
 	if err != nil {
 		return o, fmt.Errorf("store.RetryOrder %d: %w", seq, err)

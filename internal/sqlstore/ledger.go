@@ -125,14 +125,11 @@ func (s *Store) Credit(ctx context.Context, accountID string, amount topupd.Mone
 		}
 		noteChange(ctx, accountID, map[string]any{"balanceUsd": e.BalanceAfter - amount},
 			map[string]any{"balanceUsd": e.BalanceAfter, "amountUsd": amount, "reference": reference})
-		data := map[string]any{"amountUsd": amount, "balanceUsd": e.BalanceAfter, "reference": reference}
+		data := &topupd.BalanceCreditedData{Amount: amount, Balance: e.BalanceAfter, Reference: reference, Sandbox: sandbox}
 		if c := topupd.ChangeOf(ctx); c != nil {
-			data["by"] = c.Operator
+			data.By = c.Operator
 		}
-		if sandbox {
-			data["sandbox"] = true
-		}
-		return emit(ctx, tx, topupd.Event{At: now, Type: topupd.BalanceCredited, AccountID: accountID, Data: data})
+		return emit(ctx, tx, event(data, accountID, now))
 	})
 	if err != nil {
 		return e, false, fmt.Errorf("store.Credit %s %q: %w", accountID, reference, err)

@@ -29,7 +29,7 @@ func (s *Store) recordChange(ctx context.Context, tx *sql.Tx, c *topupd.Change) 
 	if c.Target == "" {
 		c.Target = c.AccountID
 	}
-	now := time.Now()
+	now := s.now()
 	// A bot update is acted on once: its id goes into the bot's updates
 	// and onto the entry, with the first transaction of the change only.
 	var update any
@@ -52,54 +52,27 @@ func (s *Store) recordChange(ctx context.Context, tx *sql.Tx, c *topupd.Change) 
 	if err != nil {
 		return fmt.Errorf("recording %s: %w", c.Action, err)
 	}
-	if typ, ok := streamed(c); ok {
-		return emit(ctx, tx, topupd.Event{At: now, Type: typ, AccountID: c.AccountID, Data: map[string]any{
-			"action": c.Action, "target": c.Target, "by": c.Operator, "before": c.Before, "after": c.After}})
+	if d, ok := toldAs(c); ok {
+		return emit(ctx, tx, event(d, c.AccountID, now))
 	}
 	return nil
 }
 
-// streamed says which event, if any, tells of a change in the stream: an
-// account's change (tellsAccount) or a catalog's (tellsCatalog).
-func streamed(c *topupd.Change) (topupd.EventType, bool) {
-	switch {
-	case tellsAccount(c):
-		return topupd.AccountChanged, true
-	case tellsCatalog(c):
-		return topupd.CatalogChanged, true
-	}
-	return "", false
-}
-
-// tellsCatalog reports whether a change goes into the event stream as the
-// catalog's: one made to a line, a pack, its stock or batches, an upstream
-// or a tier, that changed something.
-func tellsCatalog(c *topupd.Change) bool {
+// toldAs is the stream event, if any, that tells of a change: the one its
+// operation names (Change.Tells), when the change changed something; an
+// account's change only with its account.
+func toldAs(c *topupd.Change) (topupd.EventData, bool) {
 	if len(c.After) == 0 {
-		return false
+		return nil, false
 	}
-	area, _, _ := strings.Cut(c.Action, ".")
-	switch area {
-	case "line", "pack", "stock", "batch", "upstream", "tier":
-		return true
+	facts := topupd.ChangeFacts{Action: c.Action, Target: c.Target, By: c.Operator, Before: c.Before, After: c.After}
+	switch c.Tells {
+	case topupd.AccountChanged:
+		return &topupd.AccountChangedData{ChangeFacts: facts}, c.AccountID != ""
+	case topupd.CatalogChanged:
+		return &topupd.CatalogChangedData{ChangeFacts: facts}, true
 	}
-	return false
-}
-
-// tellsAccount reports whether a change goes into the event stream as an
-// account's change: one made to an account or its keys, chats, prices or
-// webhook endpoints that changed something (a credit has an event of its own, and order
-// changes theirs).
-func tellsAccount(c *topupd.Change) bool {
-	if c.AccountID == "" || len(c.After) == 0 || c.Action == "account.credit" {
-		return false
-	}
-	area, _, _ := strings.Cut(c.Action, ".")
-	switch area {
-	case "account", "key", "chat", "price", "webhook":
-		return true
-	}
-	return false
+	return nil, false
 }
 
 // noteChange sets what a change did, when ctx carries one.

@@ -1,6 +1,9 @@
 package sqlstore
 
-import "database/sql/driver"
+import (
+	"database/sql/driver"
+	"time"
+)
 
 // Option shapes how the SQLite and PostgreSQL stores open.
 type Option func(*Options)
@@ -10,6 +13,14 @@ type Options struct {
 	// WrapConnector, when set, wraps the connector of every pool the store
 	// opens (tests count statements with it; see internal/testing/dbcount).
 	WrapConnector func(driver.Connector) driver.Connector
+	// Now is the clock of what the store stamps by itself (an action log
+	// entry, a submit's history line, a chat's link); nil is time.Now.
+	Now func() time.Time
+}
+
+// WithClock makes now the clock of what the store stamps by itself.
+func WithClock(now func() time.Time) Option {
+	return func(o *Options) { o.Now = now }
 }
 
 // WithConnector wraps the connector of every pool the store opens.

@@ -183,7 +183,7 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder,
 	}
 	// Placed, and completed for an order that completes as it is placed,
 	// in one statement.
-	events := append([]topupd.Event{orderEvent(topupd.OrderPlaced, &o, p.Now, nil)}, settledEvents(&o, p.Now)...)
+	events := append([]topupd.Event{placedEvent(&o, p.Now)}, settledEvents(&o, p.Now)...)
 	if err := emit(ctx, tx, events...); err != nil {
 		return topupd.Order{}, false, err
 	}

@@ -32,6 +32,5 @@ func (s *Store) openSandbox(ctx context.Context, tx *sql.Tx, liveID string, now 
 	if err != nil {
 		return err
 	}
-	return emit(ctx, tx, topupd.Event{At: now, Type: topupd.BalanceCredited, AccountID: id,
-		Data: map[string]any{"amountUsd": e.Amount, "balanceUsd": e.BalanceAfter, "reference": e.Reference, "sandbox": true}})
+	return emit(ctx, tx, event(&topupd.BalanceCreditedData{Amount: e.Amount, Balance: e.BalanceAfter, Reference: e.Reference, Sandbox: true}, id, now))
 }

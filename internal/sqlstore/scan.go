@@ -41,11 +41,6 @@ func boolInt(b bool) int {
 
 // jsonText stores a value as JSON text.
 func jsonText(v any) string {
-	if m, ok := v.(map[string]any); ok {
-		if b, ok := appendFlatJSON(nil, m); ok { // flatjson.go
-			return string(b)
-		}
-	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		panic(err) // only plain slices of strings and structs are stored
@@ -70,9 +65,6 @@ func (d jsonDest) Scan(src any) error {
 	case []byte:
 		if len(s) == 0 {
 			return nil
-		}
-		if m, ok := d.v.(*map[string]any); ok {
-			return unmarshalMap(s, m) // flatjson.go
 		}
 		return json.Unmarshal(s, d.v)
 	}

@@ -95,13 +95,15 @@ type Store struct {
 	balances *balanceCache
 	// termsKept keeps what orders read of the catalog and prices (termscache.go).
 	termsKept *termsCache
+	// now is the clock of what the store stamps by itself (Options.Now).
+	now func() time.Time
 }
 
 var _ topupd.Store = (*Store)(nil)
 
 // New returns a store whose write transactions run on write and whose plain
 // reads run on read (the same pool may serve both), on a migrated database.
-func New(write, read *sql.DB, vault *topupd.Vault, d Dialect) (*Store, error) {
+func New(write, read *sql.DB, vault *topupd.Vault, d Dialect, o Options) (*Store, error) {
 	switch {
 	case write == nil || read == nil:
 		return nil, errors.New("sqlstore.New: a write and a read pool are required")
@@ -110,7 +112,10 @@ func New(write, read *sql.DB, vault *topupd.Vault, d Dialect) (*Store, error) {
 	case d.IsUniqueViolation == nil || d.Greatest == "":
 		return nil, fmt.Errorf("sqlstore.New: dialect %q is incomplete", d.Name)
 	}
-	s := &Store{write: write, read: read, vault: vault, d: d, q: render(d), termsKept: &termsCache{entries: map[termsKey]*termsEntry{}}}
+	s := &Store{write: write, read: read, vault: vault, d: d, q: render(d), termsKept: &termsCache{entries: map[termsKey]*termsEntry{}}, now: o.Now}
+	if s.now == nil {
+		s.now = time.Now
+	}
 	if d.GroupCommit {
 		s.group = newCommitter(write, d.TxOptions)
 	}

@@ -49,7 +49,7 @@ func openTestStore(t *testing.T, schema string, d Dialect) *Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(db, db, v, d)
+	s, err := New(db, db, v, d, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -26,11 +27,17 @@ func emit(ctx context.Context, tx *sql.Tx, events ...topupd.Event) error {
 		if e.OrderSeq != 0 {
 			order = e.OrderSeq
 		}
-		data := "{}"
-		if len(e.Data) > 0 {
-			data = jsonText(e.Data)
+		data := []byte("{}")
+		if e.Data != nil {
+			if e.Data.EventType() != e.Type {
+				return fmt.Errorf("event %s: a payload of %s", e.Type, e.Data.EventType())
+			}
+			var err error
+			if data, err = json.Marshal(e.Data); err != nil {
+				return fmt.Errorf("event %s: %w", e.Type, err)
+			}
 		}
-		args = append(args, topupd.NewEventID(e.At), ms(e.At), string(e.Type), account, order, data)
+		args = append(args, topupd.NewEventID(e.At), ms(e.At), string(e.Type), account, order, string(data))
 	}
 	if _, err := tx.ExecContext(ctx, insertEvents(len(events)), args...); err != nil {
 		return fmt.Errorf("event %s: %w", events[0].Type, err)
@@ -63,32 +70,25 @@ func buildInsertEvents(n int) string {
 	return q.String()
 }
 
-// orderEvent is an order's event, its data the order as the stream's
-// consumers need it (metrics, notices), with extra fields on top.
-func orderEvent(typ topupd.EventType, o *topupd.Order, at time.Time, extra map[string]any) topupd.Event {
-	data := map[string]any{"orderId": o.ID, "trxid": o.TrxID, "pid": o.PID, "slug": o.Slug, "provider": o.Provider,
-		"status": string(o.Status), "amountUsd": o.Amount, "createdAt": ms(o.CreatedAt)}
-	if o.Upstream != "" {
-		data["upstream"] = o.Upstream
-	}
-	if o.Sandbox {
-		data["sandbox"] = true
-	}
-	if o.Status.Final() {
-		data["finishedAt"] = ms(o.FinishedAt)
-	}
-	if o.Status == topupd.StatusCancelled {
-		data["refunded"], data["error"] = o.Refunded, o.Error
-	}
-	for k, v := range extra {
-		data[k] = v
-	}
-	return topupd.Event{At: at, Type: typ, AccountID: o.AccountID, OrderSeq: o.Seq, Data: data}
+// event is the event of payload d, made at, concerning account ("" for
+// none).
+func event(d topupd.EventData, account string, at time.Time) topupd.Event {
+	return topupd.Event{At: at, Type: d.EventType(), AccountID: account, Data: d}
 }
 
-// emitOrder writes an order's event (orderEvent).
-func emitOrder(ctx context.Context, tx *sql.Tx, typ topupd.EventType, o *topupd.Order, at time.Time, extra map[string]any) error {
-	return emit(ctx, tx, orderEvent(typ, o, at, extra))
+// orderEvent is an order's event of payload d, made at.
+func orderEvent(o *topupd.Order, at time.Time, d topupd.OrderEventData) topupd.Event {
+	return topupd.Event{At: at, Type: d.EventType(), AccountID: o.AccountID, OrderSeq: o.Seq, Data: d}
+}
+
+// placedEvent is an order's order.placed event.
+func placedEvent(o *topupd.Order, at time.Time) topupd.Event {
+	return orderEvent(o, at, &topupd.OrderPlacedData{OrderFacts: topupd.FactsOf(o)})
+}
+
+// emitOrder writes an order's event of payload d (orderEvent).
+func emitOrder(ctx context.Context, tx *sql.Tx, o *topupd.Order, at time.Time, d topupd.OrderEventData) error {
+	return emit(ctx, tx, orderEvent(o, at, d))
 }
 
 // settledEvents are the events of an order's settlement: its final state,
@@ -97,9 +97,9 @@ func emitOrder(ctx context.Context, tx *sql.Tx, typ topupd.EventType, o *topupd.
 func settledEvents(o *topupd.Order, at time.Time) []topupd.Event {
 	switch o.Status {
 	case topupd.StatusCompleted:
-		return []topupd.Event{orderEvent(topupd.OrderCompleted, o, at, nil)}
+		return []topupd.Event{orderEvent(o, at, &topupd.OrderCompletedData{OrderFacts: topupd.FactsOf(o)})}
 	case topupd.StatusCancelled:
-		return []topupd.Event{orderEvent(topupd.OrderCancelled, o, at, nil)}
+		return []topupd.Event{orderEvent(o, at, &topupd.OrderCancelledData{OrderFacts: topupd.FactsOf(o)})}
 	}
 	return nil
 }
@@ -137,11 +137,14 @@ func scanEvent(row scanner) (topupd.Event, error) {
 	var typ string
 	var account, orderID sql.NullString
 	var order sql.NullInt64
-	if err := row.Scan(&e.Pos.Seq, &e.Pos.Tx, &e.ID, &at, &typ, &account, &order, &orderID, jsonColumn(&e.Data)); err != nil {
+	var data []byte
+	if err := row.Scan(&e.Pos.Seq, &e.Pos.Tx, &e.ID, &at, &typ, &account, &order, &orderID, &data); err != nil {
 		return e, err
 	}
 	e.At, e.Type, e.AccountID, e.OrderSeq, e.OrderID = fromMS(at), topupd.EventType(typ), account.String, order.Int64, orderID.String
-	return e, nil
+	var err error
+	e.Data, err = topupd.DecodeEventData(e.Type, data)
+	return e, err
 }
 
 // streamEnd is the position of the newest event the transaction sees.

@@ -170,8 +170,7 @@ func (s *Store) RecordWebhookAttempt(ctx context.Context, a topupd.WebhookAttemp
 		if _, err := tx.ExecContext(ctx, `UPDATE webhook_endpoints SET enabled = 0, disabled_reason = $2 WHERE id = $1`, endpointID, reason); err != nil {
 			return err
 		}
-		return emit(ctx, tx, topupd.Event{At: a.At, Type: topupd.WebhookDisabled, AccountID: account,
-			Data: map[string]any{"endpointId": endpointID, "url": url, "reason": reason, "status": a.Status}})
+		return emit(ctx, tx, event(&topupd.WebhookDisabledData{EndpointID: endpointID, URL: url, Reason: reason, Status: a.Status}, account, a.At))
 	})
 	if err != nil {
 		return "", fmt.Errorf("store.RecordWebhookAttempt %d: %w", a.Seq, err)

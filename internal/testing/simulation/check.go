@@ -188,8 +188,12 @@ func (w *World) checkHistory(ctx context.Context, o *topupd.Order) error {
 	kinds := map[topupd.EventType]int{}
 	for _, e := range events {
 		kinds[e.Type]++
-		if e.Type == topupd.OrderCancelled && e.Data["refunded"] != o.Refunded {
-			w.fail("#%d's cancelled event says refunded=%v, the order %v", o.Seq, e.Data["refunded"], o.Refunded)
+		// A final state's event tells the order as it ended, to the field.
+		switch d := e.Data.(type) {
+		case *topupd.OrderCompletedData, *topupd.OrderCancelledData:
+			if got, want := *d.(topupd.OrderEventData).Facts(), topupd.FactsOf(o); got != want {
+				w.fail("#%d's %s event says %+v, the order %+v", o.Seq, e.Type, got, want)
+			}
 		}
 	}
 	want := map[topupd.EventType]int{topupd.OrderPlaced: 1}

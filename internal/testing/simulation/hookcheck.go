@@ -2,7 +2,6 @@ package simulation
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/topupd/topupd"
@@ -84,13 +83,8 @@ func (w *World) hookEvents(e *topupd.Event) map[string]expected {
 			out[e.ID] = expected{account: owner, typ: topupd.WebhookBalanceCredited}
 		}
 	case topupd.PacksChanged:
-		raw, _ := json.Marshal(e.Data)
-		var c struct {
-			PIDs     []string `json:"pids"`
-			AllPacks bool     `json:"allPacks"`
-			Accounts []string `json:"accounts"`
-		}
-		if json.Unmarshal(raw, &c) != nil || !c.AllPacks && len(c.PIDs) == 0 {
+		c, ok := e.Data.(*topupd.PacksChangedData)
+		if !ok || !c.AllPacks && len(c.PIDs) == 0 {
 			return out
 		}
 		accounts := c.Accounts

@@ -18,6 +18,7 @@ import (
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/fulfil"
+	"github.com/topupd/topupd/internal/sqlstore"
 	"github.com/topupd/topupd/internal/testing/fakeclock"
 	"github.com/topupd/topupd/postgres"
 	"github.com/topupd/topupd/provider/manual"
@@ -138,14 +139,14 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 // open opens the run's store.
 func (w *World) open(ctx context.Context) error {
 	if w.cfg.Postgres != "" {
-		st, err := postgres.Open(ctx, w.cfg.Postgres, vault())
+		st, err := postgres.Open(ctx, w.cfg.Postgres, vault(), sqlstore.WithClock(w.clk.Now))
 		if err != nil {
 			return err
 		}
 		w.store = st
 		return nil
 	}
-	st, err := sqlite.Open(ctx, filepath.Join(w.cfg.Dir, "sim.db"), vault())
+	st, err := sqlite.Open(ctx, filepath.Join(w.cfg.Dir, "sim.db"), vault(), sqlstore.WithClock(w.clk.Now))
 	if err != nil {
 		return err
 	}

@@ -57,13 +57,30 @@ func (e *env) streamAfter(pos topupd.StreamPos) ([]told, topupd.StreamPos) {
 			if ev.Type == topupd.PacksChanged {
 				continue
 			}
-			out = append(out, told{Type: ev.Type, Order: ev.OrderID, Status: ev.Data["status"], Refunded: ev.Data["refunded"], Action: ev.Data["action"]})
+			out = append(out, toldOf(&ev))
 		}
 		if time.Now().After(deadline) {
 			e.t.Fatalf("the sentinel's event did not show in the stream within 30 s; read %+v", out)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// toldOf is what a test compares of an event.
+func toldOf(ev *topupd.Event) told {
+	t := told{Type: ev.Type, Order: ev.OrderID}
+	switch d := ev.Data.(type) {
+	case topupd.OrderEventData:
+		t.Status = string(d.Facts().Status)
+		if d.Facts().Refunded {
+			t.Refunded = true
+		}
+	case *topupd.AccountChangedData:
+		t.Action = d.Action
+	case *topupd.CatalogChangedData:
+		t.Action = d.Action
+	}
+	return t
 }
 
 // testStreamEveryChange: a credit, an order placed processing, a key order
@@ -204,7 +221,7 @@ func testStreamCatalogChanges(t *testing.T, e *env) {
 	e.catalog()
 	_, pos := e.streamAfter(topupd.StreamPos{})
 	as := func(action string) context.Context {
-		return topupd.WithChange(e.ctx, &topupd.Change{Actor: topupd.Actor{Operator: "kim"}, Action: action, Target: action})
+		return topupd.WithChange(e.ctx, &topupd.Change{Actor: topupd.Actor{Operator: "kim"}, Action: action, Target: action, Tells: topupd.CatalogChanged})
 	}
 	line := lines[0]
 	line.ProductName += " (new)"
