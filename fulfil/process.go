@@ -114,7 +114,7 @@ func (a *answer) refused() bool {
 		return false
 	}
 	if a.err != nil {
-		return errors.Is(a.err, topupd.ErrSupplierRefused) || plantedFailoverOnUnknown
+		return errors.Is(a.err, topupd.ErrSupplierRefused)
 	}
 	return a.out.State == topupd.OutcomeFailed && a.out.SupplierRef == ""
 }
@@ -235,7 +235,7 @@ func (e *Engine) notPast(o topupd.Order, now, at time.Time) time.Time {
 // operator completes or cancels the order.
 func (e *Engine) expire(ctx context.Context, o topupd.Order, prov topupd.Provider) topupd.Order {
 	cancelled := topupd.Settlement{Status: topupd.StatusCancelled, Error: DeadlineExceeded, Refund: true, LeaseOwner: e.cfg.Owner}
-	if o.Supplier == topupd.SupplierNew || plantedNoRefundGuard {
+	if o.Supplier == topupd.SupplierNew {
 		cancelled.Now = e.cfg.Now()
 		return e.settle(ctx, o, cancelled)
 	}

@@ -112,7 +112,7 @@ func (s *Store) moveSupplier(ctx context.Context, tx *sql.Tx, seq int64, m topup
 		return o, err
 	case o.Status.Final():
 		return o, topupd.Errorf(topupd.EOrderFinal, "order %s is already %s", o.ID, o.Status)
-	case owner != m.LeaseOwner && !plantedNoLeaseFence:
+	case owner != m.LeaseOwner:
 		return o, topupd.Errorf(topupd.EConflict, "order %s is no longer leased to %s", o.ID, m.LeaseOwner)
 	case o.SupplierRef != "" || o.Supplier == topupd.SupplierAccepted:
 		// The supplier said it holds the order: it never moves on.

@@ -47,7 +47,7 @@ func (s *Store) MarkSubmitting(ctx context.Context, seq int64, owner string) err
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var provider, upstream string
 		err := tx.QueryRowContext(ctx, `UPDATE orders SET supplier = 'submitting'
-			WHERE seq = $1 AND status = 'processing' AND `+plantedLeaseFence+` RETURNING provider, upstream`, seq, owner).Scan(&provider, &upstream)
+			WHERE seq = $1 AND status = 'processing' AND lease_owner = $2 RETURNING provider, upstream`, seq, owner).Scan(&provider, &upstream)
 		if isNoRows(err) {
 			return topupd.Errorf(topupd.EConflict, "order %d is not leased to %s", seq, owner)
 		} else if err != nil {
@@ -93,7 +93,7 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 	if o.Status.Final() {
 		return o, topupd.Errorf(topupd.EOrderFinal, "order %s is already %s", o.ID, o.Status)
 	}
-	if st.LeaseOwner != "" && owner != st.LeaseOwner && !plantedNoLeaseFence {
+	if st.LeaseOwner != "" && owner != st.LeaseOwner {
 		return o, topupd.Errorf(topupd.EConflict, "order %s is no longer leased to %s", o.ID, st.LeaseOwner)
 	}
 	if by := st.By; by != nil && (by.Provider != o.Provider || by.Upstream != o.Upstream || by.UpstreamPID != o.UpstreamPID) {
@@ -122,12 +122,8 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 			return o, topupd.SandboxCodesRefused(o.ID)
 		}
 		for _, c := range st.Codes {
-			codeFP := s.vault.CodeFingerprint(c)
-			if plantedNoCodeCheck {
-				codeFP = s.vault.CodeFingerprint(fmt.Sprintf("%s#%d", c, o.Seq))
-			}
 			_, err := tx.ExecContext(ctx, `INSERT INTO codes (pid, fingerprint, code_fp, sealed, order_seq, added_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-				o.PID, s.vault.Fingerprint(o.PID, c), codeFP, s.vault.Seal(o.PID, c), o.Seq, ms(st.Now))
+				o.PID, s.vault.Fingerprint(o.PID, c), s.vault.CodeFingerprint(c), s.vault.Seal(o.PID, c), o.Seq, ms(st.Now))
 			if err != nil {
 				if s.d.IsUniqueViolation(err) {
 					return o, topupd.Errorf(topupd.ECodeAlreadyUsed, "a code for order %s was delivered before or is held in stock", o.ID)

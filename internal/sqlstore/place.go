@@ -23,10 +23,6 @@ import (
 func (s *Store) PlaceOrder(ctx context.Context, p topupd.PlaceOrder) (topupd.Order, bool, error) {
 	var o topupd.Order
 	replay := false
-	var apart *deferredCharge
-	if plantedChargeApart {
-		ctx, apart = withChargeApart(ctx)
-	}
 	// A request whose in-flight hint is held is likely a repeat: it looks
 	// for one first. Any other is placed first, and its repeat found by
 	// the unique indexes (lookFirst below).
@@ -43,9 +39,6 @@ func (s *Store) PlaceOrder(ctx context.Context, p topupd.PlaceOrder) (topupd.Ord
 		}
 		return err
 	})
-	if plantedChargeApart && err == nil {
-		err = s.chargeApart(ctx, apart)
-	}
 	if err != nil {
 		// No order: one rejected after its row was written was rolled back.
 		return topupd.Order{}, false, fmt.Errorf("store.PlaceOrder %q: %w", p.Request.TrxID, err)
@@ -149,9 +142,7 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder,
 		return topupd.Order{}, false, err
 	}
 	charge := topupd.LedgerEntry{AccountID: p.AccountID, Kind: topupd.EntryCharge, Amount: -o.Amount, CreatedAt: p.Now}
-	if plantedChargeApart {
-		deferCharge(ctx, charge, o.Seq)
-	} else if _, err := s.appendEntryAfter(ctx, tx, charge, o.Seq, bal, balSeq); err != nil {
+	if _, err := s.appendEntryAfter(ctx, tx, charge, o.Seq, bal, balSeq); err != nil {
 		if topupd.CodeOf(err) == topupd.EInsufficientBalance {
 			return topupd.Order{}, false, reject(topupd.EInsufficientBalance)
 		}

@@ -1,0 +1,117 @@
+package main
+
+import _ "embed"
+
+// A Mutant is a deliberate bug that the simulator must find: edits of
+// product files, and files it adds to a package, compiled into a test
+// binary with go test -overlay and never written to the working tree.
+type Mutant struct {
+	// Name names it on the command line (-only) and in TOPUPD_MUTANT.
+	Name string
+	// Bug says what it breaks, in the domain's words.
+	Bug string
+	// Edits change files that exist, in order.
+	Edits []Edit
+	// Adds are whole files it adds, beside a package's own.
+	Adds []Add
+}
+
+// An Edit replaces Old, which must occur exactly once in File, by New.
+// File is a slash-separated path from the module's root. When a refactor
+// moves or rewrites the code Old quotes, the mutants' test fails and names
+// the mutant: update Old (and New) to today's code, keeping the bug.
+type Edit struct {
+	File, Old, New string
+}
+
+// An Add is a new file of a package: Source is its whole text.
+type Add struct {
+	File, Source string
+}
+
+// chargeApartSource is the code the charge-apart mutant adds to
+// internal/sqlstore (testdata/chargeapart.go, which gofmt sees but no
+// build does).
+//
+//go:embed testdata/chargeapart.go
+var chargeApartSource string
+
+// mutants are the bugs the simulator must find, each within seeds 1 to
+// -seeds (20 by default). docs/simulation.md "Mutants" says how to add one.
+var mutants = []Mutant{
+	{
+		Name: "refundguard",
+		Bug: "expire refunds an order at its deadline even when a submit may " +
+			"have reached the supplier",
+		Edits: []Edit{{
+			File: "fulfil/process.go",
+			Old:  "\tif o.Supplier == topupd.SupplierNew {\n\t\tcancelled.Now = e.cfg.Now()\n",
+			New:  "\tif o.Supplier == topupd.SupplierNew || true {\n\t\tcancelled.Now = e.cfg.Now()\n",
+		}},
+	},
+	{
+		Name: "failover",
+		Bug: "failover moves an order on to its next supplier after a submit " +
+			"whose outcome is unknown (any error), not only after a refusal",
+		Edits: []Edit{{
+			File: "fulfil/process.go",
+			Old:  "return errors.Is(a.err, topupd.ErrSupplierRefused)\n",
+			New:  "return errors.Is(a.err, topupd.ErrSupplierRefused) || true\n",
+		}},
+	},
+	{
+		Name: "codeunique",
+		Bug: "a code a supplier delivers escapes the global code-uniqueness " +
+			"index (Settle stores a fingerprint of the code and the order)",
+		Edits: []Edit{{
+			File: "internal/sqlstore/fulfil.go",
+			Old:  "s.vault.CodeFingerprint(c), s.vault.Seal(o.PID, c), o.Seq, ms(st.Now))",
+			New:  `s.vault.CodeFingerprint(fmt.Sprintf("%s#%d", c, o.Seq)), s.vault.Seal(o.PID, c), o.Seq, ms(st.Now))`,
+		}},
+	},
+	{
+		Name: "chargeapart",
+		Bug: "PlaceOrder writes an order's charge in a transaction of its own, " +
+			"after the order's has committed",
+		Edits: []Edit{
+			{
+				File: "internal/sqlstore/place.go",
+				Old:  "\tvar o topupd.Order\n\treplay := false\n",
+				New:  "\tvar o topupd.Order\n\treplay := false\n\tctx, apart := withChargeApart(ctx)\n",
+			},
+			{
+				File: "internal/sqlstore/place.go",
+				Old:  "\tif err != nil {\n\t\t// No order: one rejected after its row was written was rolled back.\n",
+				New:  "\tif err == nil {\n\t\terr = s.chargeApart(ctx, apart)\n\t}\n\tif err != nil {\n\t\t// No order: one rejected after its row was written was rolled back.\n",
+			},
+			{
+				File: "internal/sqlstore/place.go",
+				Old:  "s.appendEntryAfter(ctx, tx, charge, o.Seq, bal, balSeq)",
+				New:  "deferCharge(ctx, charge, o.Seq, bal, balSeq)",
+			},
+		},
+		Adds: []Add{{File: "internal/sqlstore/mutant_chargeapart.go", Source: chargeApartSource}},
+	},
+	{
+		Name: "lease",
+		Bug: "MarkSubmitting, MoveSupplier and Settle no longer check that the " +
+			"worker still holds the order's lease",
+		Edits: []Edit{
+			{
+				File: "internal/sqlstore/fulfil.go",
+				Old:  "AND status = 'processing' AND lease_owner = $2 RETURNING provider, upstream`",
+				New:  "AND status = 'processing' AND (lease_owner = $2 OR TRUE) RETURNING provider, upstream`",
+			},
+			{
+				File: "internal/sqlstore/fulfil.go",
+				Old:  "if st.LeaseOwner != \"\" && owner != st.LeaseOwner {",
+				New:  "if st.LeaseOwner != \"\" && owner != st.LeaseOwner && false {",
+			},
+			{
+				File: "internal/sqlstore/attempts.go",
+				Old:  "\tcase owner != m.LeaseOwner:\n",
+				New:  "\tcase owner != m.LeaseOwner && false:\n",
+			},
+		},
+	},
+}
