@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -134,9 +135,11 @@ func (s *racingStore) PlaceOrder(ctx context.Context, p topupd.PlaceOrder) (topu
 // after the order reached the store, yet before the order's transaction
 // could lock the account, is the price compared and the price charged. The
 // test holds the lock the order's transaction needs (the account's row on
-// PostgreSQL, the write lock on SQLite), lets the order in, changes the
-// price under that lock and commits: a price read anywhere before the
-// order's own transaction would be the old one. Raised past the maximum,
+// PostgreSQL, the write lock on SQLite), lets the order in (on PostgreSQL,
+// until its statement waits for the lock), changes the price under that
+// lock and commits: a price read anywhere before the order's own
+// transaction would be the old one, and so would one kept in memory at
+// the terms version the waiting statement's own snapshot reads. Raised past the maximum,
 // the order is rejected for the new price; lowered under it, the order is
 // placed and charged the new price.
 func TestMaxPriceRace(t *testing.T) {
@@ -168,6 +171,12 @@ func TestMaxPriceRace(t *testing.T) {
 			{"lowered under the maximum", "0.4", "0.5", "0.4"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
+				// An order first, so that what orders read of the catalog
+				// is kept at today's prices: the racing order must not
+				// take them from there.
+				if r := h.Do("POST", "/orders", a.Key, order{"pid": topupdtest.PIDPubg, "trxid": h.Trx(), "userId": "5123"}); r.Status != 200 {
+					t.Fatalf("the first order: %s", r)
+				}
 				ctx := context.Background()
 				conn, err := side.Conn(ctx)
 				if err != nil {
@@ -202,6 +211,9 @@ func TestMaxPriceRace(t *testing.T) {
 				case r := <-answer:
 					t.Fatalf("answered before the order reached the store: %s", r)
 				}
+				if pg { // the order's statement waits for the lock: it began before the price changed
+					waitForLockWaiter(t, conn)
+				}
 				price := topupdtest.ParseUSD(t, tc.newPrice)
 				if _, err := conn.ExecContext(ctx, `UPDATE packs SET price = $1 WHERE pid = $2`, int64(price), topupdtest.PIDPubg); err != nil {
 					t.Fatal(err)
@@ -226,4 +238,25 @@ func TestMaxPriceRace(t *testing.T) {
 			})
 		}
 	})
+}
+
+// waitForLockWaiter waits until a statement of the test's own database
+// waits for a lock (the order's, for the account's row), failing the test
+// after 30 s.
+func waitForLockWaiter(t *testing.T, conn *sql.Conn) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		var n int
+		err := conn.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`).Scan(&n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the order's transaction never waited for the account's lock")
+		}
+	}
 }

@@ -77,6 +77,10 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder,
 		}
 	}
 	refused := func(err error) (topupd.Order, bool, error) { return s.rejected(ctx, tx, p, lookFirst, err) }
+	bal, balSeq, err := s.orderBalance(ctx, tx, p.AccountID, &head)
+	if err != nil {
+		return topupd.Order{}, false, err
+	}
 	// The account's price is read here, in the transaction that charges it.
 	pack, line, draft, limits, err := s.prepare(ctx, tx, &p, &head)
 	if err != nil {
@@ -92,10 +96,6 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder,
 			e.Game = line.Game
 		}
 		return refused(err)
-	}
-	bal, balSeq, err := s.balanceOf(ctx, tx, p.AccountID)
-	if err != nil {
-		return topupd.Order{}, false, err
 	}
 	if bal < draft.Amount {
 		return refused(reject(topupd.EInsufficientBalance))

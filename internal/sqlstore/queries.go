@@ -51,7 +51,8 @@ type queries struct {
 	claimDue      string // leases the earliest due processing orders whose lease ran out
 	nextDue       string // when the earliest processing order no lease holds falls due
 	lockAccount   string // takes an account's row lock
-	orderLock     string // takes an account's row lock, reading its terms and the terms version
+	orderLock     string // takes an account's row lock, reading its terms
+	orderBalance  string // the terms version and an account's newest ledger entry, read under its lock
 	lockOrder     string // reads an order and its lease owner, and takes its row lock
 	lockStock     string // reads a pack's stock level and takes its row lock
 	lockPack      string // takes a pack's row lock
@@ -109,7 +110,9 @@ func render(d Dialect) queries {
 			WHERE status = 'processing' AND next_attempt_at IS NOT NULL AND (lease_until IS NULL OR lease_until <= $1)
 			ORDER BY next_attempt_at LIMIT 1`,
 		lockAccount:   `SELECT 1 FROM accounts WHERE id = $1` + d.LockRow,
-		orderLock:     `SELECT a.tier, a.max_order, a.daily_limit, (SELECT version FROM terms_version) FROM accounts a WHERE a.id = $1` + d.LockRow,
+		orderLock:     `SELECT a.tier, a.max_order, a.daily_limit FROM accounts a WHERE a.id = $1` + d.LockRow,
+		orderBalance: `SELECT v.version, COALESCE(l.balance_after, 0), COALESCE(l.seq, 0) FROM terms_version v
+			LEFT JOIN (SELECT balance_after, seq FROM ledger WHERE account_id = $1 ORDER BY seq DESC LIMIT 1) l ON TRUE`,
 		lockOrder:     `SELECT ` + orderColumns + `, COALESCE(lease_owner, '') FROM orders WHERE seq = $1` + d.LockRow,
 		lockStock:     `SELECT available FROM stock_levels WHERE pid = $1` + d.LockRow,
 		lockPack:      `SELECT 1 FROM packs WHERE pid = $1` + d.LockRow,

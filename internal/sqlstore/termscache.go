@@ -88,10 +88,11 @@ type orderHead struct {
 }
 
 // lockForOrder takes the account's row lock, as lockAccount, and reads its
-// tier, its limits and the terms version in the same statement.
+// tier and its limits in the same statement (orderBalance reads the terms
+// version).
 func (s *Store) lockForOrder(ctx context.Context, tx *sql.Tx, accountID string) (orderHead, error) {
 	h := orderHead{found: true}
-	err := tx.QueryRowContext(ctx, s.q.orderLock, accountID).Scan(&h.terms.tier, &h.terms.maxOrder, &h.terms.daily, &h.version)
+	err := tx.QueryRowContext(ctx, s.q.orderLock, accountID).Scan(&h.terms.tier, &h.terms.maxOrder, &h.terms.daily)
 	if isNoRows(err) {
 		return orderHead{}, nil
 	}
@@ -99,6 +100,22 @@ func (s *Store) lockForOrder(ctx context.Context, tx *sql.Tx, accountID string) 
 		return orderHead{}, fmt.Errorf("lock account %s: %w", accountID, err)
 	}
 	return h, nil
+}
+
+// orderBalance reads, under the account's lock, the account's balance and
+// the seq of its newest ledger entry, and the terms version into head. The
+// version is read in a statement after the lock's, never in it: on
+// PostgreSQL a statement that waited for the lock reads every other table
+// as it stood when the statement began, so a price changed and committed
+// by the lock's holder would be missed, and the cache kept at the old
+// version would serve the old price (TestMaxPriceRace).
+func (s *Store) orderBalance(ctx context.Context, tx *sql.Tx, accountID string, head *orderHead) (topupd.Money, int64, error) {
+	var bal topupd.Money
+	var seq int64
+	if err := tx.QueryRowContext(ctx, s.q.orderBalance, accountID).Scan(&head.version, &bal, &seq); err != nil {
+		return 0, 0, fmt.Errorf("balance of %s: %w", accountID, err)
+	}
+	return bal, seq, nil
 }
 
 // termsOf reads the pack p names, its line and the account's price book
