@@ -24,11 +24,12 @@ import (
 // bearer check on fake stores, with a recorder: no database, so they run
 // under -short. auth_test.go keeps the same rules end to end.
 
-// resellerStore is the reseller API's store in memory: accounts by key,
-// the settings, and a balance. The catalog and orders are not needed by
-// these tests; their methods are the nil embedded interface.
+// resellerStore is the reseller API's store, and its service's, in
+// memory: accounts by key, the settings, and a balance. The catalog and
+// orders are not needed by these tests; their methods are the nil
+// embedded interface.
 type resellerStore struct {
-	httpapi.ResellerStore
+	service.Store
 	mu       sync.Mutex
 	accounts map[topupd.KeyHash]topupd.Account
 	settings topupd.Settings
@@ -127,8 +128,12 @@ func TestResellerKeyCheck(t *testing.T) {
 	unknown, _ := topupd.NewAPIKey()
 
 	limiter := ratelimit.NewMemory([]ratelimit.Window{{Limit: 1000, Period: time.Minute}}, func() time.Time { return now })
-	h, err := httpapi.NewReseller(httpapi.Deps{Store: store, Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now },
-		Limiter: limiter, Orders: ratelimit.NewMemoryOrders(limiter, func() time.Time { return now }), Fulfiller: fulfiller{}, Players: fulfiller{}})
+	svc, err := service.New(service.Deps{Store: store, Now: func() time.Time { return now }, Fulfiller: fulfiller{}, Players: fulfiller{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := httpapi.NewReseller(httpapi.Deps{Store: store, Service: svc, Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now },
+		Limiter: limiter, Orders: ratelimit.NewMemoryOrders(limiter, func() time.Time { return now })})
 	if err != nil {
 		t.Fatal(err)
 	}

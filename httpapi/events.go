@@ -22,7 +22,7 @@ func (a *reseller) events(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	list, more, err := a.Store.WebhookEvents(r.Context(), callerOf(r.Context()).account.Books(), q.Get("after"), limit)
+	list, more, err := a.Service.CallerEvents(r.Context(), callerOf(r.Context()).caller(), q.Get("after"), limit)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/internal/metrics"
 	"github.com/topupd/topupd/internal/statuswriter"
+	"github.com/topupd/topupd/service"
 )
 
 // MaxHeaderBytes is the documented limit on a request's line and header
@@ -98,6 +99,9 @@ type caller struct {
 }
 
 type callerKey struct{}
+
+// caller is the request's caller as the service holds it to its books.
+func (c *caller) caller() service.Caller { return service.Caller{Account: c.account} }
 
 // callerOf returns the authenticated caller of a request.
 func callerOf(ctx context.Context) *caller {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/service"
 )
 
 // InFlightTTL is how long an order's in-flight hints live. A hint is never
@@ -36,7 +37,7 @@ func (a *reseller) limitOrder(w http.ResponseWriter, r *http.Request, c *caller)
 	req, bad := DecodeOrder(r)
 	books := c.account.Books() // a sandbox key's calls are counted apart
 	var hints []string
-	if bad == nil && !c.settings.Maintenance && !c.settings.OrdersDisabled {
+	if bad == nil && service.OrdersOpen(c.settings) == nil {
 		hints = orderHints(&req, books)
 	}
 	d, err := a.Orders.AllowOrder(r.Context(), books, hints, InFlightTTL)
@@ -60,41 +61,24 @@ func orderHints(req *topupd.OrderRequest, account string) []string {
 	return hints
 }
 
-// placeOrder places an order: settings, body, then one store transaction,
-// then the first supplier call.
+// placeOrder places an order (service.PlaceOrder), once orders are open
+// and the body could be read.
 func (a *reseller) placeOrder(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	c := callerOf(ctx)
-	switch st := c.settings; {
-	case st.Maintenance:
-		return topupd.Fail(topupd.EMaintenance)
-	case st.OrdersDisabled:
-		return topupd.Fail(topupd.EOrdersDisabled)
+	if err := service.OrdersOpen(c.settings); err != nil {
+		return err
 	}
 	if c.order.bad != nil {
 		return c.order.bad
 	}
-	req := c.order.req
-	now := a.Now()
-	o, replay, err := a.Store.PlaceOrder(ctx, topupd.PlaceOrder{
-		AccountID: c.account.ID, Sandbox: c.account.Sandbox, Request: req, Now: now, Deadline: a.Deadline, SimOff: a.SimOff,
-		LeaseOwner: a.Fulfiller.Owner(), LeaseUntil: a.Fulfiller.LeaseUntil(now), HintHeld: c.order.held,
-		Sim: topupd.SimTermsOf(c.settings),
-	})
+	o, replay, err := a.Service.PlaceOrder(ctx, service.OrderCall{Caller: c.caller(), Settings: c.settings, Request: c.order.req,
+		HintHeld: c.order.held})
 	if topupd.CodeOf(err) == topupd.EDuplicateInFlight {
 		w.Header().Set("Retry-After", strconv.Itoa(1))
 	}
 	if err != nil {
 		return err
-	}
-	switch {
-	case replay:
-	case o.Status == topupd.StatusProcessing && o.Supplier != topupd.SupplierAccepted:
-		o = a.Fulfiller.Attempt(ctx, o, a.InlineWait)
-	case topupd.FollowsSimRules(o.Provider) && len(o.Codes) == 0:
-		// Answered in its placement by the sim rules (no key or card: no
-		// TEST- codes): completed, or accepted and pending.
-		a.Fulfiller.Answered(ctx, o)
 	}
 	v := viewOrder(&o, a.Now())
 	v.IdempotentReplay = &replay

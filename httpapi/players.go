@@ -1,18 +1,10 @@
 package httpapi
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/topupd/topupd"
 )
-
-// Players asks a pack's suppliers about a player (fulfil.Engine.CheckPlayer).
-type Players interface {
-	// CheckPlayer asks the suppliers, in turn, about the player of account
-	// fields f; an error is SUPPLIER_UNAVAILABLE.
-	CheckPlayer(ctx context.Context, suppliers []topupd.Supplier, f topupd.AccountFields) (topupd.PlayerCheck, error)
-}
 
 // playerAnswer answers POST /players/check: valid (with the nickname when
 // the supplier gives one), not valid (with the error), or not supported.
@@ -35,31 +27,12 @@ func (a *reseller) checkPlayer(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	pack, draft, err := a.Store.PrepareOrder(ctx, topupd.PlaceOrder{AccountID: c.account.ID, Sandbox: c.account.Sandbox, Request: req, SimOff: a.SimOff})
-	if err != nil {
-		return err
-	}
-	var res topupd.PlayerCheck
-	if c.account.Sandbox { // every sandbox check follows the sim rules, whatever the pack
-		res, err = a.Players.CheckPlayer(ctx, []topupd.Supplier{{Provider: topupd.ProviderSandbox}}, draft.Fields)
-	} else {
-		res, err = a.askPlayer(ctx, &pack, &draft)
-	}
+	res, err := a.Service.CheckPlayer(ctx, c.caller(), req)
 	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, viewPlayerCheck(res))
 	return nil
-}
-
-// askPlayer decides who answers a check of a valid body, and asks: the
-// pack's suppliers, in the engine's order; a pack drawing from stock has
-// none to ask, and is not supported.
-func (a *reseller) askPlayer(ctx context.Context, pack *topupd.Pack, draft *topupd.Draft) (topupd.PlayerCheck, error) {
-	if draft.DrawsStock {
-		return topupd.PlayerCheck{}, nil
-	}
-	return a.Players.CheckPlayer(ctx, pack.SupplierList(), draft.Fields)
 }
 
 // viewPlayerCheck is the answer of a check.

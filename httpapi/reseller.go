@@ -1,25 +1,25 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strconv"
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/api"
+	"github.com/topupd/topupd/service"
 )
 
 // services lists the active lines.
 func (a *reseller) services(w http.ResponseWriter, r *http.Request) error {
-	lines, err := a.Store.Lines(r.Context())
+	lines, err := a.Service.ActiveLines(r.Context(), callerOf(r.Context()).caller())
 	if err != nil {
 		return err
 	}
 	out := []serviceView{}
 	for i := range lines {
-		if lines[i].Status == topupd.StatusActive {
-			out = append(out, viewService(&lines[i]))
-		}
+		out = append(out, viewService(&lines[i]))
 	}
 	writeTagged(w, r, servicesList{Services: out, Success: true})
 	return nil
@@ -31,7 +31,7 @@ func (a *reseller) services(w http.ResponseWriter, r *http.Request) error {
 // then, a pack taken off sale as a gone row (catalogsync.go).
 func (a *reseller) products(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
-	acct := callerOf(ctx).account.ID
+	c := callerOf(ctx).caller()
 	since, sync, err := updatedSince(r.URL.Query())
 	if err != nil {
 		return err
@@ -39,27 +39,27 @@ func (a *reseller) products(w http.ResponseWriter, r *http.Request) error {
 	// The version is read before the catalog: a change between the two
 	// reads shows in the answer and changes the next tag, so a client is
 	// never left with an old answer under a current tag.
-	version, err := a.Store.CatalogVersion(ctx, acct)
+	version, err := a.Service.CatalogVersion(ctx, c)
 	if err != nil {
 		return err
 	}
-	tag := etag("products", acct, version, strconv.FormatBool(a.SimOff), r.URL.Query().Get("updatedSince"))
+	tag := etag("products", c.Account.ID, version, r.URL.Query().Get("updatedSince"))
 	if notModified(w, r, tag) {
 		return nil
 	}
 	// The sync point comes before every read of the catalog, so the next
 	// sync from serverTime misses nothing that this answer missed.
-	at, err := a.Store.CatalogSyncPoint(ctx)
+	at, err := a.Service.CatalogSyncPoint(ctx)
 	if err != nil {
 		return err
 	}
 	var changed []string
 	if sync {
-		if changed, err = a.Store.ChangedPacks(ctx, acct, since); err != nil {
+		if changed, err = a.Service.ChangedPacks(ctx, c, since); err != nil {
 			return err
 		}
 	}
-	onSale, err := a.onSale(r)
+	onSale, err := a.onSale(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -86,41 +86,18 @@ type catalogRows struct {
 	at   map[string]int
 }
 
-// onSale reads the active packs of active lines at the caller's prices.
-func (a *reseller) onSale(r *http.Request) (catalogRows, error) {
-	ctx := r.Context()
+// onSale is the catalog on sale to the caller (service.Catalog), as rows.
+func (a *reseller) onSale(ctx context.Context, caller service.Caller) (catalogRows, error) {
 	var c catalogRows
-	lines, err := a.Store.Lines(ctx)
+	sale, err := a.Service.Catalog(ctx, caller)
 	if err != nil {
 		return c, err
 	}
-	packs, err := a.Store.Packs(ctx)
-	if err != nil {
-		return c, err
-	}
-	stock, err := a.Store.StockLevels(ctx)
-	if err != nil {
-		return c, err
-	}
-	book, err := a.Store.PriceBook(ctx, callerOf(ctx).account.ID)
-	if err != nil {
-		return c, err
-	}
-	bySlug := make(map[string]*topupd.Line, len(lines))
-	for i := range lines {
-		bySlug[lines[i].Slug] = &lines[i]
-	}
-	c.at = make(map[string]int, len(packs))
-	for i := range packs {
-		p := &packs[i]
-		l, ok := bySlug[p.Slug]
-		if !ok || l.Status != topupd.StatusActive || p.Status != topupd.StatusActive || (a.SimOff && p.Provider == topupd.ProviderSim) {
-			continue
-		}
-		v := viewProduct(p, l, stock)
-		v.Price = book.PriceOf(p) // the caller's own price
+	c.at = make(map[string]int, len(sale.Packs))
+	for i := range sale.Packs {
+		p := &sale.Packs[i]
 		c.at[p.PID] = len(c.rows)
-		c.rows = append(c.rows, v)
+		c.rows = append(c.rows, viewProduct(p, sale.Lines[p.Slug], sale.Stock))
 	}
 	return c, nil
 }
@@ -138,7 +115,7 @@ func (a *reseller) myIP(w http.ResponseWriter, r *http.Request) error {
 
 // balance answers the account's balance.
 func (a *reseller) balance(w http.ResponseWriter, r *http.Request) error {
-	bal, err := a.Store.Balance(r.Context(), callerOf(r.Context()).account.Books())
+	bal, err := a.Service.CallerBalance(r.Context(), callerOf(r.Context()).caller())
 	if err != nil {
 		return err
 	}
@@ -154,7 +131,7 @@ func (a *reseller) order(w http.ResponseWriter, r *http.Request) error {
 		writeEncoded(w, http.StatusOK, b)
 		return nil
 	}
-	o, err := a.Store.ResellerOrder(r.Context(), books, id)
+	o, err := a.Service.CallerOrder(r.Context(), callerOf(r.Context()).caller(), id)
 	if err != nil {
 		return err
 	}
@@ -193,7 +170,7 @@ const (
 // mode; with trxid, only the order of that trxid (count 0 or 1).
 func (a *reseller) history(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	acct := callerOf(r.Context()).account.Books()
+	c := callerOf(r.Context()).caller()
 	if err := notEmpty(q, "limit", "page", "pageSize", "trxid"); err != nil {
 		return err
 	}
@@ -206,7 +183,7 @@ func (a *reseller) history(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		orders, _, err := a.Store.History(r.Context(), acct, topupd.HistoryQuery{Limit: limit, TrxID: trxid})
+		orders, _, err := a.Service.CallerHistory(r.Context(), c, topupd.HistoryQuery{Limit: limit, TrxID: trxid})
 		if err != nil {
 			return err
 		}
@@ -222,7 +199,7 @@ func (a *reseller) history(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	orders, total, err := a.Store.History(r.Context(), acct, topupd.HistoryQuery{Offset: (page - 1) * size, Limit: size, TrxID: trxid})
+	orders, total, err := a.Service.CallerHistory(r.Context(), c, topupd.HistoryQuery{Offset: (page - 1) * size, Limit: size, TrxID: trxid})
 	if err != nil {
 		return err
 	}

@@ -2,8 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-
-	"github.com/topupd/topupd/service"
 )
 
 // statement answers the caller's statement for [from, to), at most 31
@@ -14,10 +12,7 @@ func (a *reseller) statement(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := service.CheckAccountStatement(from, to); err != nil {
-		return err
-	}
-	st, err := a.Store.Statement(r.Context(), callerOf(r.Context()).account.Books(), from, to)
+	st, err := a.Service.CallerStatement(r.Context(), callerOf(r.Context()).caller(), from, to)
 	if err != nil {
 		return err
 	}

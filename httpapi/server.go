@@ -15,79 +15,41 @@ import (
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/internal/logctx"
 	"github.com/topupd/topupd/internal/metrics"
+	"github.com/topupd/topupd/service"
 )
 
-// Fulfiller makes the first supplier call of an order just placed.
-type Fulfiller interface {
-	// Owner is the name it leases orders under.
-	Owner() string
-	// LeaseUntil is when a lease taken now would run out.
-	LeaseUntil(now time.Time) time.Time
-	// Attempt works on a leased order for up to wait (or until ctx ends) and
-	// returns it as it then stands.
-	Attempt(ctx context.Context, o topupd.Order, wait time.Duration) topupd.Order
-	// Answered records the first supplier call of an order its placement
-	// answered (topupd.PlaceOrder.Sim: completed, or pending), as
-	// Attempt records a call: its log line, its metric and the supplier's
-	// health.
-	Answered(ctx context.Context, o topupd.Order)
-}
-
-// ResellerStore is what the reseller API needs of the database: keys'
-// accounts and the settings to let a call in, then the catalog, the
-// balance and the orders of the caller's account.
+// ResellerStore is what the reseller API reads of the database to let a
+// call in: keys' accounts and the settings; everything else it asks of
+// the service.
 type ResellerStore interface {
-	// Letting a call in.
 	AccountByKey(ctx context.Context, h topupd.KeyHash, now time.Time) (topupd.Account, error)
 	UseKey(ctx context.Context, h topupd.KeyHash, minute time.Time) error
 	Settings(ctx context.Context) (topupd.Settings, error)
 	CreditedTotal(ctx context.Context, accountID string) (topupd.Money, error)
-	// The catalog.
-	Lines(ctx context.Context) ([]topupd.Line, error)
-	Packs(ctx context.Context) ([]topupd.Pack, error)
-	StockLevels(ctx context.Context) (map[string]int, error)
-	PriceBook(ctx context.Context, accountID string) (topupd.PriceBook, error)
-	topupd.CatalogSyncStore
-	// The caller's balance and orders.
-	Balance(ctx context.Context, accountID string) (topupd.Money, error)
-	PlaceOrder(ctx context.Context, p topupd.PlaceOrder) (o topupd.Order, replay bool, err error)
-	PrepareOrder(ctx context.Context, p topupd.PlaceOrder) (topupd.Pack, topupd.Draft, error)
-	ResellerOrder(ctx context.Context, accountID, id string) (topupd.Order, error)
-	History(ctx context.Context, accountID string, q topupd.HistoryQuery) (orders []topupd.Order, total int, err error)
-	Statement(ctx context.Context, accountID string, from, to time.Time) (topupd.Statement, error)
-	// The caller's events (integration.md "Pulling events").
-	WebhookEvents(ctx context.Context, accountID, after string, limit int) ([]topupd.WebhookEvent, bool, error)
 }
 
 // Deps are what the reseller API needs.
 type Deps struct {
-	// Store is the database.
+	// Store is the database, as the API reads it to let a call in.
 	Store ResellerStore
+	// Service runs every operation a caller asks for: reads, orders,
+	// player checks.
+	Service *service.Service
 	// Limiter counts every call against its account's rate limit, but
 	// POST /orders, which Orders counts.
 	Limiter topupd.RateLimiter
 	// Orders counts POST /orders against the same rate limit and takes its
 	// in-flight hints, in one call (share its limiter with Limiter).
-	Orders    topupd.OrderLimiter
-	Fulfiller Fulfiller
-	// Players asks the suppliers about players (POST /players/check).
-	Players Players
-	Logger  *slog.Logger
-	Now     func() time.Time
+	Orders topupd.OrderLimiter
+	Logger *slog.Logger
+	Now    func() time.Time
 	// TrustedProxies are the peers whose X-Forwarded-For is believed.
 	TrustedProxies []netip.Prefix
-	// Deadline is how long an order may take before it is cancelled and refunded.
-	Deadline time.Duration
-	// InlineWait is how long POST /orders waits for the supplier's first answer.
-	InlineWait time.Duration
 	// MaxBody bounds request bodies.
 	MaxBody int64
 	// AuthCache, when set, remembers keys' accounts and the settings for a
 	// moment; share it with the admin API so that its changes clear it.
 	AuthCache *AuthCache
-	// SimOff refuses orders for packs fulfilled by sim (--sim off) as
-	// PRODUCT_DISABLED, and leaves them out of the catalog.
-	SimOff bool
 	// Metrics, when set, count this API's requests and the orders placed.
 	Metrics *metrics.Metrics
 	// KeylessLimiter, when set, limits per client IP the calls that end
@@ -116,10 +78,8 @@ func NewReseller(d Deps) (http.Handler, error) {
 		return nil, errors.New("httpapi.NewReseller: a limiter is required")
 	case d.Orders == nil:
 		return nil, errors.New("httpapi.NewReseller: an order limiter is required")
-	case d.Fulfiller == nil:
-		return nil, errors.New("httpapi.NewReseller: a fulfiller is required")
-	case d.Players == nil:
-		return nil, errors.New("httpapi.NewReseller: a player checker is required")
+	case d.Service == nil:
+		return nil, errors.New("httpapi.NewReseller: a service is required")
 	}
 	if d.Logger == nil {
 		d.Logger = slog.Default()
@@ -127,12 +87,6 @@ func NewReseller(d Deps) (http.Handler, error) {
 	d.Logger = logctx.Logger(d.Logger)
 	if d.Now == nil {
 		d.Now = time.Now
-	}
-	if d.Deadline <= 0 {
-		d.Deadline = topupd.DefaultOrderDeadline
-	}
-	if d.InlineWait <= 0 {
-		d.InlineWait = 10 * time.Second
 	}
 	if d.MaxBody <= 0 {
 		d.MaxBody = 64 << 10

@@ -50,6 +50,7 @@ type Store interface {
 	webhookStore
 	loginStore
 	chatStore
+	resellerStore
 }
 
 // Deps are the service's dependencies.
@@ -58,9 +59,17 @@ type Deps struct {
 	Store Store
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
-	// Deadline is how long an operator's retry gives a stuck order
+	// Deadline is how long an order may stay processing before it is
+	// cancelled and refunded, from its placement or an operator's retry
 	// (topupd.DefaultOrderDeadline when zero).
 	Deadline time.Duration
+	// Fulfiller makes a new order's first supplier call (PlaceOrder needs
+	// it), and InlineWait bounds how long PlaceOrder waits for its answer
+	// (10 s when zero).
+	Fulfiller  Fulfiller
+	InlineWait time.Duration
+	// Players asks suppliers about players (CheckPlayer needs it).
+	Players Players
 	// Wake, when set, tells the fulfilment engine that an order is due.
 	Wake func()
 	// Invalidate, when set, makes every node forget what it cached of
@@ -88,6 +97,10 @@ type Deps struct {
 	WakeWebhooks func()
 }
 
+// DefaultInlineWait is how long PlaceOrder waits for a new order's first
+// supplier answer when Deps.InlineWait is zero.
+const DefaultInlineWait = 10 * time.Second
+
 // Service runs the operations.
 type Service struct {
 	d Deps
@@ -103,6 +116,9 @@ func New(d Deps) (*Service, error) {
 	}
 	if d.Deadline <= 0 {
 		d.Deadline = topupd.DefaultOrderDeadline
+	}
+	if d.InlineWait <= 0 {
+		d.InlineWait = DefaultInlineWait
 	}
 	if d.Wake == nil {
 		d.Wake = func() {}

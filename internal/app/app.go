@@ -234,24 +234,28 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 			return nil, err
 		}
 	}
-	apiStore := a.Store
-	if cfg.WrapStore != nil {
-		apiStore = cfg.WrapStore(a.Store)
-	}
-	a.Reseller, err = httpapi.NewReseller(httpapi.Deps{
-		Store: apiStore, Limiter: limiter, Orders: orders, Fulfiller: a.Engine, Players: a.Engine, Logger: cfg.Logger, Now: cfg.Now,
-		TrustedProxies: cfg.TrustedProxies, Deadline: cfg.Deadline, MaxBody: cfg.MaxBody, AuthCache: cache, SimOff: cfg.SimOff,
-		Metrics: a.Metrics, KeylessLimiter: a.limits.keyless,
-	})
-	if err != nil {
-		return nil, err
-	}
 	guard := webhooks.Guard{AllowPrivate: cfg.WebhookAllowPrivate}
 	a.Webhooks = newDeliverer(cfg, a.Store, guard, now, a.Metrics)
-	if a.Service, err = service.New(service.Deps{Store: a.Store, Now: cfg.Now, Deadline: cfg.Deadline, Wake: a.Engine.Wake,
-		CheckWebhookURL: guard.Check, WakeWebhooks: a.Webhooks.Wake,
+	deps := service.Deps{Store: a.Store, Now: cfg.Now, Deadline: cfg.Deadline, Wake: a.Engine.Wake,
+		Fulfiller: a.Engine, Players: a.Engine, CheckWebhookURL: guard.Check, WakeWebhooks: a.Webhooks.Wake,
 		Invalidate: cache.Invalidate, Logger: cfg.Logger, SimOff: cfg.SimOff, Health: a.Engine.Health, ConsoleURL: cfg.ConsoleURL,
-		BotUsername: a.botUsername}); err != nil {
+		BotUsername: a.botUsername}
+	if a.Service, err = service.New(deps); err != nil {
+		return nil, err
+	}
+	apiStore, apiService := topupd.Store(a.Store), a.Service
+	if cfg.WrapStore != nil { // the reseller API's own view of the store, and its operations over it
+		apiStore = cfg.WrapStore(a.Store)
+		deps.Store = apiStore
+		if apiService, err = service.New(deps); err != nil {
+			return nil, err
+		}
+	}
+	a.Reseller, err = httpapi.NewReseller(httpapi.Deps{
+		Store: apiStore, Service: apiService, Limiter: limiter, Orders: orders, Logger: cfg.Logger, Now: cfg.Now,
+		TrustedProxies: cfg.TrustedProxies, MaxBody: cfg.MaxBody, AuthCache: cache, Metrics: a.Metrics, KeylessLimiter: a.limits.keyless,
+	})
+	if err != nil {
 		return nil, err
 	}
 	a.Admin, err = httpapi.NewAdmin(httpapi.AdminDeps{Service: a.Service,

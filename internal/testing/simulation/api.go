@@ -12,16 +12,22 @@ import (
 	"github.com/topupd/topupd/httpapi"
 	"github.com/topupd/topupd/internal/logctx"
 	"github.com/topupd/topupd/ratelimit"
+	"github.com/topupd/topupd/service"
 )
 
 // newAPI builds a node's reseller API: the real handler of httpapi, over
-// the node's store, with in-memory rate limits and in-flight hints on the
-// node's clock (a deployment without Redis), called in process.
+// the node's store and a service of the node's own (service.PlaceOrder
+// places its orders), with in-memory rate limits and in-flight hints on
+// the node's clock (a deployment without Redis), called in process.
 func (w *World) newAPI(n *node) http.Handler {
 	windows := []ratelimit.Window{{Limit: topupd.DefaultRatePerSecond, Period: time.Second}, {Limit: topupd.DefaultRatePerMinute, Period: time.Minute}}
 	limiter := ratelimit.NewMemory(windows, n.now)
-	h, err := httpapi.NewReseller(httpapi.Deps{Store: n.st, Limiter: limiter, Orders: ratelimit.NewMemoryOrders(limiter, n.now),
-		Fulfiller: fulfiller{n}, Players: n.eng, Logger: quiet, Now: n.now, Deadline: deadline})
+	svc, err := service.New(service.Deps{Store: n.st, Now: n.now, Deadline: deadline, Fulfiller: fulfiller{n}, Players: n.eng, Logger: quiet})
+	if err != nil {
+		panic(err) // a configuration error of the simulator itself
+	}
+	h, err := httpapi.NewReseller(httpapi.Deps{Store: n.st, Service: svc, Limiter: limiter, Orders: ratelimit.NewMemoryOrders(limiter, n.now),
+		Logger: quiet, Now: n.now})
 	if err != nil {
 		panic(err) // a configuration error of the simulator itself
 	}
