@@ -20,14 +20,14 @@ import (
 // pack does not change where the order may go. Key orders drawn from
 // stock, and packs without a list, have none. It is placeOrder's one call
 // into failover.
-func (s *Store) snapshotSuppliers(ctx context.Context, tx *sql.Tx, o *topupd.Order, pack *topupd.Pack) error {
-	if len(pack.Suppliers) == 0 || o.Status.Final() {
+func (s *Store) snapshotSuppliers(ctx context.Context, tx *sql.Tx, o *topupd.Order, suppliers []topupd.Supplier) error {
+	if len(suppliers) == 0 || o.Status.Final() {
 		return nil
 	}
 	var b strings.Builder
 	b.WriteString(`INSERT INTO order_attempts (order_seq, attempt, provider, upstream, upstream_pid, cost, outcome, started_at) VALUES `)
-	args := make([]any, 0, 8*len(pack.Suppliers))
-	for i, sp := range pack.Suppliers {
+	args := make([]any, 0, 8*len(suppliers))
+	for i, sp := range suppliers {
 		if i > 0 {
 			b.WriteString(", ")
 		}

@@ -81,6 +81,10 @@ func (s *Store) Settle(ctx context.Context, seq int64, st topupd.Settlement) (to
 }
 
 // settle is Settle's transaction; it sets *before to the order as it was.
+// The domain decides what the settlement makes of the order
+// (topupd.Order.Settled); settle writes it: the order's row, a completed
+// order's codes and cost, a cancelled one's refund, then its bookkeeping
+// (settledBooks).
 func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Settlement, before *topupd.Order) (topupd.Order, error) {
 	var owner string
 	o, err := scanOrder(withExtra(tx.QueryRowContext(ctx, s.q.lockOrder, seq), &owner))
@@ -90,59 +94,33 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 		return o, err
 	}
 	*before = o
-	if o.Status.Final() {
-		return o, topupd.Errorf(topupd.EOrderFinal, "order %s is already %s", o.ID, o.Status)
+	settled, err := o.Settled(&st, owner)
+	if err != nil {
+		return o, err
 	}
-	if st.LeaseOwner != "" && owner != st.LeaseOwner {
-		return o, topupd.Errorf(topupd.EConflict, "order %s is no longer leased to %s", o.ID, st.LeaseOwner)
-	}
-	if by := st.By; by != nil && (by.Provider != o.Provider || by.Upstream != o.Upstream || by.UpstreamPID != o.UpstreamPID) {
-		return o, topupd.Errorf(topupd.EConflict, "order %s has moved from supplier %s %s to %s %s", o.ID, by.Provider, by.Upstream, o.Provider, o.Upstream)
-	}
-	supplier := st.Supplier
-	if supplier == "" {
-		supplier = o.Supplier
-	}
-	if st.SupplierRef != "" && st.SupplierRef != o.SupplierRef {
-		if _, err := tx.ExecContext(ctx, `UPDATE orders SET supplier_ref = $2 WHERE seq = $1`, seq, st.SupplierRef); err != nil {
+	if settled.SupplierRef != o.SupplierRef {
+		if _, err := tx.ExecContext(ctx, `UPDATE orders SET supplier_ref = $2 WHERE seq = $1`, seq, settled.SupplierRef); err != nil {
 			return o, err
 		}
 	}
 	// What the statements below store, as a lookup will read it back: the
-	// answer is built here rather than read again inside the transaction
+	// answer is settled rather than read again inside the transaction
 	// (storetest checks the two agree, field by field).
-	settled := o
-	settled.Supplier = supplier
-	if st.SupplierRef != "" {
-		settled.SupplierRef = st.SupplierRef
-	}
-	switch st.Status {
+	switch settled.Status {
 	case topupd.StatusCompleted:
-		if o.Sandbox && len(st.Codes) > 0 { // the schema would refuse them (00023_sandbox.sql)
-			return o, topupd.SandboxCodesRefused(o.ID)
-		}
-		for _, c := range st.Codes {
-			_, err := tx.ExecContext(ctx, `INSERT INTO codes (pid, fingerprint, code_fp, sealed, order_seq, added_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-				o.PID, s.vault.Fingerprint(o.PID, c), s.vault.CodeFingerprint(c), s.vault.Seal(o.PID, c), o.Seq, ms(st.Now))
-			if err != nil {
-				if s.d.IsUniqueViolation(err) {
-					return o, topupd.Errorf(topupd.ECodeAlreadyUsed, "a code for order %s was delivered before or is held in stock", o.ID)
-				}
-				return o, err
-			}
+		if err = s.deliver(ctx, tx, &o, st.Codes, st.Now); err != nil {
+			return o, err
 		}
 		cost, cerr := s.completionCost(ctx, tx, &o)
 		if cerr != nil {
 			return o, cerr
 		}
+		settled.Cost = &cost
 		_, err = tx.ExecContext(ctx, `UPDATE orders SET status = 'completed', finished_at = $2, supplier = $3, code_count = $4,
-			next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL, cost = $5 WHERE seq = $1`, seq, ms(st.Now), string(supplier), len(st.Codes), int64(cost))
-		settled.Status, settled.FinishedAt, settled.Cost = topupd.StatusCompleted, fromMS(ms(st.Now)), &cost
-		settled.Codes, settled.CodeCount = append([]string(nil), st.Codes...), len(st.Codes)
+			next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL, cost = $5 WHERE seq = $1`, seq, ms(st.Now), string(settled.Supplier), len(st.Codes), int64(cost))
 	case topupd.StatusCancelled:
 		_, err = tx.ExecContext(ctx, `UPDATE orders SET status = 'cancelled', error = $2, refunded = $3, finished_at = $4, supplier = $5,
-			next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL WHERE seq = $1`, seq, st.Error, boolInt(st.Refund), ms(st.Now), string(supplier))
-		settled.Status, settled.Error, settled.Refunded, settled.FinishedAt = topupd.StatusCancelled, st.Error, st.Refund, fromMS(ms(st.Now))
+			next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL WHERE seq = $1`, seq, st.Error, boolInt(st.Refund), ms(st.Now), string(settled.Supplier))
 		if err == nil && st.Refund {
 			// The refund is appended to the account's chain under its lock
 			// (order lock first, then account lock: PlaceOrder never waits
@@ -153,35 +131,64 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 		}
 	case topupd.StatusProcessing:
 		_, err = tx.ExecContext(ctx, `UPDATE orders SET next_attempt_at = $2, supplier = $3, attempts = attempts + 1, alert = $4,
-			lease_owner = NULL, lease_until = NULL WHERE seq = $1`, seq, ms(st.RetryAt), string(supplier), st.Alert)
-		settled.Attempts++
-		settled.Alert = st.Alert
-	default:
-		return o, fmt.Errorf("settle: unknown status %q", st.Status)
-	}
-	if err == nil && settled.Status.Final() {
-		err = s.rollUp(ctx, tx, &settled, settledDelta(&settled))
-	}
-	if err == nil && settled.Status.Final() {
-		err = finishAttempt(ctx, tx, &settled, st.Now)
-	}
-	if err == nil && st.Waited != "" && settled.Status.Final() {
-		err = addEvent(ctx, tx, seq, st.WaitedAt, topupd.EventRetry, st.Waited)
+			lease_owner = NULL, lease_until = NULL WHERE seq = $1`, seq, ms(st.RetryAt), string(settled.Supplier), st.Alert)
 	}
 	if err == nil {
-		kind, note := settledEvent(&st, &settled, settledBy(ctx, settled.Provider))
-		err = addEvent(ctx, tx, seq, st.Now, kind, note)
-	}
-	if err == nil {
-		err = emitSettled(ctx, tx, &settled, st.Now)
-	}
-	if err == nil && settled.Status.Final() {
-		err = s.rollUpDuration(ctx, tx, &settled)
+		err = s.settledBooks(ctx, tx, &st, &settled)
 	}
 	if err != nil {
 		return o, err
 	}
 	return settled, nil
+}
+
+// deliver stores the codes a supplier or an operator delivered for an
+// order: a code held anywhere already, in stock or delivered, trips a
+// unique index and is CODE_ALREADY_USED.
+func (s *Store) deliver(ctx context.Context, tx *sql.Tx, o *topupd.Order, codes []string, now time.Time) error {
+	for _, c := range codes {
+		_, err := tx.ExecContext(ctx, `INSERT INTO codes (pid, fingerprint, code_fp, sealed, order_seq, added_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+			o.PID, s.vault.Fingerprint(o.PID, c), s.vault.CodeFingerprint(c), s.vault.Seal(o.PID, c), o.Seq, ms(now))
+		if err != nil {
+			if s.d.IsUniqueViolation(err) {
+				return topupd.Errorf(topupd.ECodeAlreadyUsed, "a code for order %s was delivered before or is held in stock", o.ID)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// settledBooks is the bookkeeping of a settlement: a final order's sales
+// roll-up and supplier attempt, the order's history (a pending answer
+// waited out, then the settlement's line), the stream's events, and a
+// final order's durations roll-up, last.
+func (s *Store) settledBooks(ctx context.Context, tx *sql.Tx, st *topupd.Settlement, settled *topupd.Order) error {
+	final := settled.Status.Final()
+	if final {
+		if err := s.rollUp(ctx, tx, settled, settledDelta(settled)); err != nil {
+			return err
+		}
+		if err := finishAttempt(ctx, tx, settled, st.Now); err != nil {
+			return err
+		}
+		if st.Waited != "" {
+			if err := addEvent(ctx, tx, settled.Seq, st.WaitedAt, topupd.EventRetry, st.Waited); err != nil {
+				return err
+			}
+		}
+	}
+	kind, note := settledEvent(st, settled, settledBy(ctx, settled.Provider))
+	if err := addEvent(ctx, tx, settled.Seq, st.Now, kind, note); err != nil {
+		return err
+	}
+	if err := emitSettled(ctx, tx, settled, st.Now); err != nil {
+		return err
+	}
+	if final {
+		return s.rollUpDuration(ctx, tx, settled)
+	}
+	return nil
 }
 
 // ReleaseLeases lets go of every processing order the owner holds.

@@ -47,8 +47,8 @@ func (s *Store) PlaceOrder(ctx context.Context, p topupd.PlaceOrder) (topupd.Ord
 }
 
 // placeOrder is PlaceOrder's transaction: the account's lock, then a
-// repeat answered as it is, or else the order checked, charged, stored and,
-// for keys, given its codes.
+// repeat answered as it is, or else the order checked (admit), decided
+// (topupd.Place) and written (writePlacement).
 //
 // With lookFirst false the repeat is not looked for before the checks:
 // one the checks refuse looks for it then (rejected), and one they pass
@@ -58,9 +58,8 @@ func (s *Store) PlaceOrder(ctx context.Context, p topupd.PlaceOrder) (topupd.Ord
 // first order saves the look-up's statement (issue 24).
 //
 // A sandbox order (p.Sandbox) is the same transaction on the account's
-// sandbox's books (books below): priced as the account's live orders, held
-// to no spending limit, fulfilled by the sim rules (ProviderSandbox), and a
-// key order completes with TEST- codes drawn from no stock.
+// sandbox's books, priced as the account's live orders and held to no
+// spending limit (topupd.Place decides the rest).
 func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder, lookFirst bool) (topupd.Order, bool, error) {
 	if p.Sandbox {
 		p.AccountID = topupd.SandboxID(p.AccountID)
@@ -76,117 +75,145 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder,
 			return prev, replay, err
 		}
 	}
-	refused := func(err error) (topupd.Order, bool, error) { return s.rejected(ctx, tx, p, lookFirst, err) }
-	bal, balSeq, err := s.orderBalance(ctx, tx, p.AccountID, &head)
+	a, err := s.admit(ctx, tx, &p, &head)
 	if err != nil {
-		return topupd.Order{}, false, err
+		return s.rejected(ctx, tx, p, lookFirst, err)
+	}
+	pl := topupd.Place(&p, &a.pack, &a.line, a.draft)
+	o, err := s.writePlacement(ctx, tx, &p, &pl, &a)
+	return o, false, err
+}
+
+// admitted is what a placement's checks read, under the account's lock.
+type admitted struct {
+	pack topupd.Pack // at the account's price
+	line topupd.Line
+	// draft is the order the request makes of the pack (topupd.Prepare).
+	draft topupd.Draft
+	// bal is the account's balance, and balSeq its newest entry's seq.
+	bal    topupd.Money
+	balSeq int64
+}
+
+// admit runs a placement's checks, in this transaction: the pack, its
+// line and the account's price (prepare), the price guard, the spending
+// limits, the balance and the stock. A refusal is the domain's error,
+// naming the line's game.
+func (s *Store) admit(ctx context.Context, tx *sql.Tx, p *topupd.PlaceOrder, head *orderHead) (admitted, error) {
+	var a admitted
+	var err error
+	if a.bal, a.balSeq, err = s.orderBalance(ctx, tx, p.AccountID, head); err != nil {
+		return a, err
 	}
 	// The account's price is read here, in the transaction that charges it.
-	pack, line, draft, limits, err := s.prepare(ctx, tx, &p, &head)
-	if err != nil {
-		return refused(err)
+	var limits topupd.Limits
+	if a.pack, a.line, a.draft, limits, err = s.prepare(ctx, tx, p, head); err != nil {
+		return a, err
 	}
 	// The price guard compares the amount charged below, in this transaction.
-	if err := p.Request.CheckMaxPrice(&draft, line.Game); err != nil {
-		return refused(err)
+	if err := p.Request.CheckMaxPrice(&a.draft, a.line.Game); err != nil {
+		return a, err
 	}
-	reject := func(code topupd.ErrorCode) error { return &topupd.Error{Code: code, Game: line.Game} }
-	if err := s.withinLimits(ctx, tx, p, &limits, draft.Amount); err != nil {
+	reject := func(code topupd.ErrorCode) error { return &topupd.Error{Code: code, Game: a.line.Game} }
+	if err := s.withinLimits(ctx, tx, *p, &limits, a.draft.Amount); err != nil {
 		if e, ok := err.(*topupd.Error); ok {
-			e.Game = line.Game
+			e.Game = a.line.Game
 		}
-		return refused(err)
+		return a, err
 	}
-	if bal < draft.Amount {
-		return refused(reject(topupd.EInsufficientBalance))
+	if a.bal < a.draft.Amount {
+		return a, reject(topupd.EInsufficientBalance)
 	}
-	if draft.DrawsStock {
-		if ok, err := s.stockCovers(ctx, tx, pack.PID, draft.Quantity); err != nil || !ok {
-			return refused(cmp.Or(err, reject(topupd.EInsufficientStock)))
+	if a.draft.DrawsStock {
+		if ok, err := s.stockCovers(ctx, tx, a.pack.PID, a.draft.Quantity); err != nil || !ok {
+			return a, cmp.Or(err, reject(topupd.EInsufficientStock))
 		}
 	}
-	if p.Sandbox && pack.TakesQuantity(&line) {
-		// A sandbox key or card order completes at once with TEST- codes,
-		// whatever the pack's supplier (integration.md "Sandbox"): an
-		// upstream's key pack too, which draws no stock of its own.
-		draft.DrawsStock = true
-	}
-	o := newOrder(&p, &pack, &line, &draft)
-	if p.Sandbox {
-		o.Sandbox, o.Provider, o.Upstream, o.UpstreamPID = true, topupd.ProviderSandbox, "", ""
-		pack.Suppliers, pack.LowStockAt = nil, nil // no supplier is called, and no stock drawn
-	}
-	first, answered := simFirstAnswer(&p, &o, &pack, &draft)
-	atOnce := answered && first.State == topupd.OutcomeCompleted
-	switch {
-	case atOnce: // as Settle completes it after the first call (fulfil.go), in this transaction
-		cost := pack.Cost * topupd.Money(o.Quantity)
-		o.Status, o.FinishedAt, o.Supplier, o.Cost = topupd.StatusCompleted, o.CreatedAt, topupd.SupplierAccepted, &cost
-	case answered: // pending: as Settle records the answer, due when the sim says, with no lease
-		o.Supplier, o.Attempts = topupd.SupplierAccepted, 1
-	}
-	if draft.DrawsStock && p.Sandbox {
-		cost := pack.Cost * topupd.Money(draft.Quantity)
-		o.Cost = &cost
-	} else if draft.DrawsStock { // the codes about to be drawn fix the cost: each its batch's (batches.go)
-		cost, err := s.stockCost(ctx, tx, pack.PID, draft.Quantity, pack.Cost)
+	return a, nil
+}
+
+// writePlacement writes a placement the checks admitted: the order, its
+// supplier list, its charge, its codes (drawn from stock, or a sandbox's
+// TEST- codes), the answer its placement records, its events and the
+// roll-ups.
+func (s *Store) writePlacement(ctx context.Context, tx *sql.Tx, p *topupd.PlaceOrder, pl *topupd.Placement, a *admitted) (topupd.Order, error) {
+	o := pl.Order
+	reject := func(code topupd.ErrorCode) error { return &topupd.Error{Code: code, Game: a.line.Game} }
+	if pl.BatchCost { // the codes about to be drawn fix the cost: each its batch's (batches.go)
+		cost, err := s.stockCost(ctx, tx, o.PID, o.Quantity, a.pack.Cost)
 		if err != nil {
-			return topupd.Order{}, false, err
+			return o, err
 		}
 		o.Cost = &cost
 	}
-	if err := s.insertOrder(ctx, tx, &o, p, first.RetryAt); err != nil {
-		return topupd.Order{}, false, err
+	if err := s.insertOrder(ctx, tx, &o, *p, pl.First.RetryAt); err != nil {
+		return o, err
 	}
-	if err := s.snapshotSuppliers(ctx, tx, &o, &pack); err != nil {
-		return topupd.Order{}, false, err
+	if err := s.snapshotSuppliers(ctx, tx, &o, pl.Suppliers); err != nil {
+		return o, err
 	}
 	charge := topupd.LedgerEntry{AccountID: p.AccountID, Kind: topupd.EntryCharge, Amount: -o.Amount, CreatedAt: p.Now}
-	if _, err := s.appendEntryAfter(ctx, tx, charge, o.Seq, bal, balSeq); err != nil {
+	if _, err := s.appendEntryAfter(ctx, tx, charge, o.Seq, a.bal, a.balSeq); err != nil {
 		if topupd.CodeOf(err) == topupd.EInsufficientBalance {
-			return topupd.Order{}, false, reject(topupd.EInsufficientBalance)
+			return o, reject(topupd.EInsufficientBalance)
 		}
-		return topupd.Order{}, false, err
+		return o, err
 	}
-	if draft.DrawsStock && p.Sandbox {
-		o.Codes = topupd.TestCodes(o.ID, o.Quantity)
-	} else if draft.DrawsStock {
-		if o.Codes, err = s.drawCodes(ctx, tx, &o); err != nil {
-			return topupd.Order{}, false, err
+	if err := s.giveCodes(ctx, tx, &o, pl); err != nil {
+		if topupd.CodeOf(err) == topupd.EInsufficientStock {
+			return o, reject(topupd.EInsufficientStock)
 		}
-		if pack.LowStockAt != nil { // only a pack with a level can raise its alert
-			if err := s.noteDrawn(ctx, tx, o.PID, len(o.Codes)); err != nil {
-				return topupd.Order{}, false, err
-			}
-		}
-		if len(o.Codes) != o.Quantity {
-			return topupd.Order{}, false, reject(topupd.EInsufficientStock)
-		}
+		return o, err
 	}
-	if answered { // the history says who completed it, or that it is pending, as a settlement's does
+	if pl.Answered { // the history says who completed it, or that it is pending, as a settlement's does
 		kind, note := topupd.EventCompleted, settledBy(ctx, o.Provider)
-		if !atOnce {
+		if pl.First.State != topupd.OutcomeCompleted {
 			kind, note = topupd.EventRetry, topupd.NoteSupplierPending
 		}
 		if err := addEvent(ctx, tx, o.Seq, p.Now, kind, note); err != nil {
-			return topupd.Order{}, false, err
+			return o, err
 		}
 	}
 	// Placed, and completed for an order that completes as it is placed,
 	// in one statement.
 	events := append([]topupd.Event{placedEvent(&o, p.Now)}, settledEvents(&o, p.Now)...)
 	if err := emit(ctx, tx, events...); err != nil {
-		return topupd.Order{}, false, err
+		return o, err
 	}
 	// Last: the durations roll-up's row (a day, a line, a bucket) is one
 	// that every order of the line finished in that bucket writes, so its
 	// lock is taken just before the commit, as Settle takes it.
 	if o.Status.Final() {
 		if err := s.rollUpDuration(ctx, tx, &o); err != nil {
-			return topupd.Order{}, false, err
+			return o, err
 		}
 	}
-	return o, false, nil
+	return o, nil
+}
+
+// giveCodes gives a new order the codes its placement says: a sandbox's
+// TEST- codes, or its quantity drawn from the pack's stock (noting any
+// low-stock alert the draw raised); too few to draw is
+// EInsufficientStock.
+func (s *Store) giveCodes(ctx context.Context, tx *sql.Tx, o *topupd.Order, pl *topupd.Placement) error {
+	switch {
+	case pl.TestCodes:
+		o.Codes = topupd.TestCodes(o.ID, o.Quantity)
+	case pl.Draw:
+		var err error
+		if o.Codes, err = s.drawCodes(ctx, tx, o); err != nil {
+			return err
+		}
+		if pl.NotesLowStock { // only a pack with a level can raise its alert
+			if err := s.noteDrawn(ctx, tx, o.PID, len(o.Codes)); err != nil {
+				return err
+			}
+		}
+		if len(o.Codes) != o.Quantity {
+			return topupd.Fail(topupd.EInsufficientStock)
+		}
+	}
+	return nil
 }
 
 // rejected answers a request the checks refused with err. One that has
@@ -202,31 +229,6 @@ func (s *Store) rejected(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder, l
 		}
 	}
 	return topupd.Order{}, false, err
-}
-
-// simFirstAnswer is the answer the sim rules give a new order's first
-// call, when its placement records it (topupd.PlaceOrder.Sim): the
-// order is a top-up the sim rules fulfil, of a pack with no supplier list,
-// whose caller would make the first call now, to a sim supplier that
-// answers at once. With a delay, the answer is pending until the delay
-// after placement, never past the deadline (as the engine records such an
-// answer); without, completed, for a player the rules do not refuse. ok is
-// false for any other order, which its first call answers.
-func simFirstAnswer(p *topupd.PlaceOrder, o *topupd.Order, pack *topupd.Pack, draft *topupd.Draft) (first topupd.Outcome, ok bool) {
-	if !p.Sim.AtOnce || p.LeaseOwner == "" || draft.DrawsStock || len(pack.Suppliers) != 0 || !topupd.FollowsSimRules(o.Provider) {
-		return first, false
-	}
-	if p.Sim.Delay > 0 {
-		due := o.CreatedAt.Add(p.Sim.Delay)
-		if due.After(o.DeadlineAt) {
-			due = o.DeadlineAt
-		}
-		return topupd.Outcome{State: topupd.OutcomePending, RetryAt: due}, true
-	}
-	if topupd.SimRefuses(o.Fields) {
-		return first, false
-	}
-	return topupd.Outcome{State: topupd.OutcomeCompleted}, true
 }
 
 // repeatOf finds an earlier order the request repeats, whatever the
@@ -334,31 +336,6 @@ func (s *Store) stockCovers(ctx context.Context, tx *sql.Tx, pid string, quantit
 		return false, err
 	}
 	return avail >= quantity, nil
-}
-
-// newOrder is the order a placement creates, times at the stored
-// precision, exactly as a lookup reads it back (storetest checks that the
-// two agree, field by field). A key order completes at once; a top-up
-// whose caller submits at once is recorded as submitting, so that nobody
-// submits again without asking the supplier first.
-func newOrder(p *topupd.PlaceOrder, pack *topupd.Pack, line *topupd.Line, draft *topupd.Draft) topupd.Order {
-	req := &p.Request
-	o := topupd.Order{
-		ID: topupd.NewOrderID(p.Now), AccountID: p.AccountID, TrxID: req.TrxID, IdempotencyKey: req.Key(), Fingerprint: req.Fingerprint(),
-		PID: pack.PID, Slug: line.Slug, Game: line.Game, Kind: line.Kind, PackName: pack.Name, Provider: pack.Provider,
-		Quantity: draft.Quantity, Amount: draft.Amount, Fields: draft.Fields, Status: topupd.StatusProcessing,
-		CreatedAt: fromMS(ms(p.Now)), DeadlineAt: fromMS(ms(p.Now.Add(p.Deadline))), Supplier: topupd.SupplierNew,
-	}
-	if pack.Provider == topupd.ProviderUpstream {
-		o.Upstream, o.UpstreamPID = pack.Upstream, pack.UpstreamPID
-	}
-	switch {
-	case draft.DrawsStock: // its cost is its codes' (placeOrder, stockCost)
-		o.Status, o.FinishedAt, o.CodeCount = topupd.StatusCompleted, o.CreatedAt, draft.Quantity
-	case p.LeaseOwner != "":
-		o.Supplier = topupd.SupplierSubmitting
-	}
-	return o
 }
 
 // insertOrder stores a new order and sets its Seq: the next of its

@@ -109,8 +109,8 @@ func render(d Dialect) queries {
 		nextDue: `SELECT next_attempt_at FROM orders
 			WHERE status = 'processing' AND next_attempt_at IS NOT NULL AND (lease_until IS NULL OR lease_until <= $1)
 			ORDER BY next_attempt_at LIMIT 1`,
-		lockAccount:   `SELECT 1 FROM accounts WHERE id = $1` + d.LockRow,
-		orderLock:     `SELECT a.tier, a.max_order, a.daily_limit FROM accounts a WHERE a.id = $1` + d.LockRow,
+		lockAccount: `SELECT 1 FROM accounts WHERE id = $1` + d.LockRow,
+		orderLock:   `SELECT a.tier, a.max_order, a.daily_limit FROM accounts a WHERE a.id = $1` + d.LockRow,
 		orderBalance: `SELECT v.version, COALESCE(l.balance_after, 0), COALESCE(l.seq, 0) FROM terms_version v
 			LEFT JOIN (SELECT balance_after, seq FROM ledger WHERE account_id = $1 ORDER BY seq DESC LIMIT 1) l ON TRUE`,
 		lockOrder:     `SELECT ` + orderColumns + `, COALESCE(lease_owner, '') FROM orders WHERE seq = $1` + d.LockRow,

@@ -65,8 +65,8 @@ var mutants = []Mutant{
 			"index (Settle stores a fingerprint of the code and the order)",
 		Edits: []Edit{{
 			File: "internal/sqlstore/fulfil.go",
-			Old:  "s.vault.CodeFingerprint(c), s.vault.Seal(o.PID, c), o.Seq, ms(st.Now))",
-			New:  `s.vault.CodeFingerprint(fmt.Sprintf("%s#%d", c, o.Seq)), s.vault.Seal(o.PID, c), o.Seq, ms(st.Now))`,
+			Old:  "s.vault.CodeFingerprint(c), s.vault.Seal(o.PID, c), o.Seq, ms(now))",
+			New:  `s.vault.CodeFingerprint(fmt.Sprintf("%s#%d", c, o.Seq)), s.vault.Seal(o.PID, c), o.Seq, ms(now))`,
 		}},
 	},
 	{
@@ -86,8 +86,8 @@ var mutants = []Mutant{
 			},
 			{
 				File: "internal/sqlstore/place.go",
-				Old:  "s.appendEntryAfter(ctx, tx, charge, o.Seq, bal, balSeq)",
-				New:  "deferCharge(ctx, charge, o.Seq, bal, balSeq)",
+				Old:  "s.appendEntryAfter(ctx, tx, charge, o.Seq, a.bal, a.balSeq)",
+				New:  "deferCharge(ctx, charge, o.Seq, a.bal, a.balSeq)",
 			},
 		},
 		Adds: []Add{{File: "internal/sqlstore/mutant_chargeapart.go", Source: chargeApartSource}},
@@ -103,7 +103,7 @@ var mutants = []Mutant{
 				New:  "AND status = 'processing' AND (lease_owner = $2 OR TRUE) RETURNING provider, upstream`",
 			},
 			{
-				File: "internal/sqlstore/fulfil.go",
+				File: "settlement.go",
 				Old:  "if st.LeaseOwner != \"\" && owner != st.LeaseOwner {",
 				New:  "if st.LeaseOwner != \"\" && owner != st.LeaseOwner && false {",
 			},
