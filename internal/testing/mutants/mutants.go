@@ -36,6 +36,12 @@ type Add struct {
 //go:embed testdata/chargeapart.go
 var chargeApartSource string
 
+// eventsAfterSource is the code the mutant eventsafter adds to
+// internal/sqlstore.
+//
+//go:embed testdata/eventsafter.go
+var eventsAfterSource string
+
 // mutants are the bugs the simulator must find, each within seeds 1 to
 // -seeds (20 by default). docs/simulation.md "Mutants" says how to add one.
 var mutants = []Mutant{
@@ -113,5 +119,28 @@ var mutants = []Mutant{
 				New:  "\tcase owner != m.LeaseOwner && false:\n",
 			},
 		},
+	},
+	{
+		Name: "eventsafter",
+		Bug: "PlaceOrder writes the order's events to the stream in a " +
+			"transaction of their own, after the order's has committed",
+		Edits: []Edit{
+			{
+				File: "internal/sqlstore/place.go",
+				Old:  "\tvar o topupd.Order\n\treplay := false\n",
+				New:  "\tvar o topupd.Order\n\treplay := false\n\tctx, after := withEventsAfter(ctx)\n",
+			},
+			{
+				File: "internal/sqlstore/place.go",
+				Old:  "\tif err != nil {\n\t\t// No order: one rejected after its row was written was rolled back.\n",
+				New:  "\tif err == nil && !replay {\n\t\terr = s.emitAfterCommit(ctx, after, o.Seq)\n\t}\n\tif err != nil {\n\t\t// No order: one rejected after its row was written was rolled back.\n",
+			},
+			{
+				File: "internal/sqlstore/place.go",
+				Old:  "\tif err := emit(ctx, tx, events...); err != nil {\n",
+				New:  "\tif err := emitLater(ctx, events...); err != nil {\n",
+			},
+		},
+		Adds: []Add{{File: "internal/sqlstore/mutant_eventsafter.go", Source: eventsAfterSource}},
 	},
 }
