@@ -143,4 +143,14 @@ var mutants = []Mutant{
 		},
 		Adds: []Add{{File: "internal/sqlstore/mutant_eventsafter.go", Source: eventsAfterSource}},
 	},
+	{
+		Name: "refundspent",
+		Bug: "the daily spending limit counts the charges of orders cancelled " +
+			"and refunded as spent",
+		Edits: []Edit{{
+			File: "internal/sqlstore/prices.go",
+			Old:  "SELECT CAST(COALESCE(SUM(charged - refunds), 0) AS BIGINT) FROM sales_daily",
+			New:  "SELECT CAST(COALESCE(SUM(charged), 0) AS BIGINT) FROM sales_daily",
+		}},
+	},
 }

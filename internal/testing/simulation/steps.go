@@ -309,6 +309,9 @@ func (w *World) send(ctx context.Context, n *node, rq *request) error {
 		if a.status >= 500 && !n.dead {
 			w.fail("POST /orders %s answered %d %s on a node that did not crash", rq.req.TrxID, a.status, a.Error)
 		}
+		if a.Code == string(topupd.ESpendLimit) {
+			w.checkLimitRefusal(rq, n.spent)
+		}
 		return nil
 	}
 	o, err := w.store.Order(ctx, "", a.OrderID)
@@ -344,6 +347,26 @@ func (w *World) send(ctx context.Context, n *node, rq *request) error {
 		rq.firstID = o.ID
 	}
 	return nil
+}
+
+// checkLimitRefusal checks a refusal for the account's spending limits
+// against the model: the request repeats no order it was answered with
+// (a repeat is replayed whatever the limits say now), and its amount at
+// the account's price is above the limit of an order, or above the daily
+// limit with what the account had spent that day (spent: as the store had
+// it just before PlaceOrder ran, charges less refunds).
+func (w *World) checkLimitRefusal(rq *request, spent topupd.Money) {
+	amount := w.model.priceFor(rq.account, rq.req.PID) * topupd.Money(max(rq.req.Quantity, 1))
+	l := w.model.limits[rq.account]
+	switch {
+	case rq.firstID != "":
+		w.fail("trxid %s, answered with an order before, is refused for its spending limits instead of replayed", rq.req.TrxID)
+	case l.MaxOrder != nil && amount > *l.MaxOrder:
+	case l.Daily != nil && spent+amount > *l.Daily:
+	default:
+		w.fail("%s is refused %s of %s for its spending limits (max=%s daily=%s) with %s spent today", w.shop(rq.account),
+			rq.req.TrxID, amount.Dollars(), show(l.MaxOrder), show(l.Daily), spent.Dollars())
+	}
 }
 
 // errText is an error's code for the trace, or "ok".
