@@ -36,11 +36,14 @@ type Add struct {
 //go:embed testdata/chargeapart.go
 var chargeApartSource string
 
-// eventsAfterSource is the code the mutant eventsafter adds to
-// internal/sqlstore.
-//
-//go:embed testdata/eventsafter.go
-var eventsAfterSource string
+// eventsAfterSource and dailyReadSource are the code the mutants
+// eventsafter and dailyread add to internal/sqlstore.
+var (
+	//go:embed testdata/eventsafter.go
+	eventsAfterSource string
+	//go:embed testdata/dailyread.go
+	dailyReadSource string
+)
 
 // mutants are the bugs the simulator must find, each within seeds 1 to
 // -seeds (20 by default). docs/simulation.md "Mutants" says how to add one.
@@ -152,5 +155,24 @@ var mutants = []Mutant{
 			Old:  "SELECT CAST(COALESCE(SUM(charged - refunds), 0) AS BIGINT) FROM sales_daily",
 			New:  "SELECT CAST(COALESCE(SUM(charged), 0) AS BIGINT) FROM sales_daily",
 		}},
+	},
+	{
+		Name: "dailyread",
+		Bug: "the daily spending limit is checked against the day's spend as " +
+			"read before the order's transaction, in a transaction of its own",
+		Edits: []Edit{
+			{
+				File: "internal/sqlstore/place.go",
+				Old:  "\tlookFirst := p.HintHeld\n",
+				New: "\tlookFirst := p.HintHeld\n\tctx, serr := s.spentBefore(ctx, p)\n\tif serr != nil {\n" +
+					"\t\treturn topupd.Order{}, false, fmt.Errorf(\"store.PlaceOrder %q: %w\", p.Request.TrxID, serr)\n\t}\n",
+			},
+			{
+				File: "internal/sqlstore/place.go",
+				Old:  "if spent, err = s.spentToday(ctx, tx, p.AccountID, p.Now); err != nil {",
+				New:  "if spent, err = spentRead(ctx); err != nil {",
+			},
+		},
+		Adds: []Add{{File: "internal/sqlstore/mutant_dailyread.go", Source: dailyReadSource}},
 	},
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
-	"github.com/topupd/topupd/internal/sqlstore"
 )
 
 // errDead is what a crashed node's store and suppliers answer: a process
@@ -24,10 +23,10 @@ type crashStore struct {
 }
 
 // atCall runs one store call of the node, letting the scheduler crash it
-// before or after the call, or between its transactions (betweenTx).
-func atCall[T any](ctx context.Context, s *crashStore, name string, call func(ctx context.Context) (T, error)) (T, error) {
+// before or after the call, or go on between its parts (betweenTx).
+func atCall[T any](ctx context.Context, s *crashStore, c storeCall, call func(ctx context.Context) (T, error)) (T, error) {
 	var zero T
-	w := s.n.w
+	w, name := s.n.w, c.name
 	if s.n.dead {
 		return zero, errDead
 	}
@@ -48,7 +47,9 @@ func atCall[T any](ctx context.Context, s *crashStore, name string, call func(ct
 			return zero, errDead
 		}
 	}
-	v, err := call(s.betweenTx(ctx, name))
+	ctx, done := s.betweenTx(ctx, c)
+	v, err := call(ctx)
+	done()
 	if h != nil && h.due(true) {
 		w.logf("  the client hangs up after %s (err=%v)", name, err != nil)
 	}
@@ -102,29 +103,9 @@ func hungUp(ctx context.Context) bool {
 	return ok && ctx.Err() != nil
 }
 
-// betweenTx returns ctx with a sqlstore.BeforeTx for the store call name:
-// its first write transaction begins as the call does, and before each
-// later one (a call made of more than one) the scheduler may crash the
-// node, with the earlier transactions committed and the later ones never
-// begun. Today's store calls are one transaction each, so their histories
-// draw nothing here.
-func (s *crashStore) betweenTx(ctx context.Context, name string) context.Context {
-	begun := 0
-	return sqlstore.WithBeforeTx(ctx, func() error {
-		if begun++; begun == 1 {
-			return nil
-		}
-		if s.n.w.crashHere() {
-			s.n.w.crash(s.n, "inside "+name+", between its transactions")
-			return errDead
-		}
-		return nil
-	})
-}
-
 // ClaimDue is the store's, at a point the node may crash.
 func (s *crashStore) ClaimDue(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]topupd.Order, error) {
-	return atCall(ctx, s, "ClaimDue", func(ctx context.Context) ([]topupd.Order, error) {
+	return atCall(ctx, s, storeCall{name: "ClaimDue"}, func(ctx context.Context) ([]topupd.Order, error) {
 		return s.Store.ClaimDue(ctx, owner, now, leaseUntil, limit)
 	})
 }
@@ -132,7 +113,7 @@ func (s *crashStore) ClaimDue(ctx context.Context, owner string, now, leaseUntil
 // NextDue is the store's, at a point the node may crash.
 func (s *crashStore) NextDue(ctx context.Context, now time.Time) (time.Time, bool, error) {
 	var ok bool
-	t, err := atCall(ctx, s, "NextDue", func(ctx context.Context) (time.Time, error) {
+	t, err := atCall(ctx, s, storeCall{name: "NextDue"}, func(ctx context.Context) (time.Time, error) {
 		t, k, err := s.Store.NextDue(ctx, now)
 		ok = k
 		return t, err
@@ -142,7 +123,7 @@ func (s *crashStore) NextDue(ctx context.Context, now time.Time) (time.Time, boo
 
 // MarkSubmitting is the store's, at a point the node may crash.
 func (s *crashStore) MarkSubmitting(ctx context.Context, seq int64, owner string) error {
-	_, err := atCall(ctx, s, "MarkSubmitting", func(ctx context.Context) (struct{}, error) {
+	_, err := atCall(ctx, s, storeCall{name: "MarkSubmitting"}, func(ctx context.Context) (struct{}, error) {
 		return struct{}{}, s.Store.MarkSubmitting(ctx, seq, owner)
 	})
 	return err
@@ -150,33 +131,33 @@ func (s *crashStore) MarkSubmitting(ctx context.Context, seq int64, owner string
 
 // Settle is the store's, at a point the node may crash.
 func (s *crashStore) Settle(ctx context.Context, seq int64, st topupd.Settlement) (topupd.Order, error) {
-	return atCall(ctx, s, "Settle", func(ctx context.Context) (topupd.Order, error) { return s.Store.Settle(ctx, seq, st) })
+	return atCall(ctx, s, storeCall{name: "Settle"}, func(ctx context.Context) (topupd.Order, error) { return s.Store.Settle(ctx, seq, st) })
 }
 
 // ReleaseLeases is the store's, at a point the node may crash.
 func (s *crashStore) ReleaseLeases(ctx context.Context, owner string) error {
-	_, err := atCall(ctx, s, "ReleaseLeases", func(ctx context.Context) (struct{}, error) { return struct{}{}, s.Store.ReleaseLeases(ctx, owner) })
+	_, err := atCall(ctx, s, storeCall{name: "ReleaseLeases"}, func(ctx context.Context) (struct{}, error) { return struct{}{}, s.Store.ReleaseLeases(ctx, owner) })
 	return err
 }
 
 // Order is the store's, at a point the node may crash.
 func (s *crashStore) Order(ctx context.Context, accountID, id string) (topupd.Order, error) {
-	return atCall(ctx, s, "Order", func(ctx context.Context) (topupd.Order, error) { return s.Store.Order(ctx, accountID, id) })
+	return atCall(ctx, s, storeCall{name: "Order"}, func(ctx context.Context) (topupd.Order, error) { return s.Store.Order(ctx, accountID, id) })
 }
 
 // RetryOrder is the store's, at a point the node may crash.
 func (s *crashStore) RetryOrder(ctx context.Context, seq int64, now, deadline time.Time) (topupd.Order, error) {
-	return atCall(ctx, s, "RetryOrder", func(ctx context.Context) (topupd.Order, error) { return s.Store.RetryOrder(ctx, seq, now, deadline) })
+	return atCall(ctx, s, storeCall{name: "RetryOrder"}, func(ctx context.Context) (topupd.Order, error) { return s.Store.RetryOrder(ctx, seq, now, deadline) })
 }
 
 // SupplierAttempts is the store's, at a point the node may crash.
 func (s *crashStore) SupplierAttempts(ctx context.Context, seq int64) ([]topupd.SupplierAttempt, error) {
-	return atCall(ctx, s, "SupplierAttempts", func(ctx context.Context) ([]topupd.SupplierAttempt, error) { return s.Store.SupplierAttempts(ctx, seq) })
+	return atCall(ctx, s, storeCall{name: "SupplierAttempts"}, func(ctx context.Context) ([]topupd.SupplierAttempt, error) { return s.Store.SupplierAttempts(ctx, seq) })
 }
 
 // MoveSupplier is the store's, at a point the node may crash.
 func (s *crashStore) MoveSupplier(ctx context.Context, seq int64, m topupd.SupplierMove) (topupd.Order, error) {
-	return atCall(ctx, s, "MoveSupplier", func(ctx context.Context) (topupd.Order, error) { return s.Store.MoveSupplier(ctx, seq, m) })
+	return atCall(ctx, s, storeCall{name: "MoveSupplier"}, func(ctx context.Context) (topupd.Order, error) { return s.Store.MoveSupplier(ctx, seq, m) })
 }
 
 // placed is PlaceOrder's answer.
@@ -190,14 +171,20 @@ func (s *crashStore) PlaceOrder(ctx context.Context, p topupd.PlaceOrder) (topup
 	if w := s.n.w; !s.n.dead && w.faults && w.depth == 0 && w.rng.IntN(100) < 4 {
 		w.duplicate(ctx, s.n, p.Request.TrxID)
 	}
-	r, err := atCall(ctx, s, "PlaceOrder", func(ctx context.Context) (placed, error) {
-		// What the account spent today, as the store has it just before
-		// the order (after any stall), for the limits' invariant.
+	// What the account spent today, as the store has it just before the
+	// order (after any stall, and again after the world went on between
+	// the call's parts), for the limits' invariants: read on the request's
+	// context, not the call's, whose statements are the call's own.
+	readSpent := func() error {
 		spent, err := s.n.w.spentToday(ctx, p.AccountID, p.Now)
-		if err != nil {
+		s.n.spent = spent
+		return err
+	}
+	c := storeCall{name: "PlaceOrder", account: p.AccountID, again: readSpent}
+	r, err := atCall(ctx, s, c, func(ctx context.Context) (placed, error) {
+		if err := readSpent(); err != nil {
 			return placed{}, err
 		}
-		s.n.spent = spent
 		o, replay, err := s.Store.PlaceOrder(ctx, p)
 		return placed{o, replay}, err
 	})

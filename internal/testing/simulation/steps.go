@@ -271,24 +271,37 @@ func (w *World) place(ctx context.Context) error {
 		rq = w.model.requests[w.model.trxids[w.rng.IntN(len(w.model.trxids))]]
 	} else {
 		acct := w.rng.IntN(len(w.model.accounts))
-		p := packs[w.rng.IntN(len(packs))]
-		req := topupd.OrderRequest{PID: p.PID, TrxID: fmt.Sprintf("trx-%d", w.step), Fields: topupd.AccountFields{UserID: "12345"}}
-		if p.Slug == "keys" {
-			req.Fields = topupd.AccountFields{}
-			req.Quantity = 1 + w.rng.IntN(3)
-		}
-		if w.rng.IntN(3) == 0 {
-			req.IdempotencyKey = fmt.Sprintf("idem-%d", w.step)
-		}
+		req := w.newRequest(fmt.Sprint(w.step))
 		account := w.model.accounts[acct]
 		if w.rng.IntN(6) == 0 { // a test on a sandbox key
 			account = w.model.sandboxes[w.rng.IntN(len(w.model.sandboxes))]
 		}
-		rq = &request{account: account, req: req}
-		w.model.requests[req.TrxID] = rq
-		w.model.trxids = append(w.model.trxids, req.TrxID)
+		rq = w.asked(account, req)
 	}
 	return w.send(ctx, n, rq)
+}
+
+// newRequest is a new order request of a random pack, named by name
+// (trx-name, and idem-name when it has an idempotency key).
+func (w *World) newRequest(name string) topupd.OrderRequest {
+	p := packs[w.rng.IntN(len(packs))]
+	req := topupd.OrderRequest{PID: p.PID, TrxID: "trx-" + name, Fields: topupd.AccountFields{UserID: "12345"}}
+	if p.Slug == "keys" {
+		req.Fields = topupd.AccountFields{}
+		req.Quantity = 1 + w.rng.IntN(3)
+	}
+	if w.rng.IntN(3) == 0 {
+		req.IdempotencyKey = "idem-" + name
+	}
+	return req
+}
+
+// asked records that account's client asks for req.
+func (w *World) asked(account string, req topupd.OrderRequest) *request {
+	rq := &request{account: account, req: req}
+	w.model.requests[req.TrxID] = rq
+	w.model.trxids = append(w.model.trxids, req.TrxID)
+	return rq
 }
 
 // send posts one request to a node and checks the answer against the model.

@@ -19,6 +19,7 @@ import (
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/fulfil"
 	"github.com/topupd/topupd/internal/sqlstore"
+	"github.com/topupd/topupd/internal/testing/dbcount"
 	"github.com/topupd/topupd/internal/testing/fakeclock"
 	"github.com/topupd/topupd/postgres"
 	"github.com/topupd/topupd/provider/manual"
@@ -117,13 +118,17 @@ type World struct {
 	violation string
 	// hooks is the webhook side: notifier, deliverer and receivers.
 	hooks *hooks
+	// db counts the store's statements by the node's call that ran them
+	// (betweenTx); calls counts the calls, to tag each.
+	db    *dbcount.Counter
+	calls int
 }
 
 // Run runs one seed to its end, or to its first violation.
 func Run(ctx context.Context, cfg Config) (Result, error) {
 	start := time.Date(2026, 11, 1, 23, 45, 0, 0, time.UTC) // the run crosses midnight: daily limits and roll-ups by day
 	w := &World{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x70707570)), clk: fakeclock.New(start), began: start,
-		faults: true, model: newModel()}
+		faults: true, model: newModel(), db: dbcount.New()}
 	if err := w.open(ctx); err != nil {
 		return Result{}, err
 	}
@@ -139,14 +144,14 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 // open opens the run's store.
 func (w *World) open(ctx context.Context) error {
 	if w.cfg.Postgres != "" {
-		st, err := postgres.Open(ctx, w.cfg.Postgres, vault(), sqlstore.WithClock(w.clk.Now))
+		st, err := postgres.Open(ctx, w.cfg.Postgres, vault(), sqlstore.WithClock(w.clk.Now), sqlstore.WithConnector(w.db.Connector))
 		if err != nil {
 			return err
 		}
 		w.store = st
 		return nil
 	}
-	st, err := sqlite.Open(ctx, filepath.Join(w.cfg.Dir, "sim.db"), vault(), sqlstore.WithClock(w.clk.Now))
+	st, err := sqlite.Open(ctx, filepath.Join(w.cfg.Dir, "sim.db"), vault(), sqlstore.WithClock(w.clk.Now), sqlstore.WithConnector(w.db.Connector))
 	if err != nil {
 		return err
 	}
