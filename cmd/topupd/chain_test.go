@@ -204,7 +204,12 @@ func TestChainReselling(t *testing.T) {
 // books add up.
 func TestChainCrashA(t *testing.T) {
 	t.Parallel()
-	c := newChain(t)
+	// The restarted A is another node (a port of 0 names it anew), which
+	// takes the killed one's orders over once their leases run out: a
+	// short lease (above the supplier timeout, as serve requires) keeps
+	// the wait to seconds.
+	leases := []string{"--lease", "6s", "--supplier-timeout", "4s"}
+	c := newChain(t, leases...)
 	c.b.must("PATCH", "/admin/settings", map[string]any{"simDelayMs": 1200})
 	var ids []string
 	for i := range 12 {
@@ -234,7 +239,7 @@ func TestChainCrashA(t *testing.T) {
 	close(stop)
 	<-storm
 
-	c.a = startProc(t, c.aDB, "--retry-base", "50ms", "--retry-max", "400ms")
+	c.a = startProc(t, c.aDB, append([]string{"--retry-base", "50ms", "--retry-max", "400ms"}, leases...)...)
 	for _, id := range ids {
 		c.final(t, id, 20*time.Second)
 	}
