@@ -1,17 +1,22 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/topupd/topupd"
 )
 
-// ClaimDue leases due processing orders to owner. Orders another
-// transaction holds are passed over, so claimers on several nodes never wait
-// for each other and never get the same order.
+// ClaimDue leases due processing orders to owner, the earliest due first
+// (by seq among those due at once), and answers them by seq: the same
+// orders in the same order on both databases (an UPDATE's RETURNING rows
+// come in no order). Orders another transaction holds are passed over, so
+// claimers on several nodes never wait for each other and never get the
+// same order.
 func (s *Store) ClaimDue(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]topupd.Order, error) {
 	var out []topupd.Order
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
@@ -22,6 +27,7 @@ func (s *Store) ClaimDue(ctx context.Context, owner string, now, leaseUntil time
 	if err != nil {
 		return nil, fmt.Errorf("store.ClaimDue: %w", err)
 	}
+	slices.SortFunc(out, func(a, b topupd.Order) int { return cmp.Compare(a.Seq, b.Seq) })
 	return out, nil
 }
 

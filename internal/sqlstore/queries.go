@@ -104,7 +104,7 @@ func render(d Dialect) queries {
 		claimDue: `UPDATE orders SET lease_owner = $1, lease_until = $2
 			WHERE seq IN (SELECT seq FROM orders
 				WHERE status = 'processing' AND next_attempt_at <= $3 AND (lease_until IS NULL OR lease_until <= $3)
-				ORDER BY next_attempt_at LIMIT $4` + d.SkipLocked + `)
+				ORDER BY next_attempt_at, seq LIMIT $4` + d.SkipLocked + `)
 			RETURNING ` + orderColumns,
 		nextDue: `SELECT next_attempt_at FROM orders
 			WHERE status = 'processing' AND next_attempt_at IS NOT NULL AND (lease_until IS NULL OR lease_until <= $1)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/topupd/topupd"
@@ -55,6 +56,8 @@ func (s *Store) ClaimWebhookDeliveries(ctx context.Context, owner string, now, u
 		if err != nil || len(claimed) == 0 {
 			return err
 		}
+		slices.Sort(claimed) // RETURNING's rows come in no order: by seq on both databases
+
 		endpoints := map[string]topupd.WebhookEndpoint{}
 		for _, seq := range claimed {
 			var j topupd.WebhookJob
@@ -84,7 +87,7 @@ func (s *Store) ClaimWebhookDeliveries(ctx context.Context, owner string, now, u
 }
 
 // claimDeliveriesSQL leases the due deliveries of enabled endpoints,
-// oldest first: $1 owner, $2 lease end, $3 now, $4 limit. The endpoint is
+// oldest first (by seq among those due at once): $1 owner, $2 lease end, $3 now, $4 limit. The endpoint is
 // checked per row (EXISTS), not with endpoint_id IN (…), which led SQLite
 // to read every delivery an endpoint ever had through its endpoint index
 // and sort them, each claim costing as much as the endpoint's history;
@@ -94,7 +97,7 @@ func claimDeliveriesSQL(d Dialect) string {
 		WHERE seq IN (SELECT d.seq FROM webhook_deliveries d
 			WHERE d.state = 'pending' AND d.next_at <= $3 AND d.lease_until <= $3
 				AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = d.endpoint_id AND e.enabled = 1)
-			ORDER BY d.next_at LIMIT $4` + d.SkipLocked + `)
+			ORDER BY d.next_at, d.seq LIMIT $4` + d.SkipLocked + `)
 		RETURNING seq`
 }
 
