@@ -43,24 +43,24 @@ func (w *World) check(ctx context.Context, full, final bool) error {
 		w.checkOrder(o)
 		for _, c := range o.Codes {
 			if seq, ok := codes[c]; ok {
-				w.fail("code %s delivered to #%d and to #%d", c, seq, o.Seq)
+				w.fail("code %s delivered to #%d and to #%d", c, w.ord(seq), w.ord(o.Seq))
 			}
 			codes[c] = o.Seq
 			if o.Provider == topupd.ProviderStock && !uploaded[c] {
-				w.fail("#%d from stock delivered %s, a code never uploaded", o.Seq, c)
+				w.fail("#%d from stock delivered %s, a code never uploaded", w.ord(o.Seq), c)
 			}
 			if o.Sandbox != strings.HasPrefix(c, "TEST-") {
-				w.fail("#%d (sandbox=%v) delivered %s", o.Seq, o.Sandbox, c)
+				w.fail("#%d (sandbox=%v) delivered %s", w.ord(o.Seq), o.Sandbox, c)
 			}
 			if w.model.voided[c] {
-				w.fail("#%d delivered %s, a code withdrawn by a void", o.Seq, c)
+				w.fail("#%d delivered %s, a code withdrawn by a void", w.ord(o.Seq), c)
 			}
 			if o.Provider != topupd.ProviderStock && uploaded[c] {
-				w.fail("#%d (%s) delivered %s, a code uploaded to stock", o.Seq, o.Provider, c)
+				w.fail("#%d (%s) delivered %s, a code uploaded to stock", w.ord(o.Seq), o.Provider, c)
 			}
 		}
 		if final && !o.Status.Final() {
-			w.fail("#%d is still processing (%s) after faults stopped and time passed its deadline", o.Seq, o.Alert)
+			w.fail("#%d is still processing (%s) after faults stopped and time passed its deadline", w.ord(o.Seq), o.Alert)
 		}
 		if full {
 			if err := w.checkHistory(ctx, o); err != nil {
@@ -115,7 +115,7 @@ func (w *World) shop(id string) string {
 // checkOrder checks one order against itself and the suppliers' truth.
 func (w *World) checkOrder(o *topupd.Order) {
 	if o.Status == topupd.StatusCompleted && o.Refunded {
-		w.fail("#%d is completed and refunded", o.Seq)
+		w.fail("#%d is completed and refunded", w.ord(o.Seq))
 	}
 	var holders []*supplier
 	for _, s := range w.supOrd {
@@ -124,15 +124,15 @@ func (w *World) checkOrder(o *topupd.Order) {
 		}
 	}
 	if o.Sandbox && len(holders) > 0 {
-		w.fail("sandbox order #%d reached supplier %s", o.Seq, holders[0].name)
+		w.fail("sandbox order #%d reached supplier %s", w.ord(o.Seq), holders[0].name)
 		return
 	}
 	if len(holders) > 1 {
-		w.fail("#%d is bought from %s and %s", o.Seq, holders[0].name, holders[1].name)
+		w.fail("#%d is bought from %s and %s", w.ord(o.Seq), holders[0].name, holders[1].name)
 		return
 	}
 	if len(holders) == 1 && (o.Provider != topupd.ProviderUpstream || holders[0].name != o.Upstream) {
-		w.fail("#%d is held by supplier %s but the order says %s %s", o.Seq, holders[0].name, o.Provider, o.Upstream)
+		w.fail("#%d is held by supplier %s but the order says %s %s", w.ord(o.Seq), holders[0].name, o.Provider, o.Upstream)
 		return
 	}
 	if w.model.byOperator[o.ID] || o.Provider != topupd.ProviderUpstream {
@@ -141,19 +141,19 @@ func (w *World) checkOrder(o *topupd.Order) {
 	switch o.Status {
 	case topupd.StatusCompleted:
 		if len(holders) == 0 {
-			w.fail("#%d is completed but supplier %s holds no such order", o.Seq, o.Upstream)
+			w.fail("#%d is completed but supplier %s holds no such order", w.ord(o.Seq), o.Upstream)
 			return
 		}
 		so := holders[0].orders[o.ID]
 		if so.state != topupd.OutcomeCompleted {
-			w.fail("#%d is completed but supplier %s has it %s", o.Seq, o.Upstream, so.state)
+			w.fail("#%d is completed but supplier %s has it %s", w.ord(o.Seq), o.Upstream, so.state)
 		}
 		if o.Kind == topupd.KindGamekey && !slices.Equal(so.codes, o.Codes) {
-			w.fail("#%d delivered codes %v; supplier %s delivered %v", o.Seq, o.Codes, o.Upstream, so.codes)
+			w.fail("#%d delivered codes %v; supplier %s delivered %v", w.ord(o.Seq), o.Codes, o.Upstream, so.codes)
 		}
 	case topupd.StatusCancelled:
 		if len(holders) == 1 {
-			w.fail("#%d is cancelled (refunded=%v) but supplier %s has it %s", o.Seq, o.Refunded, holders[0].name, holders[0].orders[o.ID].state)
+			w.fail("#%d is cancelled (refunded=%v) but supplier %s has it %s", w.ord(o.Seq), o.Refunded, holders[0].name, holders[0].orders[o.ID].state)
 		}
 	}
 }
@@ -169,9 +169,9 @@ func (w *World) checkHistory(ctx context.Context, o *topupd.Order) error {
 		count[e.Kind]++
 		switch {
 		case e.Kind == topupd.EntryCharge && e.Amount != -o.Amount:
-			w.fail("#%d of %v was charged %v", o.Seq, o.Amount, e.Amount)
+			w.fail("#%d of %v was charged %v", w.ord(o.Seq), o.Amount, e.Amount)
 		case e.Kind == topupd.EntryRefund && e.Amount != o.Amount:
-			w.fail("#%d of %v was refunded %v", o.Seq, o.Amount, e.Amount)
+			w.fail("#%d of %v was refunded %v", w.ord(o.Seq), o.Amount, e.Amount)
 		}
 	}
 	refunds := 0
@@ -179,7 +179,7 @@ func (w *World) checkHistory(ctx context.Context, o *topupd.Order) error {
 		refunds = 1
 	}
 	if count[topupd.EntryCharge] != 1 || count[topupd.EntryRefund] != refunds {
-		w.fail("#%d (%s, refunded=%v) has %d charges and %d refunds", o.Seq, o.Status, o.Refunded, count[topupd.EntryCharge], count[topupd.EntryRefund])
+		w.fail("#%d (%s, refunded=%v) has %d charges and %d refunds", w.ord(o.Seq), o.Status, o.Refunded, count[topupd.EntryCharge], count[topupd.EntryRefund])
 	}
 	events, err := w.store.OrderStreamEvents(ctx, o.Seq)
 	if err != nil {
@@ -192,7 +192,7 @@ func (w *World) checkHistory(ctx context.Context, o *topupd.Order) error {
 		switch d := e.Data.(type) {
 		case *topupd.OrderCompletedData, *topupd.OrderCancelledData:
 			if got, want := *d.(topupd.OrderEventData).Facts(), topupd.FactsOf(o); got != want {
-				w.fail("#%d's %s event says %+v, the order %+v", o.Seq, e.Type, got, want)
+				w.fail("#%d's %s event says %+v, the order %+v", w.ord(o.Seq), e.Type, got, want)
 			}
 		}
 	}
@@ -205,7 +205,7 @@ func (w *World) checkHistory(ctx context.Context, o *topupd.Order) error {
 	}
 	for _, t := range []topupd.EventType{topupd.OrderPlaced, topupd.OrderCompleted, topupd.OrderCancelled} {
 		if kinds[t] != want[t] {
-			w.fail("#%d (%s) has %d %s events, not %d", o.Seq, o.Status, kinds[t], t, want[t])
+			w.fail("#%d (%s) has %d %s events, not %d", w.ord(o.Seq), o.Status, kinds[t], t, want[t])
 		}
 	}
 	return nil

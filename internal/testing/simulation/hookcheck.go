@@ -44,11 +44,11 @@ func (w *World) checkHooks(ctx context.Context) error {
 		d, ok := r.got[id]
 		switch {
 		case !ok:
-			w.fail("%s never got %s %s%s with a 2xx", r.name, x.typ, id, ofOrder(x.seq))
+			w.fail("%s never got %s %s%s with a 2xx", r.name, x.typ, id, w.ofOrder(x.seq))
 		case d.Type != x.typ:
 			w.fail("%s got %s as %s, the stream says %s", r.name, id, d.Type, x.typ)
 		case x.orderID != "" && (d.Data.OrderID != x.orderID || d.Data.Status != x.status):
-			w.fail("%s got %s of #%d as order %s %s, not %s", r.name, x.typ, x.seq, d.Data.OrderID, d.Data.Status, x.status)
+			w.fail("%s got %s of #%d as order %s %s, not %s", r.name, x.typ, w.ord(x.seq), d.Data.OrderID, d.Data.Status, x.status)
 		}
 	}
 	n := 0
@@ -99,9 +99,9 @@ func (w *World) hookEvents(e *topupd.Event) map[string]expected {
 }
 
 // ofOrder names an order's event's order in a message.
-func ofOrder(seq int64) string {
+func (w *World) ofOrder(seq int64) string {
 	if seq == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" of #%d", seq)
+	return fmt.Sprintf(" of #%d", w.ord(seq))
 }

@@ -18,7 +18,8 @@ const (
 )
 
 // TestSeeds runs a fixed set of seeds on SQLite and, when
-// TOPUPD_TEST_POSTGRES is set, on PostgreSQL: no invariant may break.
+// TOPUPD_TEST_POSTGRES is set, on PostgreSQL: no invariant may break, and
+// a seed run on both has one history, line for line.
 func TestSeeds(t *testing.T) {
 	seeds, steps := uint64(ciSeeds), ciSteps
 	r := newRunner(t, steps)
@@ -37,6 +38,12 @@ func TestSeeds(t *testing.T) {
 			}
 			if r.Orders == 0 {
 				t.Errorf("seed %d on %s placed no order", seed, r.Store)
+			}
+		}
+		if len(res) == 2 {
+			if i := firstDiff(res[0].Trace, res[1].Trace); i >= 0 {
+				t.Errorf("seed %d ran one history on %s and another on %s; first difference at line %d:\n%s\n%s",
+					seed, res[0].Store, res[1].Store, i, at(res[0].Trace, i), at(res[1].Trace, i))
 			}
 		}
 	}

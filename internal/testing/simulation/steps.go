@@ -125,7 +125,7 @@ func (w *World) act(ctx context.Context) error {
 			return err
 		}
 		_, _, err = untilAnswered(func() (topupd.Order, error) { return w.svc.RetryOrder(ctx, w.root, o.ID) })
-		w.logf("operator retries #%d: %v", o.Seq, errText(err))
+		w.logf("operator retries #%d: %v", w.ord(o.Seq), errText(err))
 	case r < 88:
 		w.setLimits(ctx)
 	case r < 89:
@@ -231,7 +231,7 @@ func (w *World) operatorSettle(ctx context.Context, o topupd.Order) {
 	if err == nil || (crashed && topupd.CodeOf(err) == topupd.EOrderFinal) {
 		w.model.byOperator[o.ID] = true
 	}
-	w.logf("operator %s #%d: %v", what, o.Seq, errText(err))
+	w.logf("operator %s #%d: %v", what, w.ord(o.Seq), errText(err))
 }
 
 // work has a node claim due orders and work on each, as its engine's loop
@@ -253,7 +253,7 @@ func (w *World) workUpTo(ctx context.Context, n *node, limit int) {
 			return
 		}
 		out := n.eng.Process(ctx, o, false)
-		w.logf("%s worked #%d: %s %s", n.owner, o.Seq, out.Status, out.Alert)
+		w.logf("%s worked #%d: %s %s", n.owner, w.ord(o.Seq), out.Status, out.Alert)
 	}
 }
 
@@ -333,23 +333,23 @@ func (w *World) send(ctx context.Context, n *node, rq *request) error {
 	}
 	replay := a.IdempotentReplay != nil && *a.IdempotentReplay
 	w.model.orders[o.ID] = true
-	w.logf("%s POST /orders %s %s: #%d %s replay=%v (now %s)", n.owner, rq.req.TrxID, rq.req.PID, o.Seq, a.Status, replay, o.Status)
+	w.logf("%s POST /orders %s %s: #%d %s replay=%v (now %s)", n.owner, rq.req.TrxID, rq.req.PID, w.ord(o.Seq), a.Status, replay, o.Status)
 	switch {
 	case rq.firstID != "" && o.ID != rq.firstID:
-		w.fail("trxid %s answered order #%d, not the first order it was answered with", rq.req.TrxID, o.Seq)
+		w.fail("trxid %s answered order #%d, not the first order it was answered with", rq.req.TrxID, w.ord(o.Seq))
 	case rq.firstID != "" && !replay:
-		w.fail("trxid %s placed a second order #%d", rq.req.TrxID, o.Seq)
+		w.fail("trxid %s placed a second order #%d", rq.req.TrxID, w.ord(o.Seq))
 	}
 	if want := w.model.priceFor(rq.account, o.PID) * topupd.Money(max(o.Quantity, 1)); !replay && o.Amount != want {
-		w.fail("#%d of %d × %s was charged %s, not %s at %s", o.Seq, max(o.Quantity, 1), o.PID, o.Amount.Dollars(), want.Dollars(), w.model.describe(rq.account, o.PID))
+		w.fail("#%d of %d × %s was charged %s, not %s at %s", w.ord(o.Seq), max(o.Quantity, 1), o.PID, o.Amount.Dollars(), want.Dollars(), w.model.describe(rq.account, o.PID))
 	}
 	spent := n.spent // read as the store was just before PlaceOrder ran
 	if l := w.model.limits[rq.account]; !replay {
 		if l.MaxOrder != nil && o.Amount > *l.MaxOrder {
-			w.fail("#%d of %s is above its account's limit of %s an order", o.Seq, o.Amount.Dollars(), l.MaxOrder.Dollars())
+			w.fail("#%d of %s is above its account's limit of %s an order", w.ord(o.Seq), o.Amount.Dollars(), l.MaxOrder.Dollars())
 		}
 		if l.Daily != nil && spent+o.Amount > *l.Daily {
-			w.fail("#%d of %s with %s spent today is above its account's daily limit of %s", o.Seq, o.Amount.Dollars(), spent.Dollars(), l.Daily.Dollars())
+			w.fail("#%d of %s with %s spent today is above its account's daily limit of %s", w.ord(o.Seq), o.Amount.Dollars(), spent.Dollars(), l.Daily.Dollars())
 		}
 	}
 	if w.rng.IntN(10) == 0 {

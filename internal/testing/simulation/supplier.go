@@ -61,15 +61,15 @@ var errTimeout = errors.New("simulated supplier: timeout")
 func (s *supplier) Submit(_ context.Context, o *topupd.Order) (topupd.Outcome, error) {
 	w := s.w
 	if s.down {
-		w.logf("  %s submit #%d: down", s.name, o.Seq)
+		w.logf("  %s submit #%d: down", s.name, w.ord(o.Seq))
 		return topupd.Outcome{}, fmt.Errorf("%s: connection refused", s.name)
 	}
 	if so := s.orders[o.ID]; so != nil && so.state != 0 {
-		w.logf("  %s submit #%d: already held, %s", s.name, o.Seq, so.state)
+		w.logf("  %s submit #%d: already held, %s", s.name, w.ord(o.Seq), so.state)
 		return so.outcome(so.state), nil
 	}
 	if s.broke {
-		w.logf("  %s submit #%d: out of our balance", s.name, o.Seq)
+		w.logf("  %s submit #%d: out of our balance", s.name, w.ord(o.Seq))
 		return topupd.Outcome{}, fmt.Errorf("%s: insufficient balance: %w: %w", s.name, topupd.ErrSupplierRefused, topupd.ErrNeedsOperator)
 	}
 	switch r := w.faultN(100); {
@@ -77,14 +77,14 @@ func (s *supplier) Submit(_ context.Context, o *topupd.Order) (topupd.Outcome, e
 		// Out of stock. One refusal in two comes late: the supplier tried
 		// its own sources first, and the caller's lease ran out meanwhile.
 		if w.faultN(2) == 0 {
-			w.logf("  %s submit #%d: refused, answering late", s.name, o.Seq)
+			w.logf("  %s submit #%d: refused, answering late", s.name, w.ord(o.Seq))
 			w.meanwhile(w.calling)
 		} else {
-			w.logf("  %s submit #%d: refused", s.name, o.Seq)
+			w.logf("  %s submit #%d: refused", s.name, w.ord(o.Seq))
 		}
 		return topupd.Outcome{State: topupd.OutcomeFailed, Message: "OUT OF STOCK"}, nil
 	case r < 18:
-		w.logf("  %s submit #%d: timeout before applying", s.name, o.Seq)
+		w.logf("  %s submit #%d: timeout before applying", s.name, w.ord(o.Seq))
 		return topupd.Outcome{}, errTimeout
 	}
 	s.refs++
@@ -96,13 +96,13 @@ func (s *supplier) Submit(_ context.Context, o *topupd.Order) (topupd.Outcome, e
 	so.told = so.state
 	switch r := w.faultN(100); {
 	case r < 8:
-		w.logf("  %s submit #%d: applied %s, answer lost", s.name, o.Seq, so.state)
+		w.logf("  %s submit #%d: applied %s, answer lost", s.name, w.ord(o.Seq), so.state)
 		return topupd.Outcome{}, errTimeout
 	case r < 14:
-		w.logf("  %s submit #%d: applied %s, answering late", s.name, o.Seq, so.state)
+		w.logf("  %s submit #%d: applied %s, answering late", s.name, w.ord(o.Seq), so.state)
 		w.meanwhile(w.calling)
 	default:
-		w.logf("  %s submit #%d: applied %s", s.name, o.Seq, so.state)
+		w.logf("  %s submit #%d: applied %s", s.name, w.ord(o.Seq), so.state)
 	}
 	return so.outcome(so.state), nil
 }
@@ -122,12 +122,12 @@ func (s *supplier) complete(so *supOrder, o *topupd.Order) {
 func (s *supplier) Status(_ context.Context, o *topupd.Order) (topupd.Outcome, error) {
 	w := s.w
 	if s.down {
-		w.logf("  %s status #%d: down", s.name, o.Seq)
+		w.logf("  %s status #%d: down", s.name, w.ord(o.Seq))
 		return topupd.Outcome{}, fmt.Errorf("%s: connection refused", s.name)
 	}
 	so := s.orders[o.ID]
 	if so == nil || so.state == 0 {
-		w.logf("  %s status #%d: not found", s.name, o.Seq)
+		w.logf("  %s status #%d: not found", s.name, w.ord(o.Seq))
 		return topupd.Outcome{State: topupd.OutcomeNotFound}, nil
 	}
 	if so.state == topupd.OutcomePending {
@@ -142,12 +142,12 @@ func (s *supplier) Status(_ context.Context, o *topupd.Order) (topupd.Outcome, e
 	switch r := w.faultN(100); {
 	case r < 10:
 		state = so.told
-		w.logf("  %s status #%d: stale %s (is %s)", s.name, o.Seq, state, so.state)
+		w.logf("  %s status #%d: stale %s (is %s)", s.name, w.ord(o.Seq), state, so.state)
 	case r < 16:
-		w.logf("  %s status #%d: answer lost (%s)", s.name, o.Seq, so.state)
+		w.logf("  %s status #%d: answer lost (%s)", s.name, w.ord(o.Seq), so.state)
 		return topupd.Outcome{}, errTimeout
 	default:
-		w.logf("  %s status #%d: %s", s.name, o.Seq, state)
+		w.logf("  %s status #%d: %s", s.name, w.ord(o.Seq), state)
 	}
 	so.told = state
 	return so.outcome(state), nil

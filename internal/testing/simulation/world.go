@@ -93,7 +93,9 @@ func (n *node) now() time.Time { return n.w.clk.Now().Add(n.skew) }
 // World is one run's state: the real components and the simulated ones.
 type World struct {
 	cfg Config
-	rng *rand.Rand
+	// ords names orders in the trace (ord).
+	ords map[int64]int
+	rng  *rand.Rand
 	// simAtOnce: the sim supplier answers at once (simDelayStep).
 	simAtOnce bool
 	clk       *fakeclock.Clock
@@ -287,3 +289,19 @@ func (w *World) meanwhile(stalled *node) {
 // meanwhileClaims bounds what a node claims while another waits: in the
 // lease's time its engine's loop would claim every order due.
 const meanwhileClaims = 100
+
+// ord is the number an order goes by in the trace: the order in which the
+// trace first named it, not its seq, which PostgreSQL's sequence hands
+// out with gaps (a rolled-back insert spends one). One seed's trace is
+// then the same on both stores (TestReplayAcrossStores).
+func (w *World) ord(seq int64) int {
+	n, ok := w.ords[seq]
+	if !ok {
+		if w.ords == nil {
+			w.ords = map[int64]int{}
+		}
+		n = len(w.ords) + 1
+		w.ords[seq] = n
+	}
+	return n
+}
