@@ -17,6 +17,8 @@ type storeCall struct {
 	// parts before its first write transaction, to read again what the
 	// call's checks read just before it began.
 	again func() error
+	// fell, when set, is set when a fault at the SQL driver fell in the call.
+	fell *bool
 }
 
 // betweenTx returns ctx for the store call c, and a func to call when it

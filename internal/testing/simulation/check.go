@@ -30,6 +30,7 @@ func (w *World) check(ctx context.Context, full, final bool) error {
 		owed[id] = w.model.credited[id]
 	}
 	codes := map[string]int64{}
+	trxids := map[[2]string]int64{} // an account's trxids, lowered: one order each
 	uploaded := map[string]bool{}
 	for _, c := range w.model.stock {
 		uploaded[c] = true
@@ -41,6 +42,11 @@ func (w *World) check(ctx context.Context, full, final bool) error {
 			owed[o.AccountID] += o.Amount
 		}
 		w.checkOrder(o)
+		key := [2]string{o.AccountID, strings.ToLower(o.TrxID)}
+		if seq, ok := trxids[key]; ok {
+			w.fail("trxid %s of %s placed two orders, #%d and #%d", o.TrxID, w.shop(o.AccountID), w.ord(seq), w.ord(o.Seq))
+		}
+		trxids[key] = o.Seq
 		for _, c := range o.Codes {
 			if seq, ok := codes[c]; ok {
 				w.fail("code %s delivered to #%d and to #%d", c, w.ord(seq), w.ord(o.Seq))

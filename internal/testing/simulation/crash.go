@@ -48,7 +48,11 @@ func atCall[T any](ctx context.Context, s *crashStore, c storeCall, call func(ct
 		}
 	}
 	ctx, done := s.betweenTx(ctx, c)
+	disarm := w.armDB(name)
 	v, err := call(ctx)
+	if disarm() && c.fell != nil {
+		*c.fell = true
+	}
 	done()
 	if h != nil && h.due(true) {
 		w.logf("  the client hangs up after %s (err=%v)", name, err != nil)
@@ -171,23 +175,30 @@ func (s *crashStore) PlaceOrder(ctx context.Context, p topupd.PlaceOrder) (topup
 	if w := s.n.w; !s.n.dead && w.faults && w.depth == 0 && w.rng.IntN(100) < 4 {
 		w.duplicate(ctx, s.n, p.Request.TrxID)
 	}
-	// What the account spent today, as the store has it just before the
-	// order (after any stall, and again after the world went on between
-	// the call's parts), for the limits' invariants: read on the request's
-	// context, not the call's, whose statements are the call's own.
-	readSpent := func() error {
-		spent, err := s.n.w.spentToday(ctx, p.AccountID, p.Now)
-		s.n.spent = spent
+	// What the store holds just before the order (after any stall, and
+	// again after the world went on between the call's parts), for the
+	// refusals' invariants: read on the request's context, not the
+	// call's, whose statements are the call's own.
+	rs, _ := ctx.Value(requestKey{}).(*requestState)
+	readBefore := func() error {
+		if rs == nil {
+			return nil
+		}
+		b, err := s.n.w.storeBefore(ctx, p)
+		rs.before = b
 		return err
 	}
-	c := storeCall{name: "PlaceOrder", account: p.AccountID, again: readSpent}
+	c := storeCall{name: "PlaceOrder", account: p.AccountID, again: readBefore, fell: new(bool)}
 	r, err := atCall(ctx, s, c, func(ctx context.Context) (placed, error) {
-		if err := readSpent(); err != nil {
+		if err := readBefore(); err != nil {
 			return placed{}, err
 		}
 		o, replay, err := s.Store.PlaceOrder(ctx, p)
 		return placed{o, replay}, err
 	})
+	if rs != nil && err != nil && *c.fell {
+		rs.dbFault = true
+	}
 	return r.o, r.replay, err
 }
 

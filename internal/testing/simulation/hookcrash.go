@@ -15,7 +15,9 @@ import (
 // reach it: while faults are on, the node may stop at a write that moves
 // the webhooks on (adding events, moving the cursor, claiming deliveries,
 // recording an attempt), before it reaches the database or after it
-// committed; a stopped node's calls reach nothing until it starts again.
+// committed, and the write may meet a fault at the SQL driver
+// (dbfaults.go); a stopped node's calls reach nothing until it starts
+// again.
 type hookStore struct {
 	topupd.Store
 	w    *World
@@ -38,7 +40,9 @@ func hookCall[T any](s *hookStore, name string, f func() (T, error)) (T, error) 
 		s.w.logf("  CRASH %s before %s", h.owner, name)
 		return zero, errHookNodeDown
 	}
+	disarm := s.w.armDBFrom(h.rng, name)
 	v, err := f()
+	disarm()
 	if s.w.faults && h.rng.IntN(100) < 2 {
 		s.dead = true
 		s.w.logf("  CRASH %s after %s", h.owner, name)

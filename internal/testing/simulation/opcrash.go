@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/internal/testing/dbfault"
 )
 
 // opStore is the store as the operator's requests reach it: through the
@@ -27,7 +28,9 @@ func opCall[T any](s opStore, name string, call func() (T, error)) (T, error) {
 		s.w.crashes++
 		return zero, errDead
 	}
+	disarm := s.w.armDB(name)
 	v, err := call()
+	disarm()
 	if s.w.opCrashHere() {
 		s.w.logf("  CRASH admin node after %s (err=%v)", name, err != nil)
 		s.w.crashes++
@@ -84,12 +87,14 @@ func (s opStore) RetryOrder(ctx context.Context, seq int64, now, deadline time.T
 }
 
 // untilAnswered sends an operator's request again while the node serving
-// it stops before answering, as an operator would (each attempt stops with
-// a chance of about 10%, so a hundred never all do in practice). crashed
-// says whether any attempt was cut off.
+// it stops before answering, or answers that its database failed (a fault
+// at the SQL driver: busy, a lost connection, a commit's answer lost), as
+// an operator would (each attempt fails with a chance of about 13%, so a
+// hundred never all do in practice). crashed says whether any attempt
+// was cut off, so that it may have taken effect unanswered.
 func untilAnswered[T any](call func() (T, error)) (v T, crashed bool, err error) {
 	for range 100 {
-		if v, err = call(); err != errDead {
+		if v, err = call(); err != errDead && !dbfault.IsInjected(err) {
 			return v, crashed, err
 		}
 		crashed = true

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/topupd/topupd"
+	"github.com/topupd/topupd/internal/testing/dbfault"
 	"github.com/topupd/topupd/service"
 )
 
@@ -309,6 +310,8 @@ func (w *World) send(ctx context.Context, n *node, rq *request) error {
 	if w.rng.IntN(12) == 0 { // a client that hangs up during its request
 		ctx = withHangUp(ctx, 1+w.rng.IntN(2), w.rng.IntN(2) == 0)
 	}
+	rs := &requestState{}
+	ctx = context.WithValue(ctx, requestKey{}, rs)
 	a, err := w.post(ctx, n, rq)
 	if hungUp(ctx) { // the answer reaches nobody; the order, if placed, stands
 		w.logf("%s POST /orders %s %s: hung up mid-request (%d %s)", n.owner, rq.req.TrxID, rq.req.PID, a.status, a.Error)
@@ -319,12 +322,10 @@ func (w *World) send(ctx context.Context, n *node, rq *request) error {
 	}
 	if a.status != http.StatusOK {
 		w.logf("%s POST /orders %s %s: %d %s", n.owner, rq.req.TrxID, rq.req.PID, a.status, a.Error)
-		if a.status >= 500 && !n.dead {
+		if a.status >= 500 && !n.dead && !rs.dbFault {
 			w.fail("POST /orders %s answered %d %s on a node that did not crash", rq.req.TrxID, a.status, a.Error)
 		}
-		if a.Code == string(topupd.ESpendLimit) {
-			w.checkLimitRefusal(rq, n.spent)
-		}
+		w.checkRefusal(rq, topupd.ErrorCode(a.Code), rs.before)
 		return nil
 	}
 	o, err := w.store.Order(ctx, "", a.OrderID)
@@ -343,7 +344,7 @@ func (w *World) send(ctx context.Context, n *node, rq *request) error {
 	if want := w.model.priceFor(rq.account, o.PID) * topupd.Money(max(o.Quantity, 1)); !replay && o.Amount != want {
 		w.fail("#%d of %d × %s was charged %s, not %s at %s", w.ord(o.Seq), max(o.Quantity, 1), o.PID, o.Amount.Dollars(), want.Dollars(), w.model.describe(rq.account, o.PID))
 	}
-	spent := n.spent // read as the store was just before PlaceOrder ran
+	spent := rs.spent // read as the store was just before PlaceOrder ran
 	if l := w.model.limits[rq.account]; !replay {
 		if l.MaxOrder != nil && o.Amount > *l.MaxOrder {
 			w.fail("#%d of %s is above its account's limit of %s an order", w.ord(o.Seq), o.Amount.Dollars(), l.MaxOrder.Dollars())
@@ -362,33 +363,89 @@ func (w *World) send(ctx context.Context, n *node, rq *request) error {
 	return nil
 }
 
-// checkLimitRefusal checks a refusal for the account's spending limits
-// against the model: the request repeats no order it was answered with
-// (a repeat is replayed whatever the limits say now), and its amount at
-// the account's price is above the limit of an order, or above the daily
-// limit with what the account had spent that day (spent: as the store had
-// it just before PlaceOrder ran, charges less refunds).
-func (w *World) checkLimitRefusal(rq *request, spent topupd.Money) {
+// checkRefusal checks a refusal of a request for the account's means
+// against the model and the store as it was just before PlaceOrder ran
+// (b): a refused request repeats no order placed for its trxid, whether
+// its client was answered with it (a repeat is replayed whatever the
+// limits, the balance or the stock say now) or not (an answer lost, a
+// client that hung up); a refusal for the spending limits is due to one
+// of them (its amount at the account's price is above the limit of an
+// order, or above the daily limit with what the account had spent that
+// day: charges less refunds); and one for the balance is due to it.
+func (w *World) checkRefusal(rq *request, code topupd.ErrorCode, b before) {
+	switch code {
+	case topupd.ESpendLimit, topupd.EInsufficientBalance, topupd.EInsufficientStock:
+	default:
+		return
+	}
 	amount := w.model.priceFor(rq.account, rq.req.PID) * topupd.Money(max(rq.req.Quantity, 1))
 	l := w.model.limits[rq.account]
 	switch {
 	case rq.firstID != "":
-		w.fail("trxid %s, answered with an order before, is refused for its spending limits instead of replayed", rq.req.TrxID)
+		w.fail("trxid %s, answered with an order before, is refused %s instead of replayed", rq.req.TrxID, code)
+	case b.held:
+		w.fail("trxid %s, whose order the store held, is refused %s instead of replayed", rq.req.TrxID, code)
+	case code == topupd.EInsufficientBalance && amount <= b.balance:
+		w.fail("%s is refused %s of %s for its balance, which is %s", w.shop(rq.account), rq.req.TrxID, amount.Dollars(), b.balance.Dollars())
+	case code != topupd.ESpendLimit:
 	case l.MaxOrder != nil && amount > *l.MaxOrder:
-	case l.Daily != nil && spent+amount > *l.Daily:
+	case l.Daily != nil && b.spent+amount > *l.Daily:
 	default:
 		w.fail("%s is refused %s of %s for its spending limits (max=%s daily=%s) with %s spent today", w.shop(rq.account),
-			rq.req.TrxID, amount.Dollars(), show(l.MaxOrder), show(l.Daily), spent.Dollars())
+			rq.req.TrxID, amount.Dollars(), show(l.MaxOrder), show(l.Daily), b.spent.Dollars())
 	}
 }
 
-// errText is an error's code for the trace, or "ok".
+// before is what the store held just before a PlaceOrder ran.
+type before struct {
+	// spent is what the account spent that UTC day, charges less refunds;
+	// balance its balance.
+	spent, balance topupd.Money
+	// held: the store holds an order of the request's trxid.
+	held bool
+}
+
+// storeBefore reads what the store holds just before p is placed.
+func (w *World) storeBefore(ctx context.Context, p topupd.PlaceOrder) (before, error) {
+	var b before
+	var err error
+	if b.spent, err = w.spentToday(ctx, p.AccountID, p.Now); err != nil {
+		return b, err
+	}
+	if b.balance, err = w.store.Balance(ctx, p.AccountID); err != nil {
+		return b, fmt.Errorf("balance before: %w", err)
+	}
+	held, err := w.store.Orders(ctx, topupd.OrdersQuery{AccountID: p.AccountID, Sandbox: p.Sandbox, TrxID: p.Request.TrxID, Limit: 1})
+	if err != nil {
+		return b, fmt.Errorf("orders before: %w", err)
+	}
+	b.held = len(held) > 0
+	return b, nil
+}
+
+// requestState is what the simulator learns of one request while it runs.
+type requestState struct {
+	// dbFault: its PlaceOrder failed with a fault at the SQL driver in it,
+	// which the API rightly answers 500.
+	dbFault bool
+	// before is what the store held just before its PlaceOrder ran.
+	before
+}
+
+type requestKey struct{}
+
+// errText is an error's code for the trace, or "ok". A fault at the SQL
+// driver is named as it is on both stores (dbfault.Describe), not by the
+// driver's text.
 func errText(err error) string {
 	switch {
 	case err == nil:
 		return "ok"
 	case err == errDead:
 		return "node crashed"
+	}
+	if d := dbfault.Describe(err); d != "" {
+		return d
 	}
 	if c := topupd.CodeOf(err); c != topupd.EInternal {
 		return string(c)

@@ -7,6 +7,7 @@ package simulation
 
 import (
 	"context"
+	"database/sql/driver"
 	"fmt"
 	"io"
 	"log/slog"
@@ -20,6 +21,7 @@ import (
 	"github.com/topupd/topupd/fulfil"
 	"github.com/topupd/topupd/internal/sqlstore"
 	"github.com/topupd/topupd/internal/testing/dbcount"
+	"github.com/topupd/topupd/internal/testing/dbfault"
 	"github.com/topupd/topupd/internal/testing/fakeclock"
 	"github.com/topupd/topupd/postgres"
 	"github.com/topupd/topupd/provider/manual"
@@ -80,9 +82,6 @@ type node struct {
 	skew time.Duration
 	st   *crashStore
 	eng  *fulfil.Engine
-	// spent is what the account of the node's latest PlaceOrder had spent
-	// that day just before it ran.
-	spent topupd.Money
 	// api is the node's reseller API handler.
 	api http.Handler
 }
@@ -124,6 +123,8 @@ type World struct {
 	// (betweenTx); calls counts the calls, to tag each.
 	db    *dbcount.Counter
 	calls int
+	// dbf injects faults at the SQL driver (dbfaults.go).
+	dbf *dbFaults
 }
 
 // Run runs one seed to its end, or to its first violation.
@@ -145,15 +146,22 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 
 // open opens the run's store.
 func (w *World) open(ctx context.Context) error {
+	store := dbfault.SQLite
 	if w.cfg.Postgres != "" {
-		st, err := postgres.Open(ctx, w.cfg.Postgres, vault(), sqlstore.WithClock(w.clk.Now), sqlstore.WithConnector(w.db.Connector))
+		store = dbfault.Postgres
+	}
+	w.dbf = w.newDBFaults(store)
+	// The faults stand next to the driver; dbcount counts what reaches them.
+	wrap := sqlstore.WithConnector(func(c driver.Connector) driver.Connector { return w.db.Connector(w.dbf.in.Connector(c)) })
+	if w.cfg.Postgres != "" {
+		st, err := postgres.Open(ctx, w.cfg.Postgres, vault(), sqlstore.WithClock(w.clk.Now), wrap)
 		if err != nil {
 			return err
 		}
 		w.store = st
 		return nil
 	}
-	st, err := sqlite.Open(ctx, filepath.Join(w.cfg.Dir, "sim.db"), vault(), sqlstore.WithClock(w.clk.Now), sqlstore.WithConnector(w.db.Connector))
+	st, err := sqlite.Open(ctx, filepath.Join(w.cfg.Dir, "sim.db"), vault(), sqlstore.WithClock(w.clk.Now), wrap)
 	if err != nil {
 		return err
 	}
@@ -248,7 +256,7 @@ func (w *World) start(ctx context.Context, n *node) {
 	w.logf("start %s (clock %+v)", n.owner, n.skew)
 	if same {
 		if err := eng.Recover(ctx); err != nil {
-			w.logf("  recover %s: %v", n.owner, err)
+			w.logf("  recover %s: %v", n.owner, errText(err))
 		}
 	}
 }
