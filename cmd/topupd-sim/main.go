@@ -36,6 +36,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	seed := fs.Uint64("seed", 1, "the first seed")
 	steps := fs.Int("steps", simulation.DefaultSteps, "steps per seed while faults happen")
 	verbose := fs.Bool("v", false, "print each seed's trace")
+	swarm := fs.Bool("swarm", true, "each seed draws its mix of faults; false: every kind on, at its base rate")
 	pg := fs.String("postgres", getenv("TOPUPD_TEST_POSTGRES"), "a PostgreSQL URL: each seed runs in a schema of its own there too")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -49,6 +50,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	defer r.Close()
+	r.FullMix = !*swarm
+	replayFlags := ""
+	if !*swarm {
+		replayFlags = " -swarm=false"
+	}
 	start, events, bad := time.Now(), 0, 0
 	for i := range *seeds {
 		if ctx.Err() != nil {
@@ -60,8 +66,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			events += r.Events
 			if r.Violation != "" {
 				bad++
-				fmt.Fprintf(stdout, "seed %d (%s): VIOLATION at step %d: %s\n  replay: go run ./cmd/topupd-sim -seed %d -steps %d -v\n",
-					s, r.Store, r.Steps, r.Violation, s, *steps)
+				fmt.Fprintf(stdout, "seed %d (%s): VIOLATION at step %d: %s\n  replay: go run ./cmd/topupd-sim -seed %d -steps %d%s -v\n",
+					s, r.Store, r.Steps, r.Violation, s, *steps, replayFlags)
 			}
 		}
 		if err != nil {

@@ -81,10 +81,10 @@ func (w *World) between(n *node, c storeCall, first bool) error {
 		return nil
 	}
 	switch r := w.rng.IntN(100); {
-	case r < 10 && first:
+	case r < w.mix.betweenStall && first:
 		w.logf("  PAUSE %s inside %s, between its parts", n.owner, c.name)
 		w.meanwhile(n)
-	case r >= 10 && r < 60:
+	case r >= 40 && r < 40+w.mix.interleave:
 		w.otherOrders(c)
 	}
 	if n.dead {

@@ -172,7 +172,7 @@ type placed struct {
 
 // PlaceOrder is the store's, at a point the node may crash.
 func (s *crashStore) PlaceOrder(ctx context.Context, p topupd.PlaceOrder) (topupd.Order, bool, error) {
-	if w := s.n.w; !s.n.dead && w.faults && w.depth == 0 && w.rng.IntN(100) < 4 {
+	if w := s.n.w; !s.n.dead && w.faults && w.depth == 0 && w.rng.IntN(100) < w.mix.duplicate {
 		w.duplicate(ctx, s.n, p.Request.TrxID)
 	}
 	// What the store holds just before the order (after any stall, and

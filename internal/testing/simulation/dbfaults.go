@@ -19,10 +19,6 @@ type dbFaults struct {
 	fell map[dbfault.Kind]int
 }
 
-// dbFaultRate is the faults per thousand store calls of the nodes, the
-// operator and the webhook node, while faults are on.
-const dbFaultRate = 30
-
 // newDBFaults makes the injector of a run on store.
 func (w *World) newDBFaults(store dbfault.Store) *dbFaults {
 	d := &dbFaults{rng: rand.New(rand.NewPCG(w.cfg.Seed, 0x64626674)), fell: map[dbfault.Kind]int{}}
@@ -43,8 +39,8 @@ func (w *World) armDB(name string) func() bool { return w.armDBFrom(w.dbf.rng, n
 func (w *World) armDBFrom(rng *rand.Rand, name string) func() bool {
 	d := w.dbf
 	var f dbfault.Fault
-	if w.faults && rng.IntN(1000) < dbFaultRate {
-		f = draw(rng)
+	if w.faults && rng.IntN(1000) < w.mix.dbFault {
+		f = draw(rng, w.mix.dbKinds)
 	}
 	d.calls = append(d.calls, name)
 	c := d.in.Arm(f)
@@ -55,11 +51,10 @@ func (w *World) armDBFrom(rng *rand.Rand, name string) func() bool {
 	}
 }
 
-// draw is one fault: its kind, and where in the call it falls: most
-// often in the call's first write transaction (most calls have one), at
-// its begin, one of its first statements, or its commit.
-func draw(rng *rand.Rand) dbfault.Fault {
-	kinds := []dbfault.Kind{dbfault.Waited, dbfault.Busy, dbfault.Lost, dbfault.AnswerLost}
+// draw is one fault: its kind, one of kinds, and where in the call it
+// falls: most often in the call's first write transaction (most calls
+// have one), at its begin, one of its first statements, or its commit.
+func draw(rng *rand.Rand, kinds []dbfault.Kind) dbfault.Fault {
 	f := dbfault.Fault{Kind: kinds[rng.IntN(len(kinds))], Tx: 1, Deadlock: rng.IntN(2) == 0}
 	if rng.IntN(5) == 0 {
 		f.Tx = 2

@@ -35,7 +35,7 @@ func hookCall[T any](s *hookStore, name string, f func() (T, error)) (T, error) 
 		return zero, errHookNodeDown
 	}
 	h := s.w.hooks
-	if s.w.faults && h.rng.IntN(100) < 2 {
+	if s.w.faults && h.rng.IntN(100) < s.w.mix.hookCrash {
 		s.dead = true
 		s.w.logf("  CRASH %s before %s", h.owner, name)
 		return zero, errHookNodeDown
@@ -43,7 +43,7 @@ func hookCall[T any](s *hookStore, name string, f func() (T, error)) (T, error) 
 	disarm := s.w.armDBFrom(h.rng, name)
 	v, err := f()
 	disarm()
-	if s.w.faults && h.rng.IntN(100) < 2 {
+	if s.w.faults && h.rng.IntN(100) < s.w.mix.hookCrash {
 		s.dead = true
 		s.w.logf("  CRASH %s after %s", h.owner, name)
 		return zero, errHookNodeDown

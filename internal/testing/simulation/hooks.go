@@ -257,14 +257,14 @@ func (r *receiver) receive(w *World, rng *rand.Rand, req *http.Request) (*http.R
 	case now.Before(r.down):
 		w.logf("  webhook to %s %s: down", r.name, d.Type)
 		return nil, errors.New("connection refused")
-	case answer < 4:
+	case answer < w.mix.hookDown:
 		r.down = now.Add(time.Duration(1+rng.IntN(20)) * time.Minute)
 		w.logf("  webhook to %s %s: down until %s", r.name, d.Type, r.down.Format("15:04:05"))
 		return nil, errors.New("connection refused")
-	case answer < 10:
+	case answer < w.mix.hookDown+w.mix.hookTimeout:
 		w.logf("  webhook to %s %s: timed out", r.name, d.Type)
 		return nil, context.DeadlineExceeded
-	case answer < 18:
+	case answer < w.mix.hookDown+w.mix.hookTimeout+w.mix.hook503:
 		w.logf("  webhook to %s %s: 503", r.name, d.Type)
 		return answerWith(req, http.StatusServiceUnavailable), nil
 	}

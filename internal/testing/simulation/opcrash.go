@@ -43,7 +43,7 @@ func opCall[T any](s opStore, name string, call func() (T, error)) (T, error) {
 // 5% of them before and 5% after, more often than a worker's store calls
 // (crashHere), for the operator's writes are fewer.
 func (w *World) opCrashHere() bool {
-	return w.faults && w.rng.IntN(100) < 5
+	return w.faults && w.rng.IntN(100) < w.mix.opCrash
 }
 
 // credited is Credit's answer.

@@ -27,7 +27,10 @@ type Runner struct {
 	Steps int
 	// Trace, when set, receives every seed's trace.
 	Trace io.Writer
-	dir   string
+	// FullMix runs every seed with every kind of fault on, at its base
+	// rate, instead of the mix it draws (swarm.go).
+	FullMix bool
+	dir     string
 }
 
 // NewRunner migrates the template database once.
@@ -69,7 +72,7 @@ func (r *Runner) Seed(ctx context.Context, seed uint64) ([]Result, error) {
 	if err := os.WriteFile(filepath.Join(dir, "sim.db"), tpl, 0o600); err != nil {
 		return nil, err
 	}
-	res, err := Run(ctx, Config{Seed: seed, Steps: r.Steps, Dir: dir, Trace: r.Trace})
+	res, err := Run(ctx, Config{Seed: seed, Steps: r.Steps, Dir: dir, Trace: r.Trace, FullMix: r.FullMix})
 	res.Store = "sqlite"
 	out := []Result{res}
 	if err != nil || r.Postgres == "" {
@@ -80,7 +83,7 @@ func (r *Runner) Seed(ctx context.Context, seed uint64) ([]Result, error) {
 		return out, err
 	}
 	defer drop()
-	res, err = Run(ctx, Config{Seed: seed, Steps: r.Steps, Postgres: dsn, Trace: r.Trace})
+	res, err = Run(ctx, Config{Seed: seed, Steps: r.Steps, Postgres: dsn, Trace: r.Trace, FullMix: r.FullMix})
 	res.Store = "postgres"
 	return append(out, res), err
 }

@@ -150,6 +150,9 @@ func (w *World) act(ctx context.Context) error {
 	case r < 96:
 		w.simDelayStep(ctx)
 	default:
+		if !w.mix.outages {
+			return nil
+		}
 		s := w.supOrd[w.rng.IntN(len(w.supOrd))]
 		if w.rng.IntN(2) == 0 {
 			s.down = !s.down
@@ -194,7 +197,7 @@ func (w *World) stepClock() {
 	if w.rng.IntN(3) == 0 {
 		step = -step
 	}
-	if !w.faults || n.dead {
+	if !w.faults || n.dead || !w.mix.clockSteps {
 		return
 	}
 	n.skew = max(-maxSkew, min(maxSkew, n.skew+step))
@@ -307,7 +310,7 @@ func (w *World) asked(account string, req topupd.OrderRequest) *request {
 
 // send posts one request to a node and checks the answer against the model.
 func (w *World) send(ctx context.Context, n *node, rq *request) error {
-	if w.rng.IntN(12) == 0 { // a client that hangs up during its request
+	if w.rng.IntN(1000) < w.mix.hangUp { // a client that hangs up during its request
 		ctx = withHangUp(ctx, 1+w.rng.IntN(2), w.rng.IntN(2) == 0)
 	}
 	rs := &requestState{}
@@ -353,7 +356,7 @@ func (w *World) send(ctx context.Context, n *node, rq *request) error {
 			w.fail("#%d of %s with %s spent today is above its account's daily limit of %s", w.ord(o.Seq), o.Amount.Dollars(), spent.Dollars(), l.Daily.Dollars())
 		}
 	}
-	if w.rng.IntN(10) == 0 {
+	if w.rng.IntN(100) < w.mix.hungUp {
 		w.logf("  client hung up")
 		return nil
 	}

@@ -72,8 +72,9 @@ func (s *supplier) Submit(_ context.Context, o *topupd.Order) (topupd.Outcome, e
 		w.logf("  %s submit #%d: out of our balance", s.name, w.ord(o.Seq))
 		return topupd.Outcome{}, fmt.Errorf("%s: insufficient balance: %w: %w", s.name, topupd.ErrSupplierRefused, topupd.ErrNeedsOperator)
 	}
+	m := &w.mix
 	switch r := w.faultN(100); {
-	case r < 12:
+	case r < m.refuse:
 		// Out of stock. One refusal in two comes late: the supplier tried
 		// its own sources first, and the caller's lease ran out meanwhile.
 		if w.faultN(2) == 0 {
@@ -83,7 +84,7 @@ func (s *supplier) Submit(_ context.Context, o *topupd.Order) (topupd.Outcome, e
 			w.logf("  %s submit #%d: refused", s.name, w.ord(o.Seq))
 		}
 		return topupd.Outcome{State: topupd.OutcomeFailed, Message: "OUT OF STOCK"}, nil
-	case r < 18:
+	case r < m.refuse+m.timeout:
 		w.logf("  %s submit #%d: timeout before applying", s.name, w.ord(o.Seq))
 		return topupd.Outcome{}, errTimeout
 	}
@@ -95,10 +96,10 @@ func (s *supplier) Submit(_ context.Context, o *topupd.Order) (topupd.Outcome, e
 	s.orders[o.ID] = so
 	so.told = so.state
 	switch r := w.faultN(100); {
-	case r < 8:
+	case r < m.answerLost:
 		w.logf("  %s submit #%d: applied %s, answer lost", s.name, w.ord(o.Seq), so.state)
 		return topupd.Outcome{}, errTimeout
-	case r < 14:
+	case r < m.answerLost+m.answerLate:
 		w.logf("  %s submit #%d: applied %s, answering late", s.name, w.ord(o.Seq), so.state)
 		w.meanwhile(w.calling)
 	default:
@@ -140,10 +141,10 @@ func (s *supplier) Status(_ context.Context, o *topupd.Order) (topupd.Outcome, e
 	}
 	state := so.state
 	switch r := w.faultN(100); {
-	case r < 10:
+	case r < w.mix.stale:
 		state = so.told
 		w.logf("  %s status #%d: stale %s (is %s)", s.name, w.ord(o.Seq), state, so.state)
-	case r < 16:
+	case r < w.mix.stale+w.mix.statusLost:
 		w.logf("  %s status #%d: answer lost (%s)", s.name, w.ord(o.Seq), so.state)
 		return topupd.Outcome{}, errTimeout
 	default:

@@ -44,6 +44,9 @@ type Config struct {
 	Postgres string
 	// Trace, when set, receives the trace line by line.
 	Trace io.Writer
+	// FullMix turns every kind of fault on at its base rate, instead of
+	// the mix the seed draws (swarm.go).
+	FullMix bool
 }
 
 // Result is what one run found.
@@ -125,13 +128,21 @@ type World struct {
 	calls int
 	// dbf injects faults at the SQL driver (dbfaults.go).
 	dbf *dbFaults
+	// mix is the seed's mix of faults (swarm.go).
+	mix mix
 }
 
 // Run runs one seed to its end, or to its first violation.
 func Run(ctx context.Context, cfg Config) (Result, error) {
 	start := time.Date(2026, 11, 1, 23, 45, 0, 0, time.UTC) // the run crosses midnight: daily limits and roll-ups by day
 	w := &World{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x70707570)), clk: fakeclock.New(start), began: start,
-		faults: true, model: newModel(), db: dbcount.New()}
+		faults: true, model: newModel(), db: dbcount.New(), mix: drawMix(cfg.Seed)}
+	if cfg.FullMix {
+		w.mix = fullMix
+	}
+	for _, l := range w.mix.lines() {
+		w.logf("%s", l)
+	}
 	if err := w.open(ctx); err != nil {
 		return Result{}, err
 	}
@@ -209,12 +220,12 @@ func (w *World) faultN(n int) int {
 
 // crashHere decides whether a node stops at this store call.
 func (w *World) crashHere() bool {
-	return w.faults && w.rng.IntN(1000) < 12
+	return w.faults && w.rng.IntN(1000) < w.mix.crash
 }
 
 // pauseHere decides whether a node stalls before this store call.
 func (w *World) pauseHere() bool {
-	return w.faults && w.depth == 0 && w.rng.IntN(1000) < 8
+	return w.faults && w.depth == 0 && w.rng.IntN(1000) < w.mix.stall
 }
 
 // crash stops a node.
@@ -264,7 +275,7 @@ func (w *World) start(ctx context.Context, n *node) {
 // supplierCode is a new code a supplier delivers; now and then (with
 // faults) one the supplier delivered before or that is held in stock.
 func (w *World) supplierCode(name string) string {
-	if w.faults && w.rng.IntN(6) == 0 && len(w.model.stock) > 0 {
+	if w.faults && w.rng.IntN(100) < w.mix.usedCode && len(w.model.stock) > 0 {
 		return w.model.stock[w.rng.IntN(len(w.model.stock))]
 	}
 	w.codeSeq++
