@@ -135,8 +135,5 @@ func (b *Bot) fail(ctx context.Context, r *request, err error) {
 	b.reply(ctx, r, "Something went wrong on our side; nothing was changed. Try again in a minute.")
 }
 
-// chatTarget names a chat in the action log.
-func chatTarget(chatID int64) string { return strings.TrimPrefix(topupd.ChatActor(chatID), "chat:") }
-
 // confirmTTL is how long a confirmation button works.
 const confirmTTL = 10 * time.Minute
