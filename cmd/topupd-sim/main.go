@@ -5,6 +5,7 @@
 //
 //	go run ./cmd/topupd-sim -seeds 100
 //	go run ./cmd/topupd-sim -seed 42 -v
+//	go run ./cmd/topupd-sim -seeds 100 -bursts   # with concurrent bursts
 package main
 
 import (
@@ -37,6 +38,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	steps := fs.Int("steps", simulation.DefaultSteps, "steps per seed while faults happen")
 	verbose := fs.Bool("v", false, "print each seed's trace")
 	swarm := fs.Bool("swarm", true, "each seed draws its mix of faults; false: every kind on, at its base rate")
+	bursts := fs.Bool("bursts", false, "add concurrent bursts: a replay repeats the schedule, not each burst's interleaving")
 	pg := fs.String("postgres", getenv("TOPUPD_TEST_POSTGRES"), "a PostgreSQL URL: each seed runs in a schema of its own there too")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -50,10 +52,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	defer r.Close()
-	r.FullMix = !*swarm
-	replayFlags := ""
+	r.FullMix, r.Bursts = !*swarm, *bursts
+	replayFlags, note := "", ""
 	if !*swarm {
 		replayFlags = " -swarm=false"
+	}
+	if *bursts {
+		replayFlags += " -bursts"
+		note = " (repeats the schedule, not necessarily each burst's interleaving)"
 	}
 	start, events, bad := time.Now(), 0, 0
 	for i := range *seeds {
@@ -66,8 +72,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			events += r.Events
 			if r.Violation != "" {
 				bad++
-				fmt.Fprintf(stdout, "seed %d (%s): VIOLATION at step %d: %s\n  replay: go run ./cmd/topupd-sim -seed %d -steps %d%s -v\n",
-					s, r.Store, r.Steps, r.Violation, s, *steps, replayFlags)
+				fmt.Fprintf(stdout, "seed %d (%s): VIOLATION at step %d: %s\n  replay%s: go run ./cmd/topupd-sim -seed %d -steps %d%s -v\n",
+					s, r.Store, r.Steps, r.Violation, note, s, *steps, replayFlags)
 			}
 		}
 		if err != nil {

@@ -65,8 +65,14 @@ type apiAnswer struct {
 	Code  string `json:"code"`
 }
 
-// post sends POST /orders for a request, as the account's shop does.
+// post sends POST /orders for a request to node n, as the account's shop does.
 func (w *World) post(ctx context.Context, n *node, rq *request) (apiAnswer, error) {
+	return w.postTo(ctx, n.api, rq)
+}
+
+// postTo sends POST /orders for a request to a node's reseller API. It
+// reads the model only, so a burst's goroutines may call it at once.
+func (w *World) postTo(ctx context.Context, api http.Handler, rq *request) (apiAnswer, error) {
 	body := map[string]any{"pid": rq.req.PID, "trxid": rq.req.TrxID}
 	if rq.req.Fields.UserID != "" {
 		body["userId"] = rq.req.Fields.UserID
@@ -89,7 +95,7 @@ func (w *World) post(ctx context.Context, n *node, rq *request) (apiAnswer, erro
 	r.Header.Set("Content-Type", "application/json")
 	r.RemoteAddr = "192.0.2.1:40000"
 	rec := &recorder{header: http.Header{}}
-	n.api.ServeHTTP(rec, r)
+	api.ServeHTTP(rec, r)
 	a := apiAnswer{status: rec.status}
 	if err := json.Unmarshal(rec.body.Bytes(), &a); err != nil {
 		return a, fmt.Errorf("POST /orders answered %d %q: %w", rec.status, rec.body.String(), err)

@@ -30,7 +30,9 @@ type Runner struct {
 	// FullMix runs every seed with every kind of fault on, at its base
 	// rate, instead of the mix it draws (swarm.go).
 	FullMix bool
-	dir     string
+	// Bursts adds concurrent bursts to every seed (Config.Bursts).
+	Bursts bool
+	dir    string
 }
 
 // NewRunner migrates the template database once.
@@ -72,7 +74,7 @@ func (r *Runner) Seed(ctx context.Context, seed uint64) ([]Result, error) {
 	if err := os.WriteFile(filepath.Join(dir, "sim.db"), tpl, 0o600); err != nil {
 		return nil, err
 	}
-	res, err := Run(ctx, Config{Seed: seed, Steps: r.Steps, Dir: dir, Trace: r.Trace, FullMix: r.FullMix})
+	res, err := Run(ctx, Config{Seed: seed, Steps: r.Steps, Dir: dir, Trace: r.Trace, FullMix: r.FullMix, Bursts: r.Bursts})
 	res.Store = "sqlite"
 	out := []Result{res}
 	if err != nil || r.Postgres == "" {
@@ -83,7 +85,7 @@ func (r *Runner) Seed(ctx context.Context, seed uint64) ([]Result, error) {
 		return out, err
 	}
 	defer drop()
-	res, err = Run(ctx, Config{Seed: seed, Steps: r.Steps, Postgres: dsn, Trace: r.Trace, FullMix: r.FullMix})
+	res, err = Run(ctx, Config{Seed: seed, Steps: r.Steps, Postgres: dsn, Trace: r.Trace, FullMix: r.FullMix, Bursts: r.Bursts})
 	res.Store = "postgres"
 	return append(out, res), err
 }

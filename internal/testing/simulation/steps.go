@@ -20,7 +20,11 @@ func (w *World) run(ctx context.Context) error {
 		w.start(ctx, n)
 	}
 	for w.step = 1; w.step <= w.cfg.Steps && w.violation == ""; w.step++ {
-		if err := w.act(ctx); err != nil {
+		act, full := w.act, w.step%50 == 0
+		if w.burstDue() { // a burst's orders are checked in full at once
+			act, full = w.burst, true
+		}
+		if err := act(ctx); err != nil {
 			return fmt.Errorf("seed %d step %d: %w", w.cfg.Seed, w.step, err)
 		}
 		if w.hooks.rng.IntN(100) < hookProb {
@@ -30,7 +34,7 @@ func (w *World) run(ctx context.Context) error {
 			}
 			w.logf("webhooks: %d attempts", n)
 		}
-		if err := w.check(ctx, w.step%50 == 0, false); err != nil {
+		if err := w.check(ctx, full, false); err != nil {
 			return err
 		}
 	}

@@ -52,6 +52,9 @@ type mix struct {
 	// Webhook receivers, in percent of deliveries: down for minutes,
 	// timing out, answering 503.
 	hookDown, hookTimeout, hook503 int
+	// burst is the per mille of steps that are concurrent bursts
+	// (burst.go), when the run has them (Config.Bursts).
+	burst int
 }
 
 // fullMix is every kind of fault on, at its base rate: the mix of every
@@ -59,7 +62,7 @@ type mix struct {
 var fullMix = mix{crash: 12, stall: 8, opCrash: 5, hookCrash: 2, betweenStall: 10, interleave: 50,
 	dbFault: 30, dbKinds: []dbfault.Kind{dbfault.Waited, dbfault.Busy, dbfault.Lost, dbfault.AnswerLost},
 	refuse: 12, timeout: 6, answerLost: 8, answerLate: 6, stale: 10, statusLost: 6, usedCode: 17, outages: true,
-	hangUp: 83, hungUp: 10, duplicate: 4, clockSteps: true, hookDown: 4, hookTimeout: 6, hook503: 8}
+	hangUp: 83, hungUp: 10, duplicate: 4, clockSteps: true, hookDown: 4, hookTimeout: 6, hook503: 8, burst: 30}
 
 // drawMix draws a seed's mix: each kind of fault is on with a chance of
 // two in three, at a rate between half and three times its base rate
@@ -87,6 +90,9 @@ func drawMix(seed uint64) mix {
 	m.hangUp, m.hungUp, m.duplicate = g.rate(f.hangUp, 250), g.rate(f.hungUp, 30), g.rate(f.duplicate, 12)
 	m.clockSteps = g.on()
 	m.hookDown, m.hookTimeout, m.hook503 = g.rate(f.hookDown, 12), g.rate(f.hookTimeout, 18), g.rate(f.hook503, 24)
+	// Drawn last, so that the draws before it are as they were before
+	// bursts; read only in a run with bursts, where it is always on.
+	m.burst = min(90, f.burst/2+g.rng.IntN(f.burst*5/2+1))
 	return m
 }
 

@@ -47,6 +47,9 @@ type Config struct {
 	// FullMix turns every kind of fault on at its base rate, instead of
 	// the mix the seed draws (swarm.go).
 	FullMix bool
+	// Bursts adds concurrent bursts to the steps (burst.go): the run
+	// replays its schedule, but not what each burst's goroutines did.
+	Bursts bool
 }
 
 // Result is what one run found.
@@ -130,6 +133,8 @@ type World struct {
 	dbf *dbFaults
 	// mix is the seed's mix of faults (swarm.go).
 	mix mix
+	// bursts, when set, are the run's concurrent bursts (Config.Bursts).
+	bursts *bursts
 }
 
 // Run runs one seed to its end, or to its first violation.
@@ -143,10 +148,16 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	for _, l := range w.mix.lines() {
 		w.logf("%s", l)
 	}
+	if cfg.Bursts {
+		w.logf("mix: concurrent bursts %s of steps", permille(w.mix.burst))
+	}
 	if err := w.open(ctx); err != nil {
 		return Result{}, err
 	}
 	defer w.store.Close()
+	if cfg.Bursts {
+		w.bursts = w.newBursts()
+	}
 	if err := w.setup(ctx); err != nil {
 		return Result{}, fmt.Errorf("seed %d: setup: %w", cfg.Seed, err)
 	}
