@@ -22,8 +22,6 @@ type Placement struct {
 	// TestCodes says a sandbox key or card order gets its quantity of
 	// TEST- codes, drawn from no stock.
 	TestCodes bool
-	// NotesLowStock says a draw may raise the pack's low-stock alert.
-	NotesLowStock bool
 	// Answered says the placement records the answer of the order's first
 	// supplier call (PlaceOrder.Sim): First, with RetryAt the time a
 	// pending one falls due.
@@ -56,7 +54,7 @@ func Place(p *PlaceOrder, pack *Pack, line *Line, draft Draft) Placement {
 			pl.TestCodes, o.Cost = true, &unitCost
 		}
 	case draft.DrawsStock:
-		pl.Draw, pl.BatchCost, pl.NotesLowStock = true, true, pack.LowStockAt != nil
+		pl.Draw, pl.BatchCost = true, true
 	}
 	pl.First, pl.Answered = SimFirstAnswer(p, o, len(pl.Suppliers), draft.DrawsStock)
 	switch {

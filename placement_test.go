@@ -11,14 +11,14 @@ import (
 
 // placed is what a test compares of a placement.
 type placed struct {
-	Status                             topupd.OrderStatus
-	Supplier                           topupd.SupplierState
-	Provider                           string
-	Sandbox                            bool
-	Cost                               string // "" for none
-	Attempts, Suppliers                int
-	Draw, BatchCost, Test, Low, Answer bool
-	Due                                time.Time
+	Status                        topupd.OrderStatus
+	Supplier                      topupd.SupplierState
+	Provider                      string
+	Sandbox                       bool
+	Cost                          string // "" for none
+	Attempts, Suppliers           int
+	Draw, BatchCost, Test, Answer bool
+	Due                           time.Time
 }
 
 func placedOf(pl topupd.Placement) placed {
@@ -28,7 +28,7 @@ func placedOf(pl topupd.Placement) placed {
 		cost = o.Cost.String()
 	}
 	return placed{Status: o.Status, Supplier: o.Supplier, Provider: o.Provider, Sandbox: o.Sandbox, Cost: cost, Attempts: o.Attempts,
-		Suppliers: len(pl.Suppliers), Draw: pl.Draw, BatchCost: pl.BatchCost, Test: pl.TestCodes, Low: pl.NotesLowStock,
+		Suppliers: len(pl.Suppliers), Draw: pl.Draw, BatchCost: pl.BatchCost, Test: pl.TestCodes,
 		Answer: pl.Answered, Due: pl.First.RetryAt}
 }
 
@@ -81,7 +81,7 @@ func TestPlace(t *testing.T) {
 		{"a supplier list is kept", leased(atOnce), listed, topup, false,
 			placed{Status: topupd.StatusProcessing, Supplier: topupd.SupplierSubmitting, Provider: topupd.ProviderUpstream, Suppliers: 2}},
 		{"a key from stock completes with its batches' cost", leased(atOnce), stock, keys, true,
-			placed{Status: topupd.StatusCompleted, Supplier: topupd.SupplierNew, Provider: topupd.ProviderStock, Draw: true, BatchCost: true, Low: true}},
+			placed{Status: topupd.StatusCompleted, Supplier: topupd.SupplierNew, Provider: topupd.ProviderStock, Draw: true, BatchCost: true}},
 		{"a sandbox top-up follows the sim rules", func() topupd.PlaceOrder { p := leased(atOnce); p.Sandbox = true; return p }(), listed, topup, false,
 			placed{Status: topupd.StatusCompleted, Supplier: topupd.SupplierAccepted, Provider: topupd.ProviderSandbox, Sandbox: true, Cost: "0.3", Answer: true}},
 		{"a sandbox key of an upstream gets TEST- codes", func() topupd.PlaceOrder { p := leased(atOnce); p.Sandbox = true; return p }(), upKey, keys, false,

@@ -214,8 +214,13 @@ func TestMaxPriceRace(t *testing.T) {
 				if pg { // the order's statement waits for the lock: it began before the price changed
 					waitForLockWaiter(t, conn)
 				}
+				// The change as the store writes it (PutPack): the price, and
+				// the terms version that what orders keep in memory keys on.
 				price := topupdtest.ParseUSD(t, tc.newPrice)
 				if _, err := conn.ExecContext(ctx, `UPDATE packs SET price = $1 WHERE pid = $2`, int64(price), topupdtest.PIDPubg); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := conn.ExecContext(ctx, `UPDATE terms_version SET version = version + 1`); err != nil {
 					t.Fatal(err)
 				}
 				if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {

@@ -1,19 +1,23 @@
 package postgres_test
 
 import (
+	"database/sql"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/internal/testing/storetest"
 )
 
 // TestCatalogSyncPointWaitsForWriters: a change is stamped when it is
 // written but commits later, and a reader must not answer a serverTime
 // past the stamp of a change it cannot see yet, or the next sync (from
-// that serverTime) would miss it. Here a transaction changes a pack's
-// price and stays open: the reader's sync point waits (on the advisory
-// lock the stamp took) until it commits, and once it has, the change is
+// that serverTime) would miss it. Here the store changes a pack's price
+// and, once it has stamped the change, waits on a row lock that another
+// transaction holds (terms_version, which the change raises after its
+// stamp): the reader's sync point waits (on the advisory lock the stamp
+// took) until the change commits, and once it has, the change is
 // visible, stamped before the sync point.
 func TestCatalogSyncPointWaitsForWriters(t *testing.T) {
 	t.Parallel()
@@ -28,12 +32,19 @@ func TestCatalogSyncPointWaitsForWriters(t *testing.T) {
 	must(t, err)
 
 	raw := rawDB(t, dbURL)
-	writer, err := raw.BeginTx(ctx, nil)
+	holder, err := raw.BeginTx(ctx, nil)
 	must(t, err)
-	defer writer.Rollback()
-	if _, err := writer.ExecContext(ctx, `UPDATE packs SET price = price + 1 WHERE pid = $1`, pidTopup); err != nil {
+	defer holder.Rollback()
+	if _, err := holder.ExecContext(ctx, `UPDATE terms_version SET version = version`); err != nil {
 		t.Fatal(err)
 	}
+	changedPrice := make(chan error, 1)
+	go func() {
+		_, err := s.UpdatePack(ctx, pidTopup, func(p *topupd.Pack) error { p.Price++; return nil })
+		changedPrice <- err
+	}()
+	waitFor(t, raw, `SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = hashtext(current_schema())::oid
+		AND classid = 73024 AND granted AND mode = 'ShareLock'`, "the change never stamped")
 	type point struct {
 		at  time.Time
 		err error
@@ -60,11 +71,12 @@ func TestCatalogSyncPointWaitsForWriters(t *testing.T) {
 			t.Fatal("the sync point never queued on the lock")
 		}
 	}
-	var stamp int64
-	must(t, writer.QueryRowContext(ctx, `SELECT changed_at FROM catalog_marks WHERE account_id = '' AND pid = $1`, pidTopup).Scan(&stamp))
-	must(t, writer.Commit())
+	must(t, holder.Rollback())
+	must(t, <-changedPrice)
 	p := <-done
 	must(t, p.err)
+	var stamp int64
+	must(t, raw.QueryRowContext(ctx, `SELECT changed_at FROM catalog_marks WHERE account_id = '' AND pid = $1`, pidTopup).Scan(&stamp))
 	if p.at.UnixMilli() < stamp {
 		t.Errorf("sync point %v before the stamp %v of a change committed before it", p.at, time.UnixMilli(stamp))
 	}
@@ -82,5 +94,21 @@ func TestCatalogSyncPointWaitsForWriters(t *testing.T) {
 	must(t, err)
 	if len(changed) != 0 {
 		t.Errorf("ChangedPacks after the sync point = %v, want none", changed)
+	}
+}
+
+// waitFor polls query, a count, until it is above 0, or fails with why
+// after 30 s.
+func waitFor(t *testing.T, db *sql.DB, query, why string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		var n int
+		must(t, db.QueryRowContext(t.Context(), query).Scan(&n))
+		if n > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(why)
+		}
 	}
 }

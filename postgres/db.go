@@ -89,6 +89,7 @@ var dialect = sqlstore.Dialect{
 	Greatest:          "GREATEST",
 	StreamSettled:     " AND e.tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint",
 	CatalogSyncPoint:  "SELECT catalog_sync_point()",
+	CatalogStamp:      "catalog_stamp()",
 	IsUniqueViolation: func(err error) bool { return sqlState(err) == "23505" },
 	IsTransient: func(err error) bool {
 		code := sqlState(err)

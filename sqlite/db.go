@@ -70,8 +70,12 @@ var dialect = sqlstore.Dialect{
 	GroupCommit: true,
 	OneWriter:   true,
 	// Read behind every writer: the one write connection commits in order.
-	CatalogSyncPoint: "SELECT CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)",
+	CatalogSyncPoint: "SELECT " + sqliteClock,
+	CatalogStamp:     sqliteClock,
 }
+
+// sqliteClock is SQLite's clock in ms.
+const sqliteClock = "CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)"
 
 // isUniqueViolation reports an error raised by a UNIQUE constraint or a
 // primary key.

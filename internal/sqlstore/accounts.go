@@ -119,6 +119,11 @@ func (s *Store) UpdateAccount(ctx context.Context, id string, p topupd.AccountPa
 			WHERE id = $1`, args...); err != nil {
 			return err
 		}
+		if out.Tier != a.Tier {
+			if err := s.tierMoved(ctx, tx, id); err != nil {
+				return err
+			}
+		}
 		if p.MaxOrder != nil || p.DailyLimit != nil {
 			// The audit holds the orders placed from now on to the new limits.
 			if _, err = tx.ExecContext(ctx, `UPDATE accounts SET limits_from_seq = order_count WHERE id = $1`, id); err != nil {

@@ -102,7 +102,9 @@ func (s *Store) AddStockBatch(ctx context.Context, pid string, codes []string, u
 		}
 		// Codes added lift the stock: the pack's alert clears when it
 		// rises above its level.
-		noteLowStock(ctx, pid, level, r.Available-r.Added, r.Available)
+		if err := s.stockMoved(ctx, tx, pid, levelOf(level), r.Available-r.Added, r.Available); err != nil {
+			return err
+		}
 		after := map[string]any{"available": r.Available, "added": r.Added, "duplicates": r.Duplicates, "batchId": r.BatchID}
 		for k, v := range before {
 			after[k] = v
@@ -231,7 +233,9 @@ func (s *Store) VoidBatch(ctx context.Context, id int64, now time.Time) (topupd.
 			b.PID).Scan(&available, &level); err != nil && !isNoRows(err) {
 			return err
 		}
-		noteLowStock(ctx, b.PID, level, available+b.Withdrawn, available)
+		if err := s.stockMoved(ctx, tx, b.PID, levelOf(level), available+b.Withdrawn, available); err != nil {
+			return err
+		}
 		after := b.LogFields()
 		after["voidedAt"] = b.VoidedAt.Format(time.RFC3339Nano)
 		noteChange(ctx, "", before, after)

@@ -18,7 +18,7 @@ func (s *Store) PutLine(ctx context.Context, l topupd.Line) error {
 			return err
 		}
 		noteChange(ctx, "", before, l.LogFields())
-		return putLine(ctx, tx, l)
+		return s.putLine(ctx, tx, l)
 	})
 	if err != nil {
 		return fmt.Errorf("store.PutLine %s: %w", l.Slug, err)
@@ -26,7 +26,14 @@ func (s *Store) PutLine(ctx context.Context, l topupd.Line) error {
 	return nil
 }
 
-func putLine(ctx context.Context, tx *sql.Tx, l topupd.Line) error {
+// putLine writes a line, and what its change tells (lineWritten).
+func (s *Store) putLine(ctx context.Context, tx *sql.Tx, l topupd.Line) error {
+	var old *topupd.Line
+	if was, err := scanLine(tx.QueryRowContext(ctx, `SELECT `+lineColumns+` FROM lines WHERE slug = $1`, l.Slug)); err == nil {
+		old = &was
+	} else if !isNoRows(err) {
+		return err
+	}
 	required := l.Required
 	if required == nil {
 		required = []topupd.RequiredField{}
@@ -37,7 +44,10 @@ func putLine(ctx context.Context, tx *sql.Tx, l topupd.Line) error {
 			kind = excluded.kind, status = excluded.status, required = excluded.required,
 			server_id_options = excluded.server_id_options, region_options = excluded.region_options`,
 		l.Slug, l.ProductName, l.GameName, l.Game, string(l.Kind), l.Status, jsonText(required), optionsText(l.ServerIDOptions), optionsText(l.RegionOptions))
-	return err
+	if err != nil {
+		return err
+	}
+	return s.lineWritten(ctx, tx, old, &l)
 }
 
 // UpdateLine changes a line under its row lock: apply gets the line as
@@ -57,7 +67,7 @@ func (s *Store) UpdateLine(ctx context.Context, slug string, apply func(*topupd.
 		if err != nil {
 			return err
 		}
-		return putLine(ctx, tx, l)
+		return s.putLine(ctx, tx, l)
 	})
 	if err != nil {
 		return l, fmt.Errorf("store.UpdateLine %s: %w", slug, err)
@@ -105,11 +115,22 @@ func (s *Store) PutPack(ctx context.Context, p topupd.Pack) error {
 }
 
 func (s *Store) putPack(ctx context.Context, tx *sql.Tx, p topupd.Pack) error {
-	noteLevel, err := s.watchLevel(ctx, tx, p.PID) // a low-stock alert its lowStockAt raises or clears (lowstock.go)
-	if err != nil {
+	// The pack's lock, then its stock level's, as uploads, voids and draws
+	// take them: the level's alert is set as the stock stands.
+	var one, available int
+	if err := tx.QueryRowContext(ctx, s.q.lockPack, p.PID).Scan(&one); err != nil && !isNoRows(err) {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO packs (`+packColumns+`)
+	if err := tx.QueryRowContext(ctx, s.q.lockStock, p.PID).Scan(&available); err != nil && !isNoRows(err) {
+		return err
+	}
+	var old *topupd.Pack
+	if was, err := scanPack(tx.QueryRowContext(ctx, `SELECT `+packColumns+` FROM packs WHERE pid = $1`, p.PID)); err == nil {
+		old = &was
+	} else if !isNoRows(err) {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO packs (`+packColumns+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
 		ON CONFLICT (pid) DO UPDATE SET slug = excluded.slug, name = excluded.name, category = excluded.category,
 			price = excluded.price, status = excluded.status, stock_based = excluded.stock_based,
@@ -120,7 +141,14 @@ func (s *Store) putPack(ctx context.Context, tx *sql.Tx, p topupd.Pack) error {
 	if err != nil {
 		return err
 	}
-	return noteLevel()
+	var oldLevel *int
+	if old != nil {
+		oldLevel = old.LowStockAt
+	}
+	if err := levelMoved(ctx, tx, p.PID, oldLevel, p.LowStockAt, available); err != nil {
+		return err
+	}
+	return s.packWritten(ctx, tx, old, &p)
 }
 
 // suppliersJSON is how a pack's supplier list is stored: ” for none.

@@ -8,9 +8,10 @@ import (
 )
 
 // Low stock: the database keeps whether each pack's alert is raised
-// (stock_alerts, kept by triggers on stock_levels and packs: raised while
-// the pack's low_stock_at is set and its stock is at or below it). The
-// store notes each flip it makes, so that the request's log tells of it
+// (stock_alerts: raised while the pack's low_stock_at is set and its stock
+// is at or below it), written by the code that changes the stock
+// (stockMoved) or the level (levelMoved). The store notes each flip it
+// makes, so that the request's log tells of it
 // once: a flip noted in a transaction reaches the request's
 // topupd.LowStockNotes only once that transaction committed.
 
@@ -48,82 +49,82 @@ func (p *pendingAlerts) commit() {
 	}
 }
 
-// wantsLowStock reports whether anyone takes the flips a transaction on
-// ctx notes: where none does, the store skips reading them.
-func wantsLowStock(ctx context.Context) bool {
-	_, ok := ctx.Value(pendingKey{}).(*pendingAlerts)
-	return ok
-}
-
-// noteLowStock notes the flip of a pack's alert that a change of its stock
-// from before to after made, under its stock level lock, as the triggers
-// make it: raised when the stock fell to level or below, cleared when it
-// rose above it.
-func noteLowStock(ctx context.Context, pid string, level sql.NullInt64, before, after int) {
-	p, ok := ctx.Value(pendingKey{}).(*pendingAlerts)
-	if !ok || !level.Valid {
-		return
-	}
-	lvl := int(level.Int64)
-	low, wasLow := after <= lvl, before <= lvl
-	if low != wasLow {
-		p.alerts = append(p.alerts, topupd.LowStockAlert{PID: pid, Raised: low, Available: after, LowStockAt: lvl})
-	}
-}
-
-// noteDrawn notes the flip a draw of n codes made, reading the pack's
-// level and its stock after the draw.
-func (s *Store) noteDrawn(ctx context.Context, tx *sql.Tx, pid string, n int) error {
-	if !wantsLowStock(ctx) || n == 0 {
+// stockMoved writes what a change of a pack's stock from before to after
+// tells, under its stock level's lock: a mark (listed when the stock
+// emptied or refilled), the pack's low-stock alert raised as the stock
+// fell to its level or cleared as it rose above it (and noted for the
+// request's log), and packs.changed when a pack on sale emptied or
+// refilled.
+func (s *Store) stockMoved(ctx context.Context, tx *sql.Tx, pid string, level *int, before, after int) error {
+	if before == after {
 		return nil
 	}
-	var after int
-	var level sql.NullInt64
-	err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT available FROM stock_levels WHERE pid = $1), 0), low_stock_at FROM packs WHERE pid = $1`,
-		pid).Scan(&after, &level)
-	if err != nil {
+	refilled := (before > 0) != (after > 0)
+	if err := s.mark(ctx, tx, "", pid, refilled); err != nil {
 		return err
 	}
-	noteLowStock(ctx, pid, level, after+n, after)
+	if level != nil {
+		if low, wasLow := after <= *level, before <= *level; low != wasLow {
+			if err := setAlert(ctx, tx, pid, low); err != nil {
+				return err
+			}
+			noteAlert(ctx, topupd.LowStockAlert{PID: pid, Raised: low, Available: after, LowStockAt: *level})
+		}
+	}
+	if !refilled {
+		return nil
+	}
+	if ok, err := onSale(ctx, tx, pid); err != nil || !ok {
+		return err
+	}
+	return s.tellPacks(ctx, tx, &topupd.PacksChangedData{PIDs: []string{pid}})
+}
+
+// levelMoved writes a pack's low-stock alert as a change of its level from
+// old to level (nil: none) leaves it, with available codes in stock, under
+// the stock level's lock, and notes its flip for the request's log.
+func levelMoved(ctx context.Context, tx *sql.Tx, pid string, old, level *int, available int) error {
+	was := old != nil && available <= *old
+	low := level != nil && available <= *level
+	if optionalEqual(old, level) {
+		return nil
+	}
+	if err := setAlert(ctx, tx, pid, low); err != nil {
+		return err
+	}
+	if low != was {
+		named := level
+		if named == nil { // cleared by taking the level away: the log names the old one
+			named = old
+		}
+		noteAlert(ctx, topupd.LowStockAlert{PID: pid, Raised: low, Available: available, LowStockAt: *named})
+	}
 	return nil
 }
 
-// watchLevel reads a pack's low-stock alert before a change of the pack
-// (its lowStockAt may change; the triggers then set the alert as the
-// stock stands) and returns what notes the flip the change made.
-func (s *Store) watchLevel(ctx context.Context, tx *sql.Tx, pid string) (func() error, error) {
-	if !wantsLowStock(ctx) {
-		return func() error { return nil }, nil
+// setAlert raises or clears a pack's low-stock alert.
+func setAlert(ctx context.Context, tx *sql.Tx, pid string, raised bool) error {
+	q := `DELETE FROM stock_alerts WHERE pid = $1`
+	if raised {
+		q = `INSERT INTO stock_alerts (pid) VALUES ($1) ON CONFLICT (pid) DO NOTHING`
 	}
-	read := func() (raised bool, level sql.NullInt64, available int, err error) {
-		err = tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM stock_alerts WHERE pid = $1),
-			(SELECT low_stock_at FROM packs WHERE pid = $1), COALESCE((SELECT available FROM stock_levels WHERE pid = $1), 0)`,
-			pid).Scan(&raised, &level, &available)
-		return raised, level, available, err
+	_, err := tx.ExecContext(ctx, q, pid)
+	return err
+}
+
+// noteAlert notes a flip of a pack's alert for the request's log, when
+// ctx takes them.
+func noteAlert(ctx context.Context, a topupd.LowStockAlert) {
+	if p, ok := ctx.Value(pendingKey{}).(*pendingAlerts); ok {
+		p.alerts = append(p.alerts, a)
 	}
-	// The pack's lock, then its stock level's (as uploads and voids take
-	// them), before the read: a draw crossing the level between the read
-	// and the change would otherwise be noted by both.
-	var one int
-	for _, lock := range []string{s.q.lockPack, s.q.lockStock} {
-		if err := tx.QueryRowContext(ctx, lock, pid).Scan(&one); err != nil && !isNoRows(err) {
-			return nil, err
-		}
-	}
-	was, oldLevel, _, err := read()
-	if err != nil {
-		return nil, err
-	}
-	return func() error {
-		raised, level, available, err := read()
-		if err != nil || raised == was {
-			return err
-		}
-		if !level.Valid { // cleared by taking the level away: the log names the old one
-			level = oldLevel
-		}
-		p := ctx.Value(pendingKey{}).(*pendingAlerts)
-		p.alerts = append(p.alerts, topupd.LowStockAlert{PID: pid, Raised: raised, Available: available, LowStockAt: int(level.Int64)})
+}
+
+// levelOf is a pack's low-stock level as stored (NULL: none).
+func levelOf(n sql.NullInt64) *int {
+	if !n.Valid {
 		return nil
-	}, nil
+	}
+	v := int(n.Int64)
+	return &v
 }

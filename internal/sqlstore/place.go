@@ -93,6 +93,9 @@ type admitted struct {
 	// bal is the account's balance, and balSeq its newest entry's seq.
 	bal    topupd.Money
 	balSeq int64
+	// stock is the pack's codes available, read under its stock level's
+	// lock, when the order draws from stock.
+	stock int
 }
 
 // admit runs a placement's checks, in this transaction: the pack, its
@@ -125,7 +128,7 @@ func (s *Store) admit(ctx context.Context, tx *sql.Tx, p *topupd.PlaceOrder, hea
 		return a, reject(topupd.EInsufficientBalance)
 	}
 	if a.draft.DrawsStock {
-		if ok, err := s.stockCovers(ctx, tx, a.pack.PID, a.draft.Quantity); err != nil || !ok {
+		if a.stock, err = s.lockedStock(ctx, tx, a.pack.PID); err != nil || a.stock < a.draft.Quantity {
 			return a, cmp.Or(err, reject(topupd.EInsufficientStock))
 		}
 	}
@@ -159,7 +162,7 @@ func (s *Store) writePlacement(ctx context.Context, tx *sql.Tx, p *topupd.PlaceO
 		}
 		return o, err
 	}
-	if err := s.giveCodes(ctx, tx, &o, pl); err != nil {
+	if err := s.giveCodes(ctx, tx, &o, pl, a); err != nil {
 		if topupd.CodeOf(err) == topupd.EInsufficientStock {
 			return o, reject(topupd.EInsufficientStock)
 		}
@@ -192,10 +195,9 @@ func (s *Store) writePlacement(ctx context.Context, tx *sql.Tx, p *topupd.PlaceO
 }
 
 // giveCodes gives a new order the codes its placement says: a sandbox's
-// TEST- codes, or its quantity drawn from the pack's stock (noting any
-// low-stock alert the draw raised); too few to draw is
-// EInsufficientStock.
-func (s *Store) giveCodes(ctx context.Context, tx *sql.Tx, o *topupd.Order, pl *topupd.Placement) error {
+// TEST- codes, or its quantity drawn from the pack's stock (and what the
+// draw tells: stockMoved); too few to draw is EInsufficientStock.
+func (s *Store) giveCodes(ctx context.Context, tx *sql.Tx, o *topupd.Order, pl *topupd.Placement, a *admitted) error {
 	switch {
 	case pl.TestCodes:
 		o.Codes = topupd.TestCodes(o.ID, o.Quantity)
@@ -204,13 +206,11 @@ func (s *Store) giveCodes(ctx context.Context, tx *sql.Tx, o *topupd.Order, pl *
 		if o.Codes, err = s.drawCodes(ctx, tx, o); err != nil {
 			return err
 		}
-		if pl.NotesLowStock { // only a pack with a level can raise its alert
-			if err := s.noteDrawn(ctx, tx, o.PID, len(o.Codes)); err != nil {
-				return err
-			}
-		}
 		if len(o.Codes) != o.Quantity {
 			return topupd.Fail(topupd.EInsufficientStock)
+		}
+		if err := s.stockMoved(ctx, tx, o.PID, a.pack.LowStockAt, a.stock, a.stock-len(o.Codes)); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -327,15 +327,15 @@ func scanPackAndLine(row scanner) (topupd.Pack, topupd.Line, error) {
 	return pack, line, err
 }
 
-// stockCovers reports whether a pack has quantity codes available. The
-// stock level's row lock makes the draws of one pack take turns, so the
-// count here is the count at the draw.
-func (s *Store) stockCovers(ctx context.Context, tx *sql.Tx, pid string, quantity int) (bool, error) {
+// lockedStock reads how many codes a pack has available. The stock
+// level's row lock makes the draws of one pack take turns, so the count
+// here is the count at the draw.
+func (s *Store) lockedStock(ctx context.Context, tx *sql.Tx, pid string) (int, error) {
 	var avail int
 	if err := tx.QueryRowContext(ctx, s.q.lockStock, pid).Scan(&avail); err != nil && !isNoRows(err) {
-		return false, err
+		return 0, err
 	}
-	return avail >= quantity, nil
+	return avail, nil
 }
 
 // insertOrder stores a new order and sets its Seq: the next of its

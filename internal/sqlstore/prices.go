@@ -27,8 +27,9 @@ func (s *Store) PutTier(ctx context.Context, t topupd.Tier) (topupd.Tier, error)
 	var out topupd.Tier
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		before := map[string]any{}
+		var was *topupd.Tier
 		if old, err := s.tier(ctx, tx, t.Name); err == nil {
-			before = old.LogFields()
+			before, was = old.LogFields(), &old
 		} else if topupd.CodeOf(err) != topupd.ENotFound {
 			return err
 		}
@@ -39,6 +40,9 @@ func (s *Store) PutTier(ctx context.Context, t topupd.Tier) (topupd.Tier, error)
 		if _, err := tx.ExecContext(ctx, `INSERT INTO tiers (name, markup, round_to, updated_at) VALUES ($1, $2, $3, $4)
 			ON CONFLICT (name) DO UPDATE SET markup = excluded.markup, round_to = excluded.round_to, updated_at = excluded.updated_at`,
 			t.Name, markup, int64(t.RoundTo), ms(t.UpdatedAt)); err != nil {
+			return err
+		}
+		if err := s.tierWritten(ctx, tx, was, &t); err != nil {
 			return err
 		}
 		// Only the prices that change are written: a change of one price
@@ -54,6 +58,9 @@ func (s *Store) PutTier(ctx context.Context, t topupd.Tier) (topupd.Tier, error)
 			if _, err := tx.ExecContext(ctx, `DELETE FROM tier_prices WHERE tier = $1 AND pid = $2`, t.Name, pid); err != nil {
 				return err
 			}
+			if err := s.tierPriceWritten(ctx, tx, t.Name, pid); err != nil {
+				return err
+			}
 		}
 		for pid, price := range t.Prices {
 			if was, ok := old[pid]; ok && was == price {
@@ -61,6 +68,9 @@ func (s *Store) PutTier(ctx context.Context, t topupd.Tier) (topupd.Tier, error)
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO tier_prices (tier, pid, price) VALUES ($1, $2, $3)
 				ON CONFLICT (tier, pid) DO UPDATE SET price = excluded.price`, t.Name, pid, int64(price)); err != nil {
+				return err
+			}
+			if err := s.tierPriceWritten(ctx, tx, t.Name, pid); err != nil {
 				return err
 			}
 		}
@@ -132,15 +142,18 @@ func (s *Store) SetAccountPrice(ctx context.Context, accountID, pid string, pric
 		}
 		before := map[string]any{}
 		var old topupd.Money
+		changed := true
 		if err := tx.QueryRowContext(ctx, `SELECT price FROM account_prices WHERE account_id = $1 AND pid = $2`, accountID, pid).Scan(&old); err == nil {
-			before["priceUsd"] = old
+			before["priceUsd"], changed = old, old != price
 		} else if !isNoRows(err) {
 			return err
 		}
 		noteChange(ctx, accountID, before, map[string]any{"pid": pid, "priceUsd": price})
-		_, err := tx.ExecContext(ctx, `INSERT INTO account_prices (account_id, pid, price) VALUES ($1, $2, $3)
-			ON CONFLICT (account_id, pid) DO UPDATE SET price = excluded.price`, accountID, pid, int64(price))
-		return err
+		if _, err := tx.ExecContext(ctx, `INSERT INTO account_prices (account_id, pid, price) VALUES ($1, $2, $3)
+			ON CONFLICT (account_id, pid) DO UPDATE SET price = excluded.price`, accountID, pid, int64(price)); err != nil {
+			return err
+		}
+		return s.accountPriceWritten(ctx, tx, accountID, pid, changed)
 	})
 	if err != nil {
 		return fmt.Errorf("store.SetAccountPrice %s %s: %w", accountID, pid, err)
@@ -160,7 +173,7 @@ func (s *Store) DeleteAccountPrice(ctx context.Context, accountID, pid string) e
 			return err
 		}
 		noteChange(ctx, accountID, map[string]any{"pid": pid, "priceUsd": old}, map[string]any{"pid": pid})
-		return nil
+		return s.accountPriceWritten(ctx, tx, accountID, pid, true)
 	})
 	if err != nil {
 		return fmt.Errorf("store.DeleteAccountPrice %s %s: %w", accountID, pid, err)

@@ -81,6 +81,10 @@ type Dialect struct {
 	// transaction that stamped a catalog change before it has committed
 	// (catalogsync.go).
 	CatalogSyncPoint string
+	// CatalogStamp is the expression that stamps a catalog change
+	// (catalog_marks.changed_at): the database's clock in ms, taken so
+	// that CatalogSyncPoint waits for the stamping transaction.
+	CatalogStamp string
 }
 
 // Store is a topupd.Store on database/sql.

@@ -25,7 +25,7 @@ const (
 	batchRules  = `codes' batch rules: codes_batch_open, codes_batch_fixed, codes_void_once and codes_never_sold_voided on SQLite are one function-backed trigger, codes_batch_check, on PostgreSQL`
 	batchTally  = `a batch's sold and withdrawn counts: codes_tally_sold and codes_tally_withdrawn on SQLite are codes_tally_out (sales, by row, named to run after codes_stock_out so that the stock level is locked before the batch, 00016) and codes_withdrawn (withdrawals, by statement, 00030: see uploadCount) on PostgreSQL`
 	batchFixed  = `a batch never changes but for its counts and its void: the same rules, as stock_batches_fixed on SQLite and the function-backed stock_batches_check on PostgreSQL`
-	lowStock    = `low-stock alerts (00016): SQLite keeps stock_alerts with a trigger per case; PostgreSQL with one function-backed trigger per table, calling stock_low_set(), which also takes the stock level's row lock first`
+	merged      = `one guard on two events (00031): PostgreSQL fires one trigger on an UPDATE or a DELETE, or on an INSERT or an UPDATE OF a column, where SQLite needs one trigger per event; the rule and its refusal are the same`
 	uploadCount = `an upload's codes are counted into the stock level and the batch, and a void's withdrawals out of them, once per statement on PostgreSQL (00030), from the statement's transition tables: a row trigger there updated the same two rows once per code in one transaction, and each update walked the versions made before it, O(n²) for n codes; SQLite updates in place, linearly, and has no statement triggers`
 	costRule    = `a completed order, and only a completed order, has a cost, fixed once (00014): PostgreSQL says so with a CHECK constraint plus orders_final_is_final; SQLite cannot add a CHECK to a table, so it has a trigger on INSERT and one on UPDATE`
 )
@@ -122,13 +122,14 @@ var allowed = []struct{ diff, why string }{
 	{`trigger codes_tally_in: -AFTER INSERT ON codes +AFTER INSERT ON codes FOR EACH STATEMENT`, uploadCount},
 	{`- trigger stock_batches_fixed: BEFORE UPDATE ON stock_batches`, batchFixed},
 	{`+ trigger stock_batches_check: BEFORE UPDATE ON stock_batches`, batchFixed},
-	{`- trigger stock_levels_low_in: AFTER INSERT ON stock_levels`, lowStock},
-	{`- trigger stock_levels_low_down: AFTER UPDATE OF available ON stock_levels`, lowStock},
-	{`- trigger stock_levels_low_up: AFTER UPDATE OF available ON stock_levels`, lowStock},
-	{`+ trigger stock_levels_low: AFTER INSERT OR UPDATE OF available ON stock_levels`, lowStock},
-	{`- trigger packs_low_in: AFTER INSERT ON packs`, lowStock},
-	{`- trigger packs_low_level: AFTER UPDATE OF low_stock_at ON packs`, lowStock},
-	{`+ trigger packs_low: AFTER INSERT OR UPDATE OF low_stock_at ON packs`, lowStock},
+	{`- trigger actions_no_update: BEFORE UPDATE ON actions`, merged},
+	{`- trigger actions_no_delete: BEFORE DELETE ON actions`, merged},
+	{`+ trigger actions_append_only: BEFORE UPDATE OR DELETE ON actions`, merged},
+	{`- trigger ledger_no_update: BEFORE UPDATE ON ledger`, merged},
+	{`- trigger ledger_no_delete: BEFORE DELETE ON ledger`, merged},
+	{`+ trigger ledger_append_only: BEFORE UPDATE OR DELETE ON ledger`, merged},
+	{`- trigger codes_drawn_by_live_orders_only: BEFORE UPDATE OF order_seq ON codes`, merged},
+	{`trigger codes_live_orders_only: -BEFORE INSERT ON codes +BEFORE INSERT OR UPDATE OF order_seq ON codes`, merged},
 }
 
 // TestSchemaParity migrates a fresh SQLite file and a fresh PostgreSQL
