@@ -123,19 +123,47 @@ func (w *World) orderOf(p topupd.Pack, name string) topupd.OrderRequest {
 	return req
 }
 
-// means is what an account had just before a burst: its balance, and what
-// it spent that UTC day (charges less refunds).
-type means struct{ balance, spent topupd.Money }
+// means is what an account had just before a burst: its balance, what
+// it spent that UTC day (charges less refunds), and its orders refunded.
+type means struct {
+	balance, spent topupd.Money
+	refunded       map[string]bool
+}
 
 // meansOf reads an account's means.
 func (w *World) meansOf(ctx context.Context, account string) (means, error) {
-	var m means
+	m := means{refunded: map[string]bool{}}
 	var err error
 	if m.balance, err = w.store.Balance(ctx, account); err != nil {
 		return m, fmt.Errorf("burst: %w", err)
 	}
+	orders, err := w.store.Orders(ctx, topupd.OrdersQuery{AccountID: account, Limit: 100_000})
+	if err != nil {
+		return m, fmt.Errorf("burst: %w", err)
+	}
+	for _, o := range orders {
+		if o.Refunded {
+			m.refunded[o.ID] = true
+		}
+	}
 	m.spent, err = w.spentToday(ctx, account, w.clk.Now())
 	return m, err
+}
+
+// refundedSince is what the account's orders were refunded since m was
+// read: an engine working meanwhile may refund any of them.
+func (w *World) refundedSince(ctx context.Context, account string, m means) (topupd.Money, error) {
+	orders, err := w.store.Orders(ctx, topupd.OrdersQuery{AccountID: account, Limit: 100_000})
+	if err != nil {
+		return 0, fmt.Errorf("burst: %w", err)
+	}
+	var sum topupd.Money
+	for _, o := range orders {
+		if o.Refunded && !m.refunded[o.ID] {
+			sum += o.Amount
+		}
+	}
+	return sum, nil
 }
 
 // orderRace is a burst's distinct orders of one account, each of the same
@@ -153,14 +181,17 @@ type orderRace struct {
 
 // checkRace checks a race of distinct orders: each order placed is the
 // request's, charged its amount; no more were placed than the balance
-// covered (plus those refunded meanwhile), and within the limits; each
+// covered (plus the account's refunds meanwhile), and within the limits; each
 // refusal is one the spec allows, and was due whatever the interleaving:
 // one for the balance only once as many orders as the balance covered
 // were placed (the balance falls only by their charges and the debit).
 func (w *World) checkRace(ctx context.Context, r *orderRace) error {
 	var placed []topupd.Order
 	var outcomes []string
-	refunded := 0
+	refunded, err := w.refundedSince(ctx, r.account, r.before)
+	if err != nil {
+		return err
+	}
 	for i, a := range r.as {
 		rq := r.rqs[i]
 		switch {
@@ -182,9 +213,6 @@ func (w *World) checkRace(ctx context.Context, r *orderRace) error {
 			w.model.orders[o.ID] = true
 			placed = append(placed, o)
 			outcomes = append(outcomes, "placed")
-			if o.Refunded {
-				refunded++
-			}
 		default:
 			outcomes = append(outcomes, a.Code)
 		}
@@ -195,11 +223,11 @@ func (w *World) checkRace(ctx context.Context, r *orderRace) error {
 		}
 	}
 	n, l := len(placed), w.model.limits[r.account]
-	if covered := coveredBy(r.before.balance-r.debit, r.low); n > covered+refunded {
+	if covered := coveredBy(r.before.balance-r.debit+refunded, r.low); n > covered {
 		w.fail("%s placed %d orders of %s at once with a balance of %s (debited %s): room for %d", w.shop(r.account), n, r.low.Dollars(),
 			r.before.balance.Dollars(), r.debit.Dollars(), covered)
 	}
-	if l.Daily != nil && n > 0 && r.before.spent+topupd.Money(n-refunded)*r.low > *l.Daily {
+	if l.Daily != nil && n > 0 && r.before.spent+topupd.Money(n)*r.low-refunded > *l.Daily {
 		w.fail("%s placed %d orders of %s at once with %s spent today, above its daily limit of %s", w.shop(r.account), n, r.low.Dollars(),
 			r.before.spent.Dollars(), l.Daily.Dollars())
 	}
