@@ -88,12 +88,6 @@ func (w *World) burstEngines(ctx context.Context, bn []*burstNode) error {
 	return w.checkRace(ctx, r)
 }
 
-// retryInBursts lets the operator retry an order while the engines work.
-// Off until the bug TestRetryTakesALeasedOrder shows is fixed: a retry
-// clears the lease of an order a node is working on, and another node
-// claims it at once.
-const retryInBursts = false
-
 // burstSettle has the operator complete, cancel or retry a processing
 // order, as operatorSettle and the retry step do, past its lease, while
 // every node's engine claims every order due at once.
@@ -109,8 +103,6 @@ func (w *World) burstSettle(ctx context.Context, bn []*burstNode) error {
 	what, settles := "retries", false
 	call := func() (topupd.Order, error) { return svc.RetryOrder(ctx, root, o.ID) }
 	switch {
-	case !retryInBursts && o.Provider != topupd.ProviderManual && o.Alert == "":
-		return w.burstEngines(ctx, bn)
 	case o.Provider == topupd.ProviderManual && w.bursts.rng.IntN(3) > 0:
 		what, settles = "completes", true
 		call = func() (topupd.Order, error) { return svc.CompleteOrder(ctx, root, o.ID, nil) }

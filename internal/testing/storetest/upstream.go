@@ -90,8 +90,10 @@ func testRetryOrder(t *testing.T, e *env) {
 	e.catalog()
 	a := e.account("buyer", 10*priceTopup)
 	o := e.place(a.ID, topupd.OrderRequest{PID: pidTopupManual, TrxID: "T-STUCK", Fields: topupd.AccountFields{UserID: userID}}, t0)
-	// Leased by a worker that died, and due far in the future.
-	claimed, err := e.s.ClaimDue(e.ctx, "dead-node", t0, t0.Add(time.Hour), 10)
+	// Leased by a node that works on it: a retry leaves the lease to it,
+	// and no other node claims the order until the lease runs out (two
+	// nodes working on one order could buy it twice).
+	claimed, err := e.s.ClaimDue(e.ctx, "busy-node", t0, t0.Add(time.Hour), 10)
 	if err != nil || len(claimed) != 1 {
 		t.Fatalf("claim: %d, %v", len(claimed), err)
 	}
@@ -99,6 +101,15 @@ func testRetryOrder(t *testing.T, e *env) {
 	got, err := e.s.RetryOrder(e.ctx, o.Seq, later, later.Add(deadline))
 	if err != nil || !got.DeadlineAt.Equal(later.Add(deadline)) || got.Status != topupd.StatusProcessing {
 		t.Fatalf("RetryOrder: deadline %v status %s, %v", got.DeadlineAt, got.Status, err)
+	}
+	if taken, err := e.s.ClaimDue(e.ctx, "node-b", later, later.Add(time.Minute), 10); err != nil || len(taken) != 0 {
+		t.Fatalf("a retry let node-b claim an order busy-node holds the lease of: %d, %v", len(taken), err)
+	}
+	// Leased by a node that died, its lease run out: the retry makes the
+	// order claimable at once.
+	later = t0.Add(time.Hour)
+	if _, err := e.s.RetryOrder(e.ctx, o.Seq, later, later.Add(deadline)); err != nil {
+		t.Fatal(err)
 	}
 	again, err := e.s.ClaimDue(e.ctx, "node-b", later, later.Add(time.Minute), 10)
 	if err != nil || len(again) != 1 || again[0].ID != o.ID {
