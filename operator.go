@@ -197,11 +197,12 @@ type Change struct {
 	Tells EventType
 	// Recorded is set once the change is in the log.
 	Recorded bool
-	// UpdateID, when not zero, is the Bot API update that asked for the
-	// change: stored with it (and in the bot's updates) in the change's
-	// transaction, so that an update redelivered after a crash changes
-	// nothing again (the store answers EConflict).
-	UpdateID int64
+	// Update, when its UpdateID is not zero, is the Bot API update (and
+	// the chat) that asked for the change: stored with it (and in the
+	// bot's updates) in the change's transaction, so that an update
+	// redelivered after a crash changes nothing again (the store answers
+	// EConflict).
+	Update BotUpdate
 }
 
 // WithChange returns ctx carrying a change to record.

@@ -18,7 +18,7 @@ type actorStore interface {
 // account, asking by a Bot API update (acted on at most once).
 func ChatActor(chatID int64, accountID string, updateID int64) Actor {
 	return Actor{Operator: topupd.ChatActor(chatID), Role: topupd.RoleResellerChat, Account: accountID, IP: "127.0.0.1",
-		RequestID: updateRequestID(updateID), UpdateID: updateID}
+		RequestID: updateRequestID(updateID), Update: topupd.BotUpdate{UpdateID: updateID, ChatID: chatID}}
 }
 
 // updateRequestID is the request id of what a Bot API update asks for.
@@ -26,8 +26,10 @@ func updateRequestID(updateID int64) string { return "upd_" + strconv.FormatInt(
 
 // OperatorChatActor is OperatorActor for an operator's own chat in the
 // messaging app, asking by a Bot API update (acted on at most once).
-func (s *Service) OperatorChatActor(ctx context.Context, name string, updateID int64) (Actor, error) {
-	return s.OperatorActor(ctx, name, "127.0.0.1", updateRequestID(updateID), updateID)
+func (s *Service) OperatorChatActor(ctx context.Context, name string, chatID, updateID int64) (Actor, error) {
+	a, err := s.OperatorActor(ctx, name, "127.0.0.1", updateRequestID(updateID))
+	a.Update = topupd.BotUpdate{UpdateID: updateID, ChatID: chatID}
+	return a, err
 }
 
 // RootActor is the command line's operator, or the server itself (what
@@ -36,12 +38,11 @@ func RootActor(requestID string) Actor {
 	return Actor{Operator: topupd.RootOperator, Role: topupd.RoleOwner, IP: "127.0.0.1", RequestID: requestID}
 }
 
-// OperatorActor is the named operator, with their role, asking from ip
-// (an operator's own chat in the messaging app passes the Bot API update
-// that asked, else 0). An operator who is unknown or disabled is 401
+// OperatorActor is the named operator, with their role, asking from ip.
+// An operator who is unknown or disabled is 401
 // UNAUTHORIZED. The operator's last call is recorded.
-func (s *Service) OperatorActor(ctx context.Context, name, ip, requestID string, updateID int64) (Actor, error) {
-	a := Actor{Operator: name, IP: ip, RequestID: requestID, UpdateID: updateID}
+func (s *Service) OperatorActor(ctx context.Context, name, ip, requestID string) (Actor, error) {
+	a := Actor{Operator: name, IP: ip, RequestID: requestID}
 	if name == topupd.RootOperator {
 		a.Role = topupd.RoleOwner
 		return a, nil

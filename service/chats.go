@@ -68,7 +68,7 @@ func (s *Service) SetBalanceAlert(ctx context.Context, a Actor, chatID int64, be
 		}
 		low = bal < *below
 	}
-	u := topupd.BotUpdate{UpdateID: a.UpdateID, ChatID: chatID, At: s.d.Now()}
+	u := topupd.BotUpdate{UpdateID: a.Update.UpdateID, ChatID: chatID, At: s.d.Now()}
 	if err := s.d.Store.SetBalanceAlert(change(ctx, a, OpSetBalanceAlert, chatTarget(chatID)), chatID, below, low, u); err != nil {
 		return 0, err
 	}

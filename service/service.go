@@ -34,9 +34,10 @@ type Actor struct {
 	Account string
 	// IP and RequestID say where the request came from, for the action log.
 	IP, RequestID string
-	// UpdateID, when not zero, is the messaging app's update that asked:
-	// it is acted on once (see topupd.Change.UpdateID).
-	UpdateID int64
+	// Update, when its UpdateID is not zero, is the messaging app's update
+	// that asked, and its chat: it is acted on once (see
+	// topupd.Change.Update).
+	Update topupd.BotUpdate
 }
 
 // Store is what the service needs of the database: each area of
@@ -224,5 +225,5 @@ func update(ctx context.Context, a Actor, op Op, target string) context.Context 
 
 func withChange(ctx context.Context, a Actor, op Op, target string, skipUnchanged bool) context.Context {
 	return topupd.WithChange(ctx, &topupd.Change{Actor: topupd.Actor{Operator: a.Operator, IP: a.IP, RequestID: a.RequestID},
-		Action: string(op), Target: target, UpdateID: a.UpdateID, SkipUnchanged: skipUnchanged, Tells: ruleOf[op].tells})
+		Action: string(op), Target: target, Update: a.Update, SkipUnchanged: skipUnchanged, Tells: ruleOf[op].tells})
 }

@@ -214,7 +214,7 @@ func (b *Bot) command(ctx context.Context, r *request) {
 	case resellerCommands:
 		r.actor = service.ChatActor(r.chatID, chat.AccountID, r.updateID)
 	case operatorCommands:
-		r.actor, r.actorErr = b.Service.OperatorChatActor(ctx, chat.Operator, r.updateID)
+		r.actor, r.actorErr = b.Service.OperatorChatActor(ctx, chat.Operator, r.chatID, r.updateID)
 	}
 	if cmd.readOnly {
 		b.noteRead(ctx, r)

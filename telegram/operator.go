@@ -150,7 +150,7 @@ func (b *Bot) pressed(ctx context.Context, api *tgbot.Bot, u *models.Update) {
 		amount, _ := topupd.ParseMoney(p.args[1])
 		var res service.Credited
 		var by service.Actor
-		if by, err = b.Service.OperatorChatActor(ctx, c.Operator, r.updateID); err == nil {
+		if by, err = b.Service.OperatorChatActor(ctx, c.Operator, r.chatID, r.updateID); err == nil {
 			res, err = b.Service.Credit(ctx, by, p.args[0], amount, p.args[2])
 		}
 		done = fmt.Sprintf("Credited %s USD to %s; the balance is %s USD.", amount.Dollars(), p.args[0], res.Balance.Dollars())

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/topupd/topupd"
@@ -48,53 +47,6 @@ func noteChatChange(ctx context.Context, chatID int64, accountID string, before,
 		c.Target = strconv.FormatInt(chatID, 10)
 	}
 	noteChange(ctx, accountID, before, after)
-}
-
-// chatOfActor reads the chat id of an action log operator of the form
-// "chat:<id>" (topupd.ChatActor).
-func chatOfActor(operator string) (int64, bool) {
-	rest, ok := strings.CutPrefix(operator, "chat:")
-	if !ok {
-		return 0, false
-	}
-	id, err := strconv.ParseInt(rest, 10, 64)
-	return id, err == nil
-}
-
-// updateActedOn is the answer to an update recorded before.
-func updateActedOn(id int64) error {
-	return topupd.Errorf(topupd.EConflict, "update %d was acted on before", id)
-}
-
-// recordUpdate records a bot update in tx; one recorded before is EConflict.
-func (s *Store) recordUpdate(ctx context.Context, tx *sql.Tx, u topupd.BotUpdate) error {
-	at := u.At
-	if at.IsZero() {
-		at = s.now()
-	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO bot_updates (update_id, chat_id, at) VALUES ($1, $2, $3)
-		ON CONFLICT (update_id) DO NOTHING`, u.UpdateID, u.ChatID, ms(at))
-	n, err := rowsAffected(res, err)
-	if err != nil {
-		return fmt.Errorf("recording update %d: %w", u.UpdateID, err)
-	}
-	if n == 0 {
-		return updateActedOn(u.UpdateID)
-	}
-	return nil
-}
-
-// recordChatUpdate records the update a chat write was made for, unless it
-// has none (id 0) or ctx's change carries the same update and records it
-// in this transaction (see recordChange).
-func (s *Store) recordChatUpdate(ctx context.Context, tx *sql.Tx, u topupd.BotUpdate) error {
-	if u.UpdateID == 0 {
-		return nil
-	}
-	if c := topupd.ChangeOf(ctx); c != nil && c.UpdateID == u.UpdateID && !c.Recorded {
-		return nil
-	}
-	return s.recordUpdate(ctx, tx, u)
 }
 
 // CreateChatLink stores a link code's hash, for an account or an operator.
@@ -308,30 +260,6 @@ func (s *Store) SetBalanceLow(ctx context.Context, chatID int64, low bool) (bool
 		return false, fmt.Errorf("store.SetBalanceLow %d: %w", chatID, err)
 	}
 	return n == 1, nil
-}
-
-// RecordUpdate records an update that changed nothing; one recorded before
-// is EConflict.
-func (s *Store) RecordUpdate(ctx context.Context, u topupd.BotUpdate) error {
-	err := s.retryTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		return s.recordUpdate(ctx, tx, u)
-	})
-	if err != nil {
-		return fmt.Errorf("store.RecordUpdate: %w", err)
-	}
-	return nil
-}
-
-// UpdateSeen reports whether an update was recorded, alone or with a change.
-func (s *Store) UpdateSeen(ctx context.Context, updateID int64) (bool, error) {
-	var one int
-	err := s.read.QueryRowContext(ctx, `SELECT 1 FROM bot_updates WHERE update_id = $1`, updateID).Scan(&one)
-	if isNoRows(err) {
-		return false, nil
-	} else if err != nil {
-		return false, fmt.Errorf("store.UpdateSeen %d: %w", updateID, err)
-	}
-	return true, nil
 }
 
 // TakeBotLease takes or renews the poller's lease for holder until until,

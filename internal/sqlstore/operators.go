@@ -33,10 +33,9 @@ func (s *Store) recordChange(ctx context.Context, tx *sql.Tx, c *topupd.Change) 
 	// A bot update is acted on once: its id goes into the bot's updates
 	// and onto the entry, with the first transaction of the change only.
 	var update any
-	if c.UpdateID != 0 && !c.Recorded {
-		update = c.UpdateID
-		chatID, _ := chatOfActor(c.Operator)
-		if err := s.recordUpdate(ctx, tx, topupd.BotUpdate{UpdateID: c.UpdateID, ChatID: chatID, At: now}); err != nil {
+	if u := c.Update; u.UpdateID != 0 && !c.Recorded {
+		update, u.At = u.UpdateID, now
+		if err := s.recordUpdate(ctx, tx, u); err != nil {
 			return err
 		}
 	}
@@ -47,7 +46,7 @@ func (s *Store) recordChange(ctx context.Context, tx *sql.Tx, c *topupd.Change) 
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
 		ms(now), c.Operator, c.IP, c.RequestID, c.Action, c.Target, account, jsonText(c.Before), jsonText(c.After), update)
 	if err != nil && update != nil && s.d.IsUniqueViolation(err) {
-		return updateActedOn(c.UpdateID)
+		return updateActedOn(c.Update.UpdateID)
 	}
 	if err != nil {
 		return fmt.Errorf("recording %s: %w", c.Action, err)

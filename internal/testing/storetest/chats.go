@@ -341,7 +341,7 @@ func testRecordUpdateOnce(t *testing.T, e *env) {
 func testChangeUpdateOnce(t *testing.T, e *env) {
 	a := e.account("a", 0)
 	change := func(action string, update int64) *topupd.Change {
-		return &topupd.Change{Actor: topupd.Actor{Operator: topupd.ChatActor(-55)}, Action: action, UpdateID: update}
+		return &topupd.Change{Actor: topupd.Actor{Operator: topupd.ChatActor(-55)}, Action: action, Update: topupd.BotUpdate{UpdateID: update, ChatID: -55}}
 	}
 	off, on := false, true
 	if _, err := e.s.UpdateAccount(topupd.WithChange(e.ctx, change("account.update", 900)), a.ID, topupd.AccountPatch{APIEnabled: &off}); err != nil {
@@ -396,7 +396,7 @@ func testRacingUpdates(t *testing.T, e *env) {
 	a := e.account("a", topupd.USD(1))
 	const n = 16
 	errs := racer.Run(n, func(i int) error {
-		c := &topupd.Change{Actor: topupd.Actor{Operator: topupd.ChatActor(8)}, Action: "account.credit", UpdateID: 4242}
+		c := &topupd.Change{Actor: topupd.Actor{Operator: topupd.ChatActor(8)}, Action: "account.credit", Update: topupd.BotUpdate{UpdateID: 4242, ChatID: 8}}
 		_, _, err := e.s.Credit(topupd.WithChange(e.ctx, c), a.ID, topupd.USD(1), fmt.Sprintf("ref-%d", i), t0)
 		return err
 	})
