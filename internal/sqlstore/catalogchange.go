@@ -119,7 +119,7 @@ func (s *Store) packWritten(ctx context.Context, tx *sql.Tx, old, p *topupd.Pack
 	}
 	tell := false
 	for _, q := range []*topupd.Pack{old, p} {
-		if q == nil || q.Status != "active" || tell {
+		if q == nil || q.Status != topupd.StatusActive || tell {
 			continue
 		}
 		active, err := lineActive(ctx, tx, q.Slug)
@@ -141,7 +141,7 @@ func lineTold(old *topupd.Line, l *topupd.Line) (marked, listed bool) {
 	if old == nil {
 		return true, false
 	}
-	listed = old.Status != l.Status && (old.Status == "active" || l.Status == "active")
+	listed = old.Status != l.Status && (old.Status == topupd.StatusActive || l.Status == topupd.StatusActive)
 	marked = old.Status != l.Status || old.GameName != l.GameName || old.Game != l.Game || old.Kind != l.Kind
 	return marked, listed
 }
