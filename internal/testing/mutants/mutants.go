@@ -175,4 +175,14 @@ var mutants = []Mutant{
 		},
 		Adds: []Add{{File: "internal/sqlstore/mutant_dailyread.go", Source: dailyReadSource}},
 	},
+	{
+		Name: "foreigntrxid",
+		Bug: "a request with another account's trxid is answered with that " +
+			"account's order (a replay) instead of FORBIDDEN",
+		Edits: []Edit{{
+			File: "idempotency.go",
+			Old:  "\tcase prev.AccountID != accountID:\n\t\treturn false, Fail(EForbidden)\n",
+			New:  "\tcase prev.AccountID != accountID:\n\t\treturn true, nil\n",
+		}},
+	},
 }

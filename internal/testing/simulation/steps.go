@@ -277,6 +277,9 @@ func (w *World) place(ctx context.Context) error {
 	var rq *request
 	if len(w.model.trxids) > 0 && w.rng.IntN(4) == 0 {
 		rq = w.model.requests[w.model.trxids[w.rng.IntN(len(w.model.trxids))]]
+		if rq.firstID != "" && w.isLive(rq.account) && w.rng.IntN(8) == 0 { // another account's client sends the trxid
+			return w.collide(ctx, n, rq)
+		}
 	} else {
 		acct := w.rng.IntN(len(w.model.accounts))
 		req := w.newRequest(fmt.Sprint(w.step))
