@@ -11,14 +11,16 @@ import (
 // PutLine creates or replaces a line.
 func (s *Store) PutLine(ctx context.Context, l topupd.Line) error {
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		before := map[string]any{}
-		if old, err := scanLine(tx.QueryRowContext(ctx, `SELECT `+lineColumns+` FROM lines WHERE slug = $1`, l.Slug)); err == nil {
-			before = old.LogFields()
-		} else if !isNoRows(err) {
+		old, err := s.putLine(ctx, tx, l)
+		if err != nil {
 			return err
 		}
+		before := map[string]any{}
+		if old != nil {
+			before = old.LogFields()
+		}
 		noteChange(ctx, "", before, l.LogFields())
-		return s.putLine(ctx, tx, l)
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("store.PutLine %s: %w", l.Slug, err)
@@ -26,13 +28,14 @@ func (s *Store) PutLine(ctx context.Context, l topupd.Line) error {
 	return nil
 }
 
-// putLine writes a line, and what its change tells (lineWritten).
-func (s *Store) putLine(ctx context.Context, tx *sql.Tx, l topupd.Line) error {
+// putLine writes a line, and what its change tells (lineWritten); it
+// returns the line as it was (nil: a new line).
+func (s *Store) putLine(ctx context.Context, tx *sql.Tx, l topupd.Line) (*topupd.Line, error) {
 	var old *topupd.Line
 	if was, err := scanLine(tx.QueryRowContext(ctx, `SELECT `+lineColumns+` FROM lines WHERE slug = $1`, l.Slug)); err == nil {
 		old = &was
 	} else if !isNoRows(err) {
-		return err
+		return nil, err
 	}
 	required := l.Required
 	if required == nil {
@@ -45,9 +48,9 @@ func (s *Store) putLine(ctx context.Context, tx *sql.Tx, l topupd.Line) error {
 			server_id_options = excluded.server_id_options, region_options = excluded.region_options`,
 		l.Slug, l.ProductName, l.GameName, l.Game, string(l.Kind), l.Status, jsonText(required), optionsText(l.ServerIDOptions), optionsText(l.RegionOptions))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return s.lineWritten(ctx, tx, old, &l)
+	return old, s.lineWritten(ctx, tx, old, &l)
 }
 
 // UpdateLine changes a line under its row lock: apply gets the line as
@@ -67,7 +70,8 @@ func (s *Store) UpdateLine(ctx context.Context, slug string, apply func(*topupd.
 		if err != nil {
 			return err
 		}
-		return s.putLine(ctx, tx, l)
+		_, err = s.putLine(ctx, tx, l)
+		return err
 	})
 	if err != nil {
 		return l, fmt.Errorf("store.UpdateLine %s: %w", slug, err)
@@ -99,14 +103,16 @@ func (s *Store) Lines(ctx context.Context) ([]topupd.Line, error) {
 // PutPack creates or replaces a pack.
 func (s *Store) PutPack(ctx context.Context, p topupd.Pack) error {
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		before := map[string]any{}
-		if old, err := scanPack(tx.QueryRowContext(ctx, `SELECT `+packColumns+` FROM packs WHERE pid = $1`, p.PID)); err == nil {
-			before = old.LogFields()
-		} else if !isNoRows(err) {
+		old, err := s.putPack(ctx, tx, p)
+		if err != nil {
 			return err
 		}
+		before := map[string]any{}
+		if old != nil {
+			before = old.LogFields()
+		}
 		noteChange(ctx, "", before, p.LogFields())
-		return s.putPack(ctx, tx, p)
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("store.PutPack %s: %w", p.PID, err)
@@ -114,21 +120,21 @@ func (s *Store) PutPack(ctx context.Context, p topupd.Pack) error {
 	return nil
 }
 
-func (s *Store) putPack(ctx context.Context, tx *sql.Tx, p topupd.Pack) error {
-	// The pack's lock, then its stock level's, as uploads, voids and draws
-	// take them: the level's alert is set as the stock stands.
-	var one, available int
-	if err := tx.QueryRowContext(ctx, s.q.lockPack, p.PID).Scan(&one); err != nil && !isNoRows(err) {
-		return err
-	}
-	if err := tx.QueryRowContext(ctx, s.q.lockStock, p.PID).Scan(&available); err != nil && !isNoRows(err) {
-		return err
-	}
+// putPack writes a pack, its low-stock alert and what its change tells
+// (packWritten); it returns the pack as it was (nil: a new pack).
+func (s *Store) putPack(ctx context.Context, tx *sql.Tx, p topupd.Pack) (*topupd.Pack, error) {
+	// The pack's lock (as it was read), then its stock level's, as
+	// uploads, voids and draws take them: the level's alert is set as the
+	// stock stands.
 	var old *topupd.Pack
-	if was, err := scanPack(tx.QueryRowContext(ctx, `SELECT `+packColumns+` FROM packs WHERE pid = $1`, p.PID)); err == nil {
+	if was, err := scanPack(tx.QueryRowContext(ctx, `SELECT `+packColumns+` FROM packs WHERE pid = $1`+s.d.LockRow, p.PID)); err == nil {
 		old = &was
 	} else if !isNoRows(err) {
-		return err
+		return nil, err
+	}
+	var available int
+	if err := tx.QueryRowContext(ctx, s.q.lockStock, p.PID).Scan(&available); err != nil && !isNoRows(err) {
+		return nil, err
 	}
 	_, err := tx.ExecContext(ctx, `INSERT INTO packs (`+packColumns+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
@@ -139,16 +145,16 @@ func (s *Store) putPack(ctx context.Context, tx *sql.Tx, p topupd.Pack) error {
 		p.PID, p.Slug, p.Name, p.Category, int64(p.Price), p.Status, boolInt(p.StockBased), p.Provider, p.Upstream, p.UpstreamPID,
 		int64(p.Cost), nullInt(p.LowStockAt), suppliersJSON(p.Suppliers))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var oldLevel *int
 	if old != nil {
 		oldLevel = old.LowStockAt
 	}
 	if err := levelMoved(ctx, tx, p.PID, oldLevel, p.LowStockAt, available); err != nil {
-		return err
+		return nil, err
 	}
-	return s.packWritten(ctx, tx, old, &p)
+	return old, s.packWritten(ctx, tx, old, &p)
 }
 
 // suppliersJSON is how a pack's supplier list is stored: ” for none.
@@ -183,7 +189,8 @@ func (s *Store) UpdatePack(ctx context.Context, pid string, apply func(*topupd.P
 		if err != nil {
 			return err
 		}
-		return s.putPack(ctx, tx, p)
+		_, err = s.putPack(ctx, tx, p)
+		return err
 	})
 	if err != nil {
 		return p, fmt.Errorf("store.UpdatePack %s: %w", pid, err)

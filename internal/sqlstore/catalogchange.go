@@ -117,21 +117,24 @@ func (s *Store) packWritten(ctx context.Context, tx *sql.Tx, old, p *topupd.Pack
 	if !priced {
 		return nil
 	}
-	tell := false
-	for _, q := range []*topupd.Pack{old, p} {
-		if q == nil || q.Status != topupd.StatusActive || tell {
-			continue
-		}
-		active, err := lineActive(ctx, tx, q.Slug)
-		if err != nil {
-			return err
-		}
-		tell = active
+	// Told while the pack was on sale before the write or is after it.
+	tell, err := onSaleAs(ctx, tx, old)
+	if err == nil && !tell {
+		tell, err = onSaleAs(ctx, tx, p)
 	}
-	if !tell {
-		return nil
+	if err != nil || !tell {
+		return err
 	}
 	return s.tellPacks(ctx, tx, &topupd.PacksChangedData{PIDs: []string{p.PID}})
+}
+
+// onSaleAs reports whether p (nil: none) is on sale as written: active,
+// on an active line.
+func onSaleAs(ctx context.Context, tx *sql.Tx, p *topupd.Pack) (bool, error) {
+	if p == nil || p.Status != topupd.StatusActive {
+		return false, nil
+	}
+	return lineActive(ctx, tx, p.Slug)
 }
 
 // lineTold says what a line's write from old (nil: a new line) to l tells:

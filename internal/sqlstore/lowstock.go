@@ -84,11 +84,11 @@ func (s *Store) stockMoved(ctx context.Context, tx *sql.Tx, pid string, level *i
 // old to level (nil: none) leaves it, with available codes in stock, under
 // the stock level's lock, and notes its flip for the request's log.
 func levelMoved(ctx context.Context, tx *sql.Tx, pid string, old, level *int, available int) error {
-	was := old != nil && available <= *old
-	low := level != nil && available <= *level
 	if optionalEqual(old, level) {
 		return nil
 	}
+	was := old != nil && available <= *old
+	low := level != nil && available <= *level
 	if err := setAlert(ctx, tx, pid, low); err != nil {
 		return err
 	}

@@ -203,13 +203,14 @@ func (s *Store) giveCodes(ctx context.Context, tx *sql.Tx, o *topupd.Order, pl *
 		o.Codes = topupd.TestCodes(o.ID, o.Quantity)
 	case pl.Draw:
 		var err error
-		if o.Codes, err = s.drawCodes(ctx, tx, o); err != nil {
+		var level *int
+		if o.Codes, level, err = s.drawCodes(ctx, tx, o); err != nil {
 			return err
 		}
 		if len(o.Codes) != o.Quantity {
 			return topupd.Fail(topupd.EInsufficientStock)
 		}
-		if err := s.stockMoved(ctx, tx, o.PID, a.pack.LowStockAt, a.stock, a.stock-len(o.Codes)); err != nil {
+		if err := s.stockMoved(ctx, tx, o.PID, level, a.stock, a.stock-len(o.Codes)); err != nil {
 			return err
 		}
 	}
@@ -389,31 +390,34 @@ func insertOrderRow(ctx context.Context, tx *sql.Tx, o *topupd.Order, p topupd.P
 var errOrderTaken = errors.New("the order's trxid or idempotency key is taken")
 
 // drawCodes gives the oldest available codes of the order's pack to it and
-// returns them opened, in the order a lookup lists them (by code id).
-// Withdrawn codes (of a voided batch) are not available; the order's cost,
-// fixed before, is theirs (stockCost). placeOrder notes any low-stock
-// alert the draw raised (noteDrawn).
-func (s *Store) drawCodes(ctx context.Context, tx *sql.Tx, o *topupd.Order) ([]string, error) {
+// returns them opened, in the order a lookup lists them (by code id), and
+// the pack's low-stock level as it stands at the draw (read by the draw's
+// own statement, after the stock level's lock: not the level the order's
+// cached terms hold, which a change that committed meanwhile may have
+// moved). Withdrawn codes (of a voided batch) are not available; the
+// order's cost, fixed before, is theirs (stockCost).
+func (s *Store) drawCodes(ctx context.Context, tx *sql.Tx, o *topupd.Order) ([]string, *int, error) {
 	type drawn struct {
 		id     int64
 		sealed []byte
+		level  sql.NullInt64
 	}
 	got, err := queryAll(ctx, tx, func(r scanner) (drawn, error) {
 		var d drawn
-		err := r.Scan(&d.id, &d.sealed)
+		err := r.Scan(&d.id, &d.sealed, &d.level)
 		return d, err
 	}, s.q.drawCodes, o.Seq, o.PID, o.Quantity)
-	if err != nil {
-		return nil, err
+	if err != nil || len(got) == 0 {
+		return nil, nil, err
 	}
 	slices.SortFunc(got, func(a, b drawn) int { return cmp.Compare(a.id, b.id) })
 	codes := make([]string, len(got))
 	for i, d := range got {
 		if codes[i], err = s.vault.Open(o.PID, d.sealed); err != nil {
-			return nil, fmt.Errorf("order %s: %w", o.ID, err)
+			return nil, nil, fmt.Errorf("order %s: %w", o.ID, err)
 		}
 	}
-	return codes, nil
+	return codes, levelOf(got[0].level), nil
 }
 
 // moneyOrNull stores an optional amount.

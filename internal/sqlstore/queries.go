@@ -100,7 +100,7 @@ func render(d Dialect) queries {
 			WHERE k.hash = $1 AND (k.revoked_at IS NULL OR k.revoked_at > $2)`,
 		drawCodes: `UPDATE codes SET order_seq = $1
 			WHERE id IN (SELECT id FROM codes WHERE pid = $2 AND order_seq IS NULL AND voided_at IS NULL ORDER BY id LIMIT $3` + d.LockRow + `)
-			RETURNING id, sealed`,
+			RETURNING id, sealed, (SELECT low_stock_at FROM packs WHERE pid = $2)`,
 		claimDue: `UPDATE orders SET lease_owner = $1, lease_until = $2
 			WHERE seq IN (SELECT seq FROM orders
 				WHERE status = 'processing' AND next_attempt_at <= $3 AND (lease_until IS NULL OR lease_until <= $3)
