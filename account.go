@@ -68,11 +68,10 @@ type AccountPatch struct {
 	RestrictedUntil     **time.Time
 	IPAllowlist         *[]string
 	IPAllowlistRequired *bool
-	// Tier, MaxOrder and DailyLimit set the price tier and spending limits;
-	// a nil inner value clears them.
-	Tier       **string
-	MaxOrder   **Money
-	DailyLimit **Money
+	// Tier sets the price tier; a nil inner value clears it.
+	Tier **string
+	// Limits sets spending limits (LimitSettings).
+	Limits LimitsPatch
 }
 
 // Flagged reports whether the patch changes anything but the tier and
@@ -85,7 +84,7 @@ func (p AccountPatch) Flagged() bool {
 
 // Priced reports whether the patch changes the tier or a spending limit:
 // what only a role that may set prices may change.
-func (p AccountPatch) Priced() bool { return p.Tier != nil || p.MaxOrder != nil || p.DailyLimit != nil }
+func (p AccountPatch) Priced() bool { return p.Tier != nil || len(p.Limits) > 0 }
 
 // Apply returns a copy of a with the patch applied, after checking the patch.
 func (p AccountPatch) Apply(a Account) (Account, error) {
@@ -125,20 +124,9 @@ func (p AccountPatch) Apply(a Account) (Account, error) {
 			a.Tier = **p.Tier
 		}
 	}
-	for _, l := range []struct {
-		set  **Money
-		dst  **Money
-		name string
-	}{{p.MaxOrder, &a.Limits.MaxOrder, "maxOrderUsd"}, {p.DailyLimit, &a.Limits.Daily, "dailyLimitUsd"}} {
-		if l.set == nil {
-			continue
-		}
-		if *l.set != nil && **l.set < 0 {
-			return a, Errorf(EInvalidBody, "%s must not be below 0", l.name)
-		}
-		*l.dst = *l.set
-	}
-	return a, nil
+	var err error
+	a.Limits, err = p.Limits.Apply(a.Limits)
+	return a, err
 }
 
 // ParseAllowlist parses IPv4 addresses and IPv4 CIDRs.

@@ -16,9 +16,13 @@ func (a *Account) LogFields() map[string]any {
 	if allow == nil {
 		allow = []string{}
 	}
-	return map[string]any{"name": a.Name, "apiEnabled": a.APIEnabled, "adminDisabled": a.AdminDisabled, "banned": a.Banned,
+	f := map[string]any{"name": a.Name, "apiEnabled": a.APIEnabled, "adminDisabled": a.AdminDisabled, "banned": a.Banned,
 		"restrictedUntil": until, "ipAllowlist": append([]string(nil), allow...), "ipAllowlistRequired": a.IPAllowlistRequired,
-		"tier": nullString(a.Tier), "maxOrderUsd": nullMoney(a.Limits.MaxOrder), "dailyLimitUsd": nullMoney(a.Limits.Daily)}
+		"tier": nullString(a.Tier)}
+	for _, s := range LimitSettings {
+		f[s.Name] = nullMoney(*s.Of(&a.Limits))
+	}
+	return f
 }
 
 // nullString is s, or nil when empty: a field the API shows as null.

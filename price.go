@@ -205,6 +205,70 @@ func (l *Limits) Allow(amount, spentToday Money) error {
 	return nil
 }
 
+// CountsTheDay reports whether Allow needs what the day's orders spent:
+// the store reads it, under the account's lock, only then.
+func (l *Limits) CountsTheDay() bool { return l.Daily != nil }
+
+// LimitSetting is one spending limit as the operator sets it. Its entry in
+// LimitSettings names it for every adapter: the admin API's field, the
+// accounts table's column, the console's form field and label, and the
+// action log's field. A new limit is a new entry, a column and its rule in
+// Allow; the store, the admin API, the console and the log take it from
+// here.
+type LimitSetting struct {
+	// Name is the admin API's field (and the action log's), in USD.
+	Name string
+	// Column is the accounts table's column, in minor units; NULL is no
+	// limit.
+	Column string
+	// Form is the console form's field; Label its label, and Short the
+	// label in a sentence.
+	Form, Label, Short string
+	// Of points at the limit in Limits.
+	Of func(*Limits) **Money
+}
+
+// LimitSettings are the spending limits, in the order they are shown.
+var LimitSettings = []LimitSetting{
+	{Name: "maxOrderUsd", Column: "max_order", Form: "maxOrder", Label: "Most an order (USD)", Short: "Most an order",
+		Of: func(l *Limits) **Money { return &l.MaxOrder }},
+	{Name: "dailyLimitUsd", Column: "daily_limit", Form: "dailyLimit", Label: "Most a UTC day, net of refunds (USD)", Short: "Most a day",
+		Of: func(l *Limits) **Money { return &l.Daily }},
+}
+
+// LimitSettingNamed returns the limit the admin API names name.
+func LimitSettingNamed(name string) (LimitSetting, bool) {
+	for _, s := range LimitSettings {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return LimitSetting{}, false
+}
+
+// LimitsPatch sets spending limits by their LimitSetting.Name: a nil
+// amount lifts the limit; a limit not in it stays as it is.
+type LimitsPatch map[string]*Money
+
+// Apply returns l with the patch applied, after checking it: an unknown
+// name or an amount below 0 is INVALID_BODY.
+func (p LimitsPatch) Apply(l Limits) (Limits, error) {
+	for name, m := range p {
+		if _, ok := LimitSettingNamed(name); !ok {
+			return l, Errorf(EInvalidBody, "%s is not a spending limit", name)
+		}
+		if m != nil && *m < 0 {
+			return l, Errorf(EInvalidBody, "%s must not be below 0", name)
+		}
+	}
+	for _, s := range LimitSettings {
+		if m, ok := p[s.Name]; ok {
+			*s.Of(&l) = m
+		}
+	}
+	return l, nil
+}
+
 // PriceStore keeps price tiers and accounts' own prices.
 type PriceStore interface {
 	// PutTier creates or replaces a tier, its prices with it, and returns it

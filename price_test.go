@@ -182,3 +182,48 @@ func TestHighestCost(t *testing.T) {
 		}
 	}
 }
+
+// TestLimitSettings: every limit is named once, for the API, the column
+// and the form, and points at a limit of its own.
+func TestLimitSettings(t *testing.T) {
+	seen := map[string]bool{}
+	pointers := map[**Money]string{}
+	var l Limits
+	for _, s := range LimitSettings {
+		for _, name := range []string{s.Name, s.Column, s.Form} {
+			if name == "" || seen[name] {
+				t.Errorf("%s: a name empty or used twice: %q", s.Name, name)
+			}
+			seen[name] = true
+		}
+		if other, dup := pointers[s.Of(&l)]; dup {
+			t.Errorf("%s points at %s's limit", s.Name, other)
+		}
+		pointers[s.Of(&l)] = s.Name
+		if got, ok := LimitSettingNamed(s.Name); !ok || got.Column != s.Column {
+			t.Errorf("LimitSettingNamed(%s) = %+v, %v", s.Name, got, ok)
+		}
+	}
+}
+
+// TestLimitsPatchApply: a patch sets and lifts the limits it names and
+// leaves the others; an unknown name or an amount below 0 is INVALID_BODY
+// and changes nothing.
+func TestLimitsPatchApply(t *testing.T) {
+	two, five, below := USD(2), USD(5), Money(-1)
+	start := Limits{MaxOrder: &two, Daily: &five}
+	got, err := LimitsPatch{"dailyLimitUsd": nil}.Apply(start)
+	if err != nil || got.Daily != nil || got.MaxOrder != &two {
+		t.Errorf("lift the daily limit: %+v, %v", got, err)
+	}
+	got, err = LimitsPatch{"maxOrderUsd": &five}.Apply(start)
+	if err != nil || got.MaxOrder != &five || got.Daily != &five {
+		t.Errorf("set the order limit: %+v, %v", got, err)
+	}
+	for _, bad := range []LimitsPatch{{"weeklyLimitUsd": &two}, {"maxOrderUsd": &below}, {"maxOrderUsd": &five, "dailyLimitUsd": &below}} {
+		got, err := bad.Apply(start)
+		if CodeOf(err) != EInvalidBody || got != start {
+			t.Errorf("%v: %+v, %v; want INVALID_BODY and no change", bad, got, err)
+		}
+	}
+}

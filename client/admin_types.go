@@ -23,6 +23,19 @@ type AdminAccount struct {
 	DailyLimitUSD *Money  `json:"dailyLimitUsd"`
 }
 
+// Limit points at the account's spending limit that the admin API names
+// name (maxOrderUsd, dailyLimitUsd), or is nil for a name it does not know:
+// for code that shows or copies every limit by its name.
+func (a *AdminAccount) Limit(name string) **Money {
+	switch name {
+	case "maxOrderUsd":
+		return &a.MaxOrderUSD
+	case "dailyLimitUsd":
+		return &a.DailyLimitUSD
+	}
+	return nil
+}
+
 // NewKey is an API key just made: APIKey is shown this once.
 type NewKey struct {
 	KeyID  string `json:"keyId"`

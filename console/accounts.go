@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/service"
@@ -66,6 +67,37 @@ type accountData struct {
 	// choose from.
 	Prices service.AccountPrices
 	Tiers  []topupd.Tier
+}
+
+// limitField is one spending limit's field on the account's page.
+type limitField struct {
+	topupd.LimitSetting
+	// ID is the input's element id: the form field's name in kebab case.
+	ID    string
+	Value *topupd.Money
+}
+
+// Limits are the account's spending limits, as topupd.LimitSettings lists
+// them.
+func (d accountData) Limits() []limitField {
+	out := make([]limitField, len(topupd.LimitSettings))
+	for i, l := range topupd.LimitSettings {
+		out[i] = limitField{LimitSetting: l, ID: kebab(l.Form), Value: *l.Of(&d.A.Limits)}
+	}
+	return out
+}
+
+// kebab writes a camelCase name in kebab case: ipAllowlist, ip-allowlist.
+func kebab(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if unicode.IsUpper(r) {
+			b.WriteByte('-')
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // account shows an account: balance, ledger, statement, keys, flags,
@@ -262,23 +294,20 @@ func (c *Console) terms(w http.ResponseWriter, r *http.Request, s *session) erro
 	if t := r.PostFormValue("tier"); t != "" {
 		tier = &t
 	}
-	p := topupd.AccountPatch{Tier: &tier}
-	for _, l := range []struct {
-		form, label string
-		dst         ***topupd.Money
-	}{{"maxOrder", "Most an order", &p.MaxOrder}, {"dailyLimit", "Most a day", &p.DailyLimit}} {
+	p := topupd.AccountPatch{Tier: &tier, Limits: topupd.LimitsPatch{}}
+	for _, l := range topupd.LimitSettings {
 		var limit *topupd.Money
-		if v := strings.TrimSpace(r.PostFormValue(l.form)); v != "" {
+		if v := strings.TrimSpace(r.PostFormValue(l.Form)); v != "" {
 			m, problem := parseAmount(v, centPlaces)
 			if problem == "" && m < 0 {
 				problem = "A limit cannot be negative."
 			}
 			if problem != "" {
-				return c.formFailed(w, r, s, fieldError{l.form, l.label + ": " + problem + " Leave it empty for no limit."}, "account", c.accountAgain(r, s, id))
+				return c.formFailed(w, r, s, fieldError{l.Form, l.Short + ": " + problem + " Leave it empty for no limit."}, "account", c.accountAgain(r, s, id))
 			}
 			limit = &m
 		}
-		*l.dst = &limit
+		p.Limits[l.Name] = limit
 	}
 	if _, err := c.Service.UpdateAccount(r.Context(), s.actor, id, p); err != nil {
 		return err

@@ -19,7 +19,12 @@ func writeAccount(w http.ResponseWriter, status int, acct service.Account) error
 func viewAccount(acct *service.Account) client.AdminAccount {
 	v := client.AdminAccount{ID: acct.ID, Name: acct.Name, BalanceUSD: acct.Balance, APIEnabled: acct.APIEnabled, AdminDisabled: acct.AdminDisabled,
 		Banned: acct.Banned, RestrictedUntil: acct.RestrictedUntil, IPAllowlist: acct.IPAllowlist, IPAllowlistRequired: acct.IPAllowlistRequired,
-		CreatedAt: acct.CreatedAt, Tier: nullable(acct.Tier), MaxOrderUSD: acct.Limits.MaxOrder, DailyLimitUSD: acct.Limits.Daily}
+		CreatedAt: acct.CreatedAt, Tier: nullable(acct.Tier)}
+	for _, l := range topupd.LimitSettings {
+		if dst := v.Limit(l.Name); dst != nil {
+			*dst = *l.Of(&acct.Limits)
+		}
+	}
 	if v.IPAllowlist == nil {
 		v.IPAllowlist = []string{}
 	}

@@ -124,7 +124,14 @@ func (o *object) accountPatch() topupd.AccountPatch {
 		}
 		p.Tier = &tier
 	}
-	p.MaxOrder, p.DailyLimit = o.optionalMoney("maxOrderUsd"), o.optionalMoney("dailyLimitUsd")
+	for _, l := range topupd.LimitSettings {
+		if m := o.optionalMoney(l.Name); m != nil {
+			if p.Limits == nil {
+				p.Limits = topupd.LimitsPatch{}
+			}
+			p.Limits[l.Name] = *m
+		}
+	}
 	return p
 }
 

@@ -178,11 +178,18 @@ func chatAccountPatch(a Actor, p topupd.AccountPatch) error {
 		name string
 		set  bool
 	}{{"name", p.Name != nil}, {"adminDisabled", p.AdminDisabled != nil}, {"banned", p.Banned != nil},
-		{"restrictedUntil", p.RestrictedUntil != nil}, {"tier", p.Tier != nil}, {"maxOrderUsd", p.MaxOrder != nil},
-		{"dailyLimitUsd", p.DailyLimit != nil}} {
+		{"restrictedUntil", p.RestrictedUntil != nil}, {"tier", p.Tier != nil}} {
 		if f.set {
 			return topupd.Errorf(topupd.ERoleForbidden, "a reseller's chat may not change %s", f.name)
 		}
+	}
+	for _, l := range topupd.LimitSettings {
+		if _, ok := p.Limits[l.Name]; ok {
+			return topupd.Errorf(topupd.ERoleForbidden, "a reseller's chat may not change %s", l.Name)
+		}
+	}
+	if len(p.Limits) > 0 {
+		return topupd.Errorf(topupd.ERoleForbidden, "a reseller's chat may not change spending limits")
 	}
 	return nil
 }

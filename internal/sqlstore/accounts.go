@@ -16,12 +16,12 @@ func scanAccount(row scanner) (topupd.Account, error) {
 	var restricted sql.NullInt64
 	var created int64
 	var tier sql.NullString
-	var maxOrder, daily sql.NullInt64
-	if err := row.Scan(&a.ID, &a.Name, &a.APIEnabled, &a.AdminDisabled, &a.Banned, &restricted, jsonColumn(&a.IPAllowlist), &a.IPAllowlistRequired, &created,
-		&tier, &maxOrder, &daily); err != nil {
+	var limits limitsRow
+	if err := row.Scan(append([]any{&a.ID, &a.Name, &a.APIEnabled, &a.AdminDisabled, &a.Banned, &restricted, jsonColumn(&a.IPAllowlist),
+		&a.IPAllowlistRequired, &created, &tier}, limits.dest()...)...); err != nil {
 		return a, err
 	}
-	a.Tier, a.Limits.MaxOrder, a.Limits.Daily = tier.String, nullMoney(maxOrder), nullMoney(daily)
+	a.Tier, a.Limits = tier.String, limits.limits()
 	if restricted.Valid {
 		t := fromMS(restricted.Int64)
 		a.RestrictedUntil = &t
@@ -43,8 +43,8 @@ func accountArgs(a topupd.Account) []any {
 	if a.Tier != "" {
 		tier = a.Tier
 	}
-	return []any{a.ID, a.Name, boolInt(a.APIEnabled), boolInt(a.AdminDisabled), boolInt(a.Banned), restricted, jsonText(allow), boolInt(a.IPAllowlistRequired), ms(a.CreatedAt),
-		tier, moneyOrNull(a.Limits.MaxOrder), moneyOrNull(a.Limits.Daily)}
+	return append([]any{a.ID, a.Name, boolInt(a.APIEnabled), boolInt(a.AdminDisabled), boolInt(a.Banned), restricted, jsonText(allow),
+		boolInt(a.IPAllowlistRequired), ms(a.CreatedAt), tier}, limitArgs(a.Limits)...)
 }
 
 // nullMoney reads an optional amount.
@@ -115,7 +115,7 @@ func (s *Store) UpdateAccount(ctx context.Context, id string, p topupd.AccountPa
 		args := accountArgs(out)
 		args = append(args[:8], args[9:]...) // all but created_at
 		if _, err = tx.ExecContext(ctx, `UPDATE accounts SET name = $2, api_enabled = $3, admin_disabled = $4, banned = $5,
-			restricted_until = $6, ip_allowlist = $7, ip_allowlist_required = $8, tier = $9, max_order = $10, daily_limit = $11
+			restricted_until = $6, ip_allowlist = $7, ip_allowlist_required = $8, tier = $9, `+limitAssignments(10)+`
 			WHERE id = $1`, args...); err != nil {
 			return err
 		}
@@ -124,7 +124,7 @@ func (s *Store) UpdateAccount(ctx context.Context, id string, p topupd.AccountPa
 				return err
 			}
 		}
-		if p.MaxOrder != nil || p.DailyLimit != nil {
+		if len(p.Limits) > 0 {
 			// The audit holds the orders placed from now on to the new limits.
 			if _, err = tx.ExecContext(ctx, `UPDATE accounts SET limits_from_seq = order_count WHERE id = $1`, id); err != nil {
 				return err

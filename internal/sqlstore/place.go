@@ -433,7 +433,7 @@ func moneyOrNull(m *topupd.Money) any {
 // placed at once are checked one after another.
 func (s *Store) withinLimits(ctx context.Context, tx *sql.Tx, p topupd.PlaceOrder, limits *topupd.Limits, amount topupd.Money) error {
 	var spent topupd.Money
-	if limits.Daily != nil {
+	if limits.CountsTheDay() {
 		var err error
 		if spent, err = s.spentToday(ctx, tx, p.AccountID, p.Now); err != nil {
 			return err

@@ -205,7 +205,7 @@ func (s *Store) PriceBook(ctx context.Context, accountID string) (topupd.PriceBo
 // prices (the catalog's read).
 func (s *Store) terms(ctx context.Context, q querier, accountID string) (book topupd.PriceBook, limits topupd.Limits, err error) {
 	var h termsHead
-	err = q.QueryRowContext(ctx, `SELECT a.tier, t.markup, t.round_to, a.max_order, a.daily_limit
+	err = q.QueryRowContext(ctx, `SELECT a.tier, t.markup, t.round_to, `+limitColumns("a.")+`
 		FROM accounts a LEFT JOIN tiers t ON t.name = a.tier WHERE a.id = $1`, accountID).Scan(h.dest()...)
 	if isNoRows(err) {
 		return book, limits, nil
@@ -232,7 +232,7 @@ func (s *Store) terms(ctx context.Context, q querier, accountID string) (book to
 func (s *Store) orderTerms(ctx context.Context, tx *sql.Tx, accountID, pid string) (book topupd.PriceBook, limits topupd.Limits, err error) {
 	var h termsHead
 	var own, listed sql.NullInt64
-	err = tx.QueryRowContext(ctx, `SELECT a.tier, t.markup, t.round_to, a.max_order, a.daily_limit,
+	err = tx.QueryRowContext(ctx, `SELECT a.tier, t.markup, t.round_to, `+limitColumns("a.")+`,
 		(SELECT price FROM account_prices WHERE account_id = a.id AND pid = $2),
 		(SELECT price FROM tier_prices WHERE tier = a.tier AND pid = $2)
 		FROM accounts a LEFT JOIN tiers t ON t.name = a.tier WHERE a.id = $1`, accountID, pid).Scan(append(h.dest(), &own, &listed)...)
@@ -267,11 +267,14 @@ func setPrice(b *topupd.PriceBook, own bool, pid string, price topupd.Money) {
 
 // termsHead is an account's row of terms: its tier and limits.
 type termsHead struct {
-	tier                             sql.NullString
-	markup, roundTo, maxOrder, daily sql.NullInt64
+	tier            sql.NullString
+	markup, roundTo sql.NullInt64
+	limits          limitsRow
 }
 
-func (h *termsHead) dest() []any { return []any{&h.tier, &h.markup, &h.roundTo, &h.maxOrder, &h.daily} }
+func (h *termsHead) dest() []any {
+	return append([]any{&h.tier, &h.markup, &h.roundTo}, h.limits.dest()...)
+}
 
 // terms is the price book (without prices yet) and limits of the row.
 func (h *termsHead) terms() (topupd.PriceBook, topupd.Limits) {
@@ -283,7 +286,7 @@ func (h *termsHead) terms() (topupd.PriceBook, topupd.Limits) {
 			book.Tier.Markup = &m
 		}
 	}
-	return book, topupd.Limits{MaxOrder: nullMoney(h.maxOrder), Daily: nullMoney(h.daily)}
+	return book, h.limits.limits()
 }
 
 // spentToday is what the account's orders of now's UTC day have charged,

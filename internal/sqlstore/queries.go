@@ -9,10 +9,12 @@ import (
 	"github.com/topupd/topupd"
 )
 
-// The columns each scan function reads, in order.
+// accountColumns are the columns scanAccount reads, in order.
+var accountColumns = `id, name, api_enabled, admin_disabled, banned, restricted_until, ip_allowlist, ip_allowlist_required, created_at,
+	tier, ` + limitColumns("")
+
+// The columns each other scan function reads, in order.
 const (
-	accountColumns = `id, name, api_enabled, admin_disabled, banned, restricted_until, ip_allowlist, ip_allowlist_required, created_at,
-	tier, max_order, daily_limit`
 	lineColumns  = `slug, product_name, game_name, game, kind, status, required, server_id_options, region_options`
 	packColumns  = `pid, slug, name, category, price, status, stock_based, provider, upstream, upstream_pid, cost, low_stock_at, suppliers`
 	orderColumns = `seq, id, account_id, trxid, idem_key, fingerprint, pid, slug, game, kind, pack_name, provider,
@@ -96,7 +98,7 @@ func render(d Dialect) queries {
 		viewByID:    `SELECT ` + viewColumns + ` FROM orders WHERE id = $1`,
 		viewByTrxID: `SELECT ` + viewColumns + ` FROM orders WHERE trxid = $1 AND account_id = $2`,
 		accountByKey: `SELECT a.id, a.name, a.api_enabled, a.admin_disabled, a.banned, a.restricted_until, a.ip_allowlist,
-			a.ip_allowlist_required, a.created_at, a.tier, a.max_order, a.daily_limit, k.sandbox FROM api_keys k JOIN accounts a ON a.id = k.account_id
+			a.ip_allowlist_required, a.created_at, a.tier, ` + limitColumns("a.") + `, k.sandbox FROM api_keys k JOIN accounts a ON a.id = k.account_id
 			WHERE k.hash = $1 AND (k.revoked_at IS NULL OR k.revoked_at > $2)`,
 		drawCodes: `UPDATE codes SET order_seq = $1
 			WHERE id IN (SELECT id FROM codes WHERE pid = $2 AND order_seq IS NULL AND voided_at IS NULL ORDER BY id LIMIT $3` + d.LockRow + `)
@@ -110,7 +112,7 @@ func render(d Dialect) queries {
 			WHERE status = 'processing' AND next_attempt_at IS NOT NULL AND (lease_until IS NULL OR lease_until <= $1)
 			ORDER BY next_attempt_at LIMIT 1`,
 		lockAccount: `SELECT 1 FROM accounts WHERE id = $1` + d.LockRow,
-		orderLock:   `SELECT a.tier, a.max_order, a.daily_limit FROM accounts a WHERE a.id = $1` + d.LockRow,
+		orderLock:   `SELECT a.tier, ` + limitColumns("a.") + ` FROM accounts a WHERE a.id = $1` + d.LockRow,
 		orderBalance: `SELECT v.version, COALESCE(l.balance_after, 0), COALESCE(l.seq, 0) FROM terms_version v
 			LEFT JOIN (SELECT balance_after, seq FROM ledger WHERE account_id = $1 ORDER BY seq DESC LIMIT 1) l ON TRUE`,
 		lockOrder:     `SELECT ` + orderColumns + `, COALESCE(lease_owner, '') FROM orders WHERE seq = $1` + d.LockRow,

@@ -92,7 +92,7 @@ type orderHead struct {
 // version).
 func (s *Store) lockForOrder(ctx context.Context, tx *sql.Tx, accountID string) (orderHead, error) {
 	h := orderHead{found: true}
-	err := tx.QueryRowContext(ctx, s.q.orderLock, accountID).Scan(&h.terms.tier, &h.terms.maxOrder, &h.terms.daily)
+	err := tx.QueryRowContext(ctx, s.q.orderLock, accountID).Scan(append([]any{&h.terms.tier}, h.terms.limits.dest()...)...)
 	if isNoRows(err) {
 		return orderHead{}, nil
 	}

@@ -206,7 +206,7 @@ func (w *World) setLimits(ctx context.Context) {
 		daily = &d
 	}
 	_, _, err := untilAnswered(func() (service.Account, error) {
-		return w.svc.UpdateAccount(ctx, w.root, id, topupd.AccountPatch{MaxOrder: &max, DailyLimit: &daily})
+		return w.svc.UpdateAccount(ctx, w.root, id, topupd.AccountPatch{Limits: topupd.LimitsPatch{"maxOrderUsd": max, "dailyLimitUsd": daily}})
 	})
 	if err == nil {
 		w.model.limits[id] = topupd.Limits{MaxOrder: max, Daily: daily}

@@ -47,12 +47,12 @@ func testRepeatBeforeChecks(t *testing.T, e *env) {
 
 	limit := topupOrder.Amount - 1
 	limitp := &limit
-	if _, err := e.s.UpdateAccount(e.ctx, a.ID, topupd.AccountPatch{MaxOrder: &limitp}); err != nil {
+	if _, err := e.s.UpdateAccount(e.ctx, a.ID, topupd.AccountPatch{Limits: topupd.LimitsPatch{"maxOrderUsd": limitp}}); err != nil {
 		t.Fatalf("UpdateAccount: %v", err)
 	}
 	repeat("a repeat over the account's new limit", topupOrder, topup("T-REP-TOPUP"))
 	var none *topupd.Money
-	if _, err := e.s.UpdateAccount(e.ctx, a.ID, topupd.AccountPatch{MaxOrder: &none}); err != nil {
+	if _, err := e.s.UpdateAccount(e.ctx, a.ID, topupd.AccountPatch{Limits: topupd.LimitsPatch{"maxOrderUsd": none}}); err != nil {
 		t.Fatalf("UpdateAccount: %v", err)
 	}
 

@@ -75,10 +75,10 @@ func testTermsFollowChanges(t *testing.T, e *env) {
 
 	limit := 5*priceTopup - 1
 	limitp := &limit
-	patch(topupd.AccountPatch{MaxOrder: &limitp})
+	patch(topupd.AccountPatch{Limits: topupd.LimitsPatch{"maxOrderUsd": limitp}})
 	refused(topupd.ESpendLimit, "an order over the account's new limit")
 	var none *topupd.Money
-	patch(topupd.AccountPatch{MaxOrder: &none})
+	patch(topupd.AccountPatch{Limits: topupd.LimitsPatch{"maxOrderUsd": none}})
 	expect(a, 5*priceTopup, "the limit lifted")
 
 	var noTier *string
