@@ -90,7 +90,7 @@ type BatchStore interface {
 	// batch the upload names or in a new one; StockResult.BatchID names
 	// it. A batch of another pack, or voided, is EConflict; an unknown
 	// batch or pack is ENotFound.
-	AddStockBatch(ctx context.Context, pid string, codes []string, u StockUpload, now time.Time) (StockResult, error)
+	AddStockBatch(ctx context.Context, ch *Change, pid string, codes []string, u StockUpload, now time.Time) (StockResult, error)
 	// Batches lists a pack's batches, newest first; an unknown pack is
 	// ENotFound.
 	Batches(ctx context.Context, pid string) ([]Batch, error)
@@ -98,11 +98,11 @@ type BatchStore interface {
 	// that takes turns with the pack's draws: no order is given one of
 	// them afterwards. An unknown batch is ENotFound; one already voided
 	// is EConflict.
-	VoidBatch(ctx context.Context, id int64, now time.Time) (Batch, error)
+	VoidBatch(ctx context.Context, ch *Change, id int64, now time.Time) (Batch, error)
 	// BatchCodes returns a batch and its unsold codes (withdrawn ones too),
 	// opened, oldest first, recording the export in the action log when
-	// ctx carries a change. An unknown batch is ENotFound.
-	BatchCodes(ctx context.Context, id int64) (Batch, []string, error)
+	// ch is not nil. An unknown batch is ENotFound.
+	BatchCodes(ctx context.Context, ch *Change, id int64) (Batch, []string, error)
 	// LowStock reports, for every pack whose LowStockAt is set, whether its
 	// low-stock alert is raised (its stock is at or below it).
 	LowStock(ctx context.Context) (map[string]bool, error)

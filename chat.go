@@ -61,12 +61,12 @@ type BotUpdate struct {
 // ChatStore keeps the messaging app's chats and the bot's state.
 type ChatStore interface {
 	// CreateChatLink stores a link code's hash.
-	CreateChatLink(ctx context.Context, l ChatLink) error
+	CreateChatLink(ctx context.Context, ch *Change, l ChatLink) error
 	// LinkChat spends a code: in one transaction the code is marked used
 	// and the chat is linked to the code's account or operator (replacing
 	// any earlier link of the chat), and the update is recorded. A used,
 	// expired or unknown code is EInvalidRequest, and nothing changes.
-	LinkChat(ctx context.Context, code KeyHash, c Chat, u BotUpdate) (Chat, error)
+	LinkChat(ctx context.Context, ch *Change, code KeyHash, c Chat, u BotUpdate) (Chat, error)
 	// Chat returns a linked chat, or ENotFound.
 	Chat(ctx context.Context, chatID int64) (Chat, error)
 	// Chats returns the chats of an account (accountID set) or of an
@@ -84,10 +84,10 @@ type ChatStore interface {
 	SetBotAlert(ctx context.Context, key, message string, on bool, at time.Time) (changed bool, err error)
 	// UnlinkChat removes an account's chat (ENotFound when the chat is not
 	// the account's).
-	UnlinkChat(ctx context.Context, accountID string, chatID int64) error
+	UnlinkChat(ctx context.Context, ch *Change, accountID string, chatID int64) error
 	// SetBalanceAlert sets or (nil) clears a chat's balance alert, and
 	// whether the balance is below it now.
-	SetBalanceAlert(ctx context.Context, chatID int64, below *Money, low bool, u BotUpdate) error
+	SetBalanceAlert(ctx context.Context, ch *Change, chatID int64, below *Money, low bool, u BotUpdate) error
 	// SetBalanceLow records whether a chat's balance was last seen below
 	// its alert; it reports whether that changed (an alert to send).
 	SetBalanceLow(ctx context.Context, chatID int64, low bool) (changed bool, err error)

@@ -79,14 +79,14 @@ type ConsoleStore interface {
 	// CreateSetupLink stores a one-time setup link (its hash) for an
 	// operator, valid until expires; the operator's earlier unused links
 	// stop working. An unknown operator is ENotFound.
-	CreateSetupLink(ctx context.Context, name string, link KeyHash, now, expires time.Time) error
+	CreateSetupLink(ctx context.Context, ch *Change, name string, link KeyHash, now, expires time.Time) error
 	// SetupLinkOperator returns the operator of an unused, unexpired
 	// link; any other link is ENotFound.
 	SetupLinkOperator(ctx context.Context, link KeyHash, now time.Time) (Operator, error)
 	// CompleteSetup spends a setup link: it sets the operator's password,
 	// TOTP secret and recovery codes, replacing any before, and ends the
 	// operator's sessions. A used, expired or unknown link is ENotFound.
-	CompleteSetup(ctx context.Context, link KeyHash, c ConsoleCredentials, now time.Time) (Operator, error)
+	CompleteSetup(ctx context.Context, ch *Change, link KeyHash, c ConsoleCredentials, now time.Time) (Operator, error)
 	// ConsoleCredentials returns an operator's credentials; ENotFound when
 	// the operator has none (or does not exist).
 	ConsoleCredentials(ctx context.Context, name string) (ConsoleCredentials, error)
@@ -119,15 +119,15 @@ type ConsoleStore interface {
 	LoginLocks(ctx context.Context, now time.Time) ([]LoginLock, error)
 	// ClearLoginLock forgets a name's count of failures and its lock, as a
 	// success would; a name with neither is ENotFound.
-	ClearLoginLock(ctx context.Context, name string, now time.Time) error
+	ClearLoginLock(ctx context.Context, ch *Change, name string, now time.Time) error
 	// ChangeConsolePassword replaces the password hash of an operator who
 	// has a console sign-in (ENotFound otherwise) and ends their sessions
 	// but keep.
-	ChangeConsolePassword(ctx context.Context, name, hash string, keep KeyHash) error
+	ChangeConsolePassword(ctx context.Context, ch *Change, name, hash string, keep KeyHash) error
 	// RenewSecondFactor replaces an operator's recovery codes and, when
 	// totpSealed is not nil, their TOTP secret, whose step step is then the
 	// last one used; ENotFound for an operator with no console sign-in.
-	RenewSecondFactor(ctx context.Context, name string, totpSealed []byte, step int64, recovery []KeyHash) error
+	RenewSecondFactor(ctx context.Context, ch *Change, name string, totpSealed []byte, step int64, recovery []KeyHash) error
 	// CreateSession stores a new session.
 	CreateSession(ctx context.Context, s ConsoleSession) error
 	// Session returns a live session and its operator, and records its

@@ -1,7 +1,6 @@
 package topupd
 
 import (
-	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -204,12 +203,6 @@ type Change struct {
 	// EConflict).
 	Update BotUpdate
 }
-
-// WithChange returns ctx carrying a change to record.
-func WithChange(ctx context.Context, c *Change) context.Context { return withValue(ctx, c) }
-
-// ChangeOf returns the change ctx carries for the log, or nil.
-func ChangeOf(ctx context.Context) *Change { return valueOf[*Change](ctx) }
 
 // Diff sets Before and After to the fields whose values differ between
 // before and after (a field only one of them has counts as changed).

@@ -273,15 +273,15 @@ func (p LimitsPatch) Apply(l Limits) (Limits, error) {
 type PriceStore interface {
 	// PutTier creates or replaces a tier, its prices with it, and returns it
 	// as stored.
-	PutTier(ctx context.Context, t Tier) (Tier, error)
+	PutTier(ctx context.Context, ch *Change, t Tier) (Tier, error)
 	// Tiers returns every tier by name.
 	Tiers(ctx context.Context) ([]Tier, error)
 	// SetAccountPrice sets one account's own price for one pack (ENotFound
 	// for an unknown account or pack).
-	SetAccountPrice(ctx context.Context, accountID, pid string, price Money) error
+	SetAccountPrice(ctx context.Context, ch *Change, accountID, pid string, price Money) error
 	// DeleteAccountPrice removes one account's own price for one pack
 	// (ENotFound when it has none).
-	DeleteAccountPrice(ctx context.Context, accountID, pid string) error
+	DeleteAccountPrice(ctx context.Context, ch *Change, accountID, pid string) error
 	// PriceBook reads what decides an account's prices.
 	PriceBook(ctx context.Context, accountID string) (PriceBook, error)
 }

@@ -25,7 +25,7 @@ type Store interface {
 	// Settings returns the operator's settings.
 	Settings(ctx context.Context) (Settings, error)
 	// UpdateSettings applies a patch and returns the new settings.
-	UpdateSettings(ctx context.Context, p SettingsPatch) (Settings, error)
+	UpdateSettings(ctx context.Context, ch *Change, p SettingsPatch) (Settings, error)
 	// Audit checks every invariant of the books over the whole database,
 	// at now: orders-final counts the orders still processing past their
 	// deadline and FinalGrace.
@@ -41,16 +41,16 @@ type Store interface {
 // AccountStore keeps accounts, their keys and their ledgers.
 type AccountStore interface {
 	// CreateAccount stores a new account; a.ID must be set.
-	CreateAccount(ctx context.Context, a Account) (Account, error)
+	CreateAccount(ctx context.Context, ch *Change, a Account) (Account, error)
 	// Account returns one account, or ENotFound.
 	Account(ctx context.Context, id string) (Account, error)
 	// CountAccounts returns how many accounts exist.
 	CountAccounts(ctx context.Context) (int, error)
 	// UpdateAccount applies a patch and returns the account, or ENotFound.
-	UpdateAccount(ctx context.Context, id string, p AccountPatch) (Account, error)
+	UpdateAccount(ctx context.Context, ch *Change, id string, p AccountPatch) (Account, error)
 	// AddKey stores the hash of a new API key of k.AccountID (ENotFound
 	// when there is no such account).
-	AddKey(ctx context.Context, k APIKey, h KeyHash) error
+	AddKey(ctx context.Context, ch *Change, k APIKey, h KeyHash) error
 	// Keys lists an account's keys, newest first, revoked ones too.
 	Keys(ctx context.Context, accountID string) ([]APIKey, error)
 	// UseKey records that a key was used in the minute that starts at minute.
@@ -63,11 +63,11 @@ type AccountStore interface {
 	// RevokeKey refuses a key from now on (or from a later time, as a
 	// rotation asks; the earliest revocation asked for stands), or
 	// ENotFound.
-	RevokeKey(ctx context.Context, keyID string, now time.Time) error
+	RevokeKey(ctx context.Context, ch *Change, keyID string, now time.Time) error
 	// RotateKey adds a new key to the old key's account and revokes the
 	// old one at revokeAt, in one transaction; an unknown or revoked old
 	// key is ENotFound.
-	RotateKey(ctx context.Context, oldKeyID string, k APIKey, h KeyHash, revokeAt time.Time) error
+	RotateKey(ctx context.Context, ch *Change, oldKeyID string, k APIKey, h KeyHash, revokeAt time.Time) error
 	// AccountByKey returns the account owning a key live at now (not
 	// revoked, or revoked only from a later time), or EInvalidKey.
 	AccountByKey(ctx context.Context, h KeyHash, now time.Time) (Account, error)
@@ -79,7 +79,7 @@ type AccountStore interface {
 	// already used for the account credits nothing and returns the first
 	// entry, with repeated true. A balance that would go below zero is
 	// EInsufficientBalance.
-	Credit(ctx context.Context, accountID string, amount Money, reference string, now time.Time) (e LedgerEntry, repeated bool, err error)
+	Credit(ctx context.Context, ch *Change, accountID string, amount Money, reference string, now time.Time) (e LedgerEntry, repeated bool, err error)
 	// Ledger returns the account's entries, newest first.
 	Ledger(ctx context.Context, accountID string, limit int) ([]LedgerEntry, error)
 	// LedgerBefore returns the account's entries older than its entry
@@ -93,17 +93,17 @@ type AccountStore interface {
 // CatalogStore keeps service lines, packs and code stock.
 type CatalogStore interface {
 	// PutLine creates or replaces a line.
-	PutLine(ctx context.Context, l Line) error
+	PutLine(ctx context.Context, ch *Change, l Line) error
 	// Lines returns every line, disabled ones too, by slug.
 	Lines(ctx context.Context) ([]Line, error)
 	// PutPack creates or replaces a pack.
-	PutPack(ctx context.Context, p Pack) error
+	PutPack(ctx context.Context, ch *Change, p Pack) error
 	// UpdateLine changes a stored line in one transaction: apply gets it as
 	// stored and edits it, or refuses with an error that leaves it as it
 	// was. An unknown slug is ENotFound.
-	UpdateLine(ctx context.Context, slug string, apply func(*Line) error) (Line, error)
+	UpdateLine(ctx context.Context, ch *Change, slug string, apply func(*Line) error) (Line, error)
 	// UpdatePack changes a stored pack as UpdateLine does a line.
-	UpdatePack(ctx context.Context, pid string, apply func(*Pack) error) (Pack, error)
+	UpdatePack(ctx context.Context, ch *Change, pid string, apply func(*Pack) error) (Pack, error)
 	// Packs returns every pack, disabled ones too, by PID.
 	Packs(ctx context.Context) ([]Pack, error)
 	// StockLevels returns the codes available per PID (PIDs without stock are absent).
@@ -225,7 +225,7 @@ type OrderStore interface {
 	// Change in ctx, its target the order's public id, never a code) in the
 	// same transaction: codes are never read unless the record is
 	// committed. An unknown order is EOrderNotFound.
-	OrderCodes(ctx context.Context, id string) (Order, error)
+	OrderCodes(ctx context.Context, ch *Change, id string) (Order, error)
 	// ResellerOrder is Order for the reseller API: one of the account's
 	// orders, holding only the fields of Order.ResellerView.
 	ResellerOrder(ctx context.Context, accountID, id string) (Order, error)
@@ -304,7 +304,7 @@ type FulfilmentStore interface {
 	// records it in the order's history. A final order is EOrderFinal; a
 	// lost lease is EConflict; a code to deliver that is already held
 	// anywhere is ECodeAlreadyUsed, and nothing changes.
-	Settle(ctx context.Context, seq int64, s Settlement) (Order, error)
+	Settle(ctx context.Context, ch *Change, seq int64, s Settlement) (Order, error)
 	// ReleaseLeases lets go of every order the owner holds.
 	ReleaseLeases(ctx context.Context, owner string) error
 	// Order returns one order by public or internal id ("" account: any).
@@ -312,14 +312,14 @@ type FulfilmentStore interface {
 	// RetryOrder makes a processing order due now, releases its lease,
 	// moves its deadline to no earlier than deadline, and records it in the
 	// order's history; a final order is EOrderFinal.
-	RetryOrder(ctx context.Context, seq int64, now, deadline time.Time) (Order, error)
+	RetryOrder(ctx context.Context, ch *Change, seq int64, now, deadline time.Time) (Order, error)
 }
 
 // UpstreamStore keeps the upstream servers packs can be ordered from; their
 // API keys are sealed at rest.
 type UpstreamStore interface {
 	// PutUpstream creates or replaces an upstream.
-	PutUpstream(ctx context.Context, u Upstream) error
+	PutUpstream(ctx context.Context, ch *Change, u Upstream) error
 	// Upstream returns one upstream with its API key, or ENotFound.
 	Upstream(ctx context.Context, name string) (Upstream, error)
 	// Upstreams returns every upstream by name, with their API keys.
@@ -341,18 +341,19 @@ type Gauges struct {
 }
 
 // OperatorStore keeps the operators, their tokens and the action log. A
-// write made with a context carrying a Change (WithChange) writes that
-// change to the action log in its own transaction; every store write does.
+// write given a Change (the argument after ctx; nil for the server's own
+// work) writes that change to the action log in its own transaction: both
+// commit, or neither does.
 type OperatorStore interface {
 	// CreateOperator stores a new operator with its first token (hashed); a
 	// name taken is EConflict.
-	CreateOperator(ctx context.Context, o Operator, token KeyHash) (Operator, error)
+	CreateOperator(ctx context.Context, ch *Change, o Operator, token KeyHash) (Operator, error)
 	// Operators lists every operator by name.
 	Operators(ctx context.Context) ([]Operator, error)
 	// UpdateOperator applies a patch; an unknown name is ENotFound.
-	UpdateOperator(ctx context.Context, name string, p OperatorPatch) (Operator, error)
+	UpdateOperator(ctx context.Context, ch *Change, name string, p OperatorPatch) (Operator, error)
 	// AddOperatorToken stores one more token (hashed) of an operator.
-	AddOperatorToken(ctx context.Context, name string, token KeyHash, now time.Time) error
+	AddOperatorToken(ctx context.Context, ch *Change, name string, token KeyHash, now time.Time) error
 	// OperatorByToken finds the operator a token belongs to: ENotFound when
 	// no operator has it.
 	OperatorByToken(ctx context.Context, token KeyHash) (Operator, error)

@@ -270,24 +270,24 @@ type WebhookReplay struct {
 type WebhookStore interface {
 	// CreateWebhook stores a new endpoint (EWebhookLimit past
 	// MaxWebhookEndpoints, ENotFound for no account).
-	CreateWebhook(ctx context.Context, e WebhookEndpoint) (WebhookEndpoint, error)
+	CreateWebhook(ctx context.Context, ch *Change, e WebhookEndpoint) (WebhookEndpoint, error)
 	// Webhook returns one endpoint with its secrets (ENotFound).
 	Webhook(ctx context.Context, id string) (WebhookEndpoint, error)
 	// Webhooks lists an account's endpoints, oldest first.
 	Webhooks(ctx context.Context, accountID string) ([]WebhookEndpoint, error)
 	// UpdateWebhook patches an endpoint; enabling it clears its reason.
-	UpdateWebhook(ctx context.Context, id string, p WebhookPatch) (WebhookEndpoint, error)
+	UpdateWebhook(ctx context.Context, ch *Change, id string, p WebhookPatch) (WebhookEndpoint, error)
 	// DeleteWebhook removes an endpoint and its deliveries.
-	DeleteWebhook(ctx context.Context, id string) error
+	DeleteWebhook(ctx context.Context, ch *Change, id string) error
 	// RotateWebhookSecret makes secret the endpoint's, and keeps the one
 	// before valid until until.
-	RotateWebhookSecret(ctx context.Context, id, secret string, until time.Time) error
+	RotateWebhookSecret(ctx context.Context, ch *Change, id, secret string, until time.Time) error
 	// QueueWebhookTest writes a webhook.test event for the endpoint alone,
 	// and its delivery.
 	QueueWebhookTest(ctx context.Context, endpointID string, now time.Time) (WebhookEvent, error)
 	// ReplayWebhook queues the endpoint's account's events that q selects
 	// (of the types it wants) as new deliveries, and says how many.
-	ReplayWebhook(ctx context.Context, endpointID string, q WebhookReplay, now time.Time) (int, error)
+	ReplayWebhook(ctx context.Context, ch *Change, endpointID string, q WebhookReplay, now time.Time) (int, error)
 	// WebhookDeliveries lists an endpoint's deliveries, newest first.
 	WebhookDeliveries(ctx context.Context, endpointID string, before *ListKey, limit int) ([]WebhookDelivery, error)
 	// AddWebhookEvents stores events and queues their deliveries to the

@@ -142,7 +142,7 @@ func TestAccountChats(t *testing.T) {
 	code := b.text("#chat-code")
 	b.h.Logs.Secret(code, "a chat link code")
 	now := b.clock.Now()
-	if _, err := b.h.Store.LinkChat(t.Context(), topupd.HashSecret(code), topupd.Chat{ChatID: 4242, Username: "shop", LinkedAt: now},
+	if _, err := b.h.Store.LinkChat(t.Context(), nil, topupd.HashSecret(code), topupd.Chat{ChatID: 4242, Username: "shop", LinkedAt: now},
 		topupd.BotUpdate{UpdateID: 1, ChatID: 4242, At: now}); err != nil {
 		t.Fatalf("linking with the console's code: %v", err)
 	}

@@ -41,10 +41,10 @@ type Store interface {
 	UseTOTPStep(ctx context.Context, name string, step int64) error
 	UseRecoveryCode(ctx context.Context, name string, code topupd.KeyHash, now time.Time) error
 	SetupLinkOperator(ctx context.Context, link topupd.KeyHash, now time.Time) (topupd.Operator, error)
-	CompleteSetup(ctx context.Context, link topupd.KeyHash, c topupd.ConsoleCredentials, now time.Time) (topupd.Operator, error)
+	CompleteSetup(ctx context.Context, ch *topupd.Change, link topupd.KeyHash, c topupd.ConsoleCredentials, now time.Time) (topupd.Operator, error)
 	// One's own sign-in, changed.
-	ChangeConsolePassword(ctx context.Context, name, hash string, keep topupd.KeyHash) error
-	RenewSecondFactor(ctx context.Context, name string, totpSealed []byte, step int64, recovery []topupd.KeyHash) error
+	ChangeConsolePassword(ctx context.Context, ch *topupd.Change, name, hash string, keep topupd.KeyHash) error
+	RenewSecondFactor(ctx context.Context, ch *topupd.Change, name string, totpSealed []byte, step int64, recovery []topupd.KeyHash) error
 	// Sessions.
 	CreateSession(ctx context.Context, s topupd.ConsoleSession) error
 	Session(ctx context.Context, id topupd.KeyHash, now time.Time) (topupd.ConsoleSession, topupd.Operator, error)

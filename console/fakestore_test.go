@@ -97,7 +97,7 @@ func (f *fakeStore) SetupLinkOperator(context.Context, topupd.KeyHash, time.Time
 	return topupd.Operator{}, topupd.Fail(topupd.ENotFound)
 }
 
-func (f *fakeStore) CompleteSetup(context.Context, topupd.KeyHash, topupd.ConsoleCredentials, time.Time) (topupd.Operator, error) {
+func (f *fakeStore) CompleteSetup(context.Context, *topupd.Change, topupd.KeyHash, topupd.ConsoleCredentials, time.Time) (topupd.Operator, error) {
 	return topupd.Operator{}, topupd.Fail(topupd.ENotFound)
 }
 
@@ -145,7 +145,7 @@ func (f *fakeStore) sessionsOf(name string) int {
 	return n
 }
 
-func (f *fakeStore) ChangeConsolePassword(ctx context.Context, name, hash string, keep topupd.KeyHash) error {
+func (f *fakeStore) ChangeConsolePassword(ctx context.Context, ch *topupd.Change, name, hash string, keep topupd.KeyHash) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	c, ok := f.creds[name]
@@ -157,7 +157,7 @@ func (f *fakeStore) ChangeConsolePassword(ctx context.Context, name, hash string
 	return nil
 }
 
-func (f *fakeStore) RenewSecondFactor(ctx context.Context, name string, totpSealed []byte, step int64, recovery []topupd.KeyHash) error {
+func (f *fakeStore) RenewSecondFactor(ctx context.Context, ch *topupd.Change, name string, totpSealed []byte, step int64, recovery []topupd.KeyHash) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	c, ok := f.creds[name]

@@ -303,7 +303,7 @@ func (c *Console) setup(w http.ResponseWriter, r *http.Request) {
 	change := &topupd.Change{Actor: topupd.Actor{Operator: op.Name, IP: c.clientIP(r), RequestID: logctx.RequestID(ctx)}, Action: "operator.setup", Target: op.Name}
 	creds := topupd.ConsoleCredentials{PasswordHash: hashPassword(r.PostFormValue("password")),
 		TOTPSealed: c.Vault.Seal(totpContext(op.Name), f.Secret), RecoveryCodes: hashes}
-	if _, err := c.Store.CompleteSetup(topupd.WithChange(ctx, change), link, creds, now); err != nil {
+	if _, err := c.Store.CompleteSetup(ctx, change, link, creds, now); err != nil {
 		c.setupGone(w, r, err)
 		return
 	}

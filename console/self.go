@@ -139,8 +139,8 @@ func (c *Console) changePassword(w http.ResponseWriter, r *http.Request, s *sess
 	if err != nil {
 		return err
 	}
-	ctx := topupd.WithChange(r.Context(), c.selfChange(r, s, "operator.password"))
-	if err := c.Store.ChangeConsolePassword(ctx, s.op.Name, hashPassword(r.PostFormValue("password")), topupd.HashSecret(ck.Value)); err != nil {
+	ctx := r.Context()
+	if err := c.Store.ChangeConsolePassword(ctx, c.selfChange(r, s, "operator.password"), s.op.Name, hashPassword(r.PostFormValue("password")), topupd.HashSecret(ck.Value)); err != nil {
 		return err
 	}
 	return c.done(w, r, "/console/me", "Your password is changed. Your other sessions are signed out.")
@@ -176,8 +176,8 @@ func (c *Console) renewTOTP(w http.ResponseWriter, r *http.Request, s *session) 
 		return again("current", msg)
 	}
 	recovery, hashes := newRecoveryCodes()
-	ctx := topupd.WithChange(r.Context(), c.selfChange(r, s, "operator.totp"))
-	if err := c.Store.RenewSecondFactor(ctx, s.op.Name, c.Vault.Seal(totpContext(s.op.Name), d.Secret), step, hashes); err != nil {
+	ctx := r.Context()
+	if err := c.Store.RenewSecondFactor(ctx, c.selfChange(r, s, "operator.totp"), s.op.Name, c.Vault.Seal(totpContext(s.op.Name), d.Secret), step, hashes); err != nil {
 		return err
 	}
 	c.render(w, r, s, http.StatusOK, "me-codes", "Your new recovery codes", meData{Name: s.op.Name, Recovery: recovery})
@@ -197,8 +197,8 @@ func (c *Console) renewRecovery(w http.ResponseWriter, r *http.Request, s *sessi
 		})
 	}
 	recovery, hashes := newRecoveryCodes()
-	ctx := topupd.WithChange(r.Context(), c.selfChange(r, s, "operator.recovery-codes"))
-	if err := c.Store.RenewSecondFactor(ctx, s.op.Name, nil, 0, hashes); err != nil {
+	ctx := r.Context()
+	if err := c.Store.RenewSecondFactor(ctx, c.selfChange(r, s, "operator.recovery-codes"), s.op.Name, nil, 0, hashes); err != nil {
 		return err
 	}
 	c.render(w, r, s, http.StatusOK, "me-codes", "Your new recovery codes", meData{Name: s.op.Name, Recovery: recovery})

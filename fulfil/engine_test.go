@@ -76,17 +76,17 @@ func newFixture(t *testing.T, credit topupd.Money) *fixture {
 	line := topupd.Line{Slug: "pubg", ProductName: "UC", GameName: "PUBG", Game: "pubg", Kind: topupd.KindTopup, Status: "active",
 		Required: []topupd.RequiredField{{Field: "userId", Label: "Player"}}}
 	pack := topupd.Pack{PID: "uc60", Slug: "pubg", Name: "60 UC", Price: 12500, Status: "active", Provider: "scripted"}
-	if err := store.PutLine(ctx, line); err != nil {
+	if err := store.PutLine(ctx, nil, line); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.PutPack(ctx, pack); err != nil {
+	if err := store.PutPack(ctx, nil, pack); err != nil {
 		t.Fatal(err)
 	}
-	acct, err := store.CreateAccount(ctx, topupd.Account{ID: "acc_engine", Name: "engine", APIEnabled: true, CreatedAt: time.Now()})
+	acct, err := store.CreateAccount(ctx, nil, topupd.Account{ID: "acc_engine", Name: "engine", APIEnabled: true, CreatedAt: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := store.Credit(ctx, acct.ID, credit, "opening", time.Now()); err != nil {
+	if _, _, err := store.Credit(ctx, nil, acct.ID, credit, "opening", time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	return &fixture{store: store, account: acct.ID, price: pack.Price}

@@ -81,7 +81,7 @@ func (f *fixture) listPack(t *testing.T, suppliers ...topupd.Supplier) string {
 	pid := fmt.Sprintf("list%d", time.Now().UnixNano())
 	p := topupd.Pack{PID: pid, Slug: "pubg", Name: "60 UC listed", Price: 12500, Status: "active", Cost: 8000,
 		Provider: suppliers[0].Provider, Upstream: suppliers[0].Upstream, UpstreamPID: suppliers[0].UpstreamPID, Suppliers: suppliers}
-	if err := f.store.PutPack(context.Background(), p); err != nil {
+	if err := f.store.PutPack(context.Background(), nil, p); err != nil {
 		t.Fatal(err)
 	}
 	return pid

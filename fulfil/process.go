@@ -291,7 +291,7 @@ func (e *Engine) settle(logCtx context.Context, o topupd.Order, st topupd.Settle
 		// of the order at that supplier: never once the order has moved.
 		st.By = &topupd.Supplier{Provider: o.Provider, Upstream: o.Upstream, UpstreamPID: o.UpstreamPID}
 	}
-	out, err := e.cfg.Store.Settle(ctx, o.Seq, st)
+	out, err := e.cfg.Store.Settle(ctx, nil, o.Seq, st)
 	if err != nil && topupd.CodeOf(err) == topupd.ECodeAlreadyUsed && st.Status == topupd.StatusCompleted {
 		// Never complete an order with a code sold before or held in stock.
 		return e.alert(logCtx, o, topupd.AlertCodeUsed, err.Error(), st.SupplierRef)

@@ -171,7 +171,7 @@ func TestSimOff(t *testing.T) {
 		}
 
 		// A sim pack stored before sim was turned off.
-		if err := h.Store.PutPack(t.Context(), simPack("uc325")); err != nil {
+		if err := h.Store.PutPack(t.Context(), nil, simPack("uc325")); err != nil {
 			t.Fatal(err)
 		}
 		before := h.Snapshot(a)

@@ -42,7 +42,7 @@ func newChatCode(t *testing.T, h *topupdtest.T, path string) string {
 // linkChat plays the bot: it spends a code for a chat, as /start <code> does.
 func linkChat(t *testing.T, h *topupdtest.T, code string, chatID int64, username string, update int64) topupd.Chat {
 	t.Helper()
-	c, err := h.Store.LinkChat(context.Background(), topupd.HashSecret(code), topupd.Chat{ChatID: chatID, Username: username, LinkedAt: h.Now()},
+	c, err := h.Store.LinkChat(context.Background(), nil, topupd.HashSecret(code), topupd.Chat{ChatID: chatID, Username: username, LinkedAt: h.Now()},
 		topupd.BotUpdate{UpdateID: update, ChatID: chatID, At: h.Now()})
 	if err != nil {
 		t.Fatalf("linking chat %d: %v", chatID, err)
@@ -64,7 +64,7 @@ func TestChatLinks(t *testing.T) {
 	code := newChatCode(t, h, "/admin/accounts/"+a.ID+"/chat-links")
 	clock.Advance(time.Minute)
 	linkChat(t, h, code, 77, "shop", 1)
-	if _, err := h.Store.LinkChat(context.Background(), topupd.HashSecret(code), topupd.Chat{ChatID: 78, LinkedAt: h.Now()},
+	if _, err := h.Store.LinkChat(context.Background(), nil, topupd.HashSecret(code), topupd.Chat{ChatID: 78, LinkedAt: h.Now()},
 		topupd.BotUpdate{UpdateID: 2, ChatID: 78}); topupd.CodeOf(err) != topupd.EInvalidRequest {
 		t.Errorf("the code spent twice: %v", err)
 	}

@@ -52,14 +52,14 @@ func (r *recorder) told() []string {
 // returns their references in order.
 func credits(t *testing.T, s topupd.Store, prefix string, n int) []string {
 	t.Helper()
-	a, err := s.CreateAccount(t.Context(), topupd.Account{ID: topupd.NewID("acc_"), Name: prefix, APIEnabled: true, CreatedAt: time.Now()})
+	a, err := s.CreateAccount(t.Context(), nil, topupd.Account{ID: topupd.NewID("acc_"), Name: prefix, APIEnabled: true, CreatedAt: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var refs []string
 	for i := range n {
 		ref := fmt.Sprintf("%s-%d", prefix, i)
-		if _, _, err := s.Credit(t.Context(), a.ID, topupd.USD(1), ref, time.Now()); err != nil {
+		if _, _, err := s.Credit(t.Context(), nil, a.ID, topupd.USD(1), ref, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		refs = append(refs, ref)

@@ -31,7 +31,7 @@ func TestTwoNodesLowStockOnce(t *testing.T) {
 	ctx := t.Context()
 	catalog(t, nodes[0])
 	level := 5
-	_, err := nodes[0].UpdatePack(ctx, pidKey, func(p *topupd.Pack) error { p.LowStockAt = &level; return nil })
+	_, err := nodes[0].UpdatePack(ctx, nil, pidKey, func(p *topupd.Pack) error { p.LowStockAt = &level; return nil })
 	must(t, err)
 	codes := make([]string, 30)
 	for i := range codes {

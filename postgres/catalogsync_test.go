@@ -40,7 +40,7 @@ func TestCatalogSyncPointWaitsForWriters(t *testing.T) {
 	}
 	changedPrice := make(chan error, 1)
 	go func() {
-		_, err := s.UpdatePack(ctx, pidTopup, func(p *topupd.Pack) error { p.Price++; return nil })
+		_, err := s.UpdatePack(ctx, nil, pidTopup, func(p *topupd.Pack) error { p.Price++; return nil })
 		changedPrice <- err
 	}()
 	waitFor(t, raw, `SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = hashtext(current_schema())::oid

@@ -36,10 +36,10 @@ func newFixture(t *testing.T) fixture {
 	}
 	f.completed = placed(f.a, "T-DONE", pidKey)
 	f.refunded = placed(f.a, "T-REFUNDED", pidTopup)
-	_, err = s.Settle(ctx, f.refunded, topupd.Settlement{Status: topupd.StatusCancelled, Error: "x", Refund: true, Now: t0})
+	_, err = s.Settle(ctx, nil, f.refunded, topupd.Settlement{Status: topupd.StatusCancelled, Error: "x", Refund: true, Now: t0})
 	must(t, err)
 	f.kept = placed(f.a, "T-KEPT", pidTopup)
-	_, err = s.Settle(ctx, f.kept, topupd.Settlement{Status: topupd.StatusCancelled, Error: "x", Now: t0})
+	_, err = s.Settle(ctx, nil, f.kept, topupd.Settlement{Status: topupd.StatusCancelled, Error: "x", Now: t0})
 	must(t, err)
 	f.processing = placed(f.a, "T-PROC", pidTopup)
 	f.o = placed(f.b, "T-B", pidTopup)

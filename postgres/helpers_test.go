@@ -86,19 +86,19 @@ func must(t testing.TB, err error) {
 func catalog(t testing.TB, s topupd.Store) {
 	t.Helper()
 	ctx := t.Context()
-	must(t, s.PutLine(ctx, topupd.Line{Slug: "ff", ProductName: "FF", GameName: "FF", Game: "ff", Kind: topupd.KindTopup, Status: topupd.StatusActive}))
-	must(t, s.PutLine(ctx, topupd.Line{Slug: "keys", ProductName: "Keys", GameName: "Keys", Game: "gamekey", Kind: topupd.KindGamekey, Status: topupd.StatusActive}))
-	must(t, s.PutPack(ctx, topupd.Pack{PID: pidTopup, Slug: "ff", Name: "FF 1", Price: price, Status: topupd.StatusActive, Provider: topupd.ProviderSim}))
-	must(t, s.PutPack(ctx, topupd.Pack{PID: pidKey, Slug: "keys", Name: "Key", Price: price, Status: topupd.StatusActive, Provider: topupd.ProviderSim}))
+	must(t, s.PutLine(ctx, nil, topupd.Line{Slug: "ff", ProductName: "FF", GameName: "FF", Game: "ff", Kind: topupd.KindTopup, Status: topupd.StatusActive}))
+	must(t, s.PutLine(ctx, nil, topupd.Line{Slug: "keys", ProductName: "Keys", GameName: "Keys", Game: "gamekey", Kind: topupd.KindGamekey, Status: topupd.StatusActive}))
+	must(t, s.PutPack(ctx, nil, topupd.Pack{PID: pidTopup, Slug: "ff", Name: "FF 1", Price: price, Status: topupd.StatusActive, Provider: topupd.ProviderSim}))
+	must(t, s.PutPack(ctx, nil, topupd.Pack{PID: pidKey, Slug: "keys", Name: "Key", Price: price, Status: topupd.StatusActive, Provider: topupd.ProviderSim}))
 }
 
 // account creates an account credited with balance.
 func account(t testing.TB, s topupd.Store, id string, balance topupd.Money) string {
 	t.Helper()
-	_, err := s.CreateAccount(t.Context(), topupd.Account{ID: id, Name: id, APIEnabled: true, CreatedAt: t0})
+	_, err := s.CreateAccount(t.Context(), nil, topupd.Account{ID: id, Name: id, APIEnabled: true, CreatedAt: t0})
 	must(t, err)
 	if balance > 0 {
-		_, _, err = s.Credit(t.Context(), id, balance, "opening", t0)
+		_, _, err = s.Credit(t.Context(), nil, id, balance, "opening", t0)
 		must(t, err)
 	}
 	return id

@@ -43,7 +43,7 @@ func TestConcurrentOpenMigratesOnce(t *testing.T) {
 	applied("after three nodes opened at once")
 	// Each node works on the one schema, and sees what the others wrote.
 	for i, r := range results {
-		if _, err := r.s.CreateAccount(t.Context(), topupd.Account{ID: "acc_" + string(rune('a'+i)), Name: "n", CreatedAt: t0}); err != nil {
+		if _, err := r.s.CreateAccount(t.Context(), nil, topupd.Account{ID: "acc_" + string(rune('a'+i)), Name: "n", CreatedAt: t0}); err != nil {
 			t.Errorf("node %d: CreateAccount: %v", i, err)
 		}
 	}

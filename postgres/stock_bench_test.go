@@ -30,7 +30,7 @@ func BenchmarkStockUpload(b *testing.B) {
 				if err != nil || r.Added != n {
 					b.Fatalf("upload: %+v, %v", r, err)
 				}
-				if _, err := s.VoidBatch(b.Context(), r.BatchID, t0); err != nil {
+				if _, err := s.VoidBatch(b.Context(), nil, r.BatchID, t0); err != nil {
 					b.Fatalf("void: %v", err)
 				}
 			}

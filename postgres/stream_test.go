@@ -21,7 +21,7 @@ func TestStreamWaitsForOpenTransactions(t *testing.T) {
 	s := openStore(t, dbURL, storetest.NewVault(t))
 	ctx := t.Context()
 	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
-	a, err := s.CreateAccount(ctx, topupd.Account{ID: "acc_early", Name: "early", APIEnabled: true, CreatedAt: now})
+	a, err := s.CreateAccount(ctx, nil, topupd.Account{ID: "acc_early", Name: "early", APIEnabled: true, CreatedAt: now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestStreamWaitsForOpenTransactions(t *testing.T) {
 	if _, err := early.ExecContext(ctx, `INSERT INTO events (id, at, type, account_id, data) VALUES ('evt_early', 0, 'balance.credited', $1, '{}')`, a.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.Credit(ctx, a.ID, topupd.USD(1), "later", now); err != nil {
+	if _, _, err := s.Credit(ctx, nil, a.ID, topupd.USD(1), "later", now); err != nil {
 		t.Fatal(err)
 	}
 	evs, err := s.Events(ctx, start, 10)

@@ -42,31 +42,31 @@ var accountOps = map[Op]rule{
 
 // accountStore is what the operations on accounts, their keys, credits, prices, tiers and chats need of the database.
 type accountStore interface {
-	CreateAccount(ctx context.Context, a topupd.Account) (topupd.Account, error)
+	CreateAccount(ctx context.Context, ch *topupd.Change, a topupd.Account) (topupd.Account, error)
 	Account(ctx context.Context, id string) (topupd.Account, error)
 	Accounts(ctx context.Context, q topupd.AccountsQuery) ([]topupd.Account, error)
-	UpdateAccount(ctx context.Context, id string, p topupd.AccountPatch) (topupd.Account, error)
+	UpdateAccount(ctx context.Context, ch *topupd.Change, id string, p topupd.AccountPatch) (topupd.Account, error)
 	Balance(ctx context.Context, accountID string) (topupd.Money, error)
 
-	AddKey(ctx context.Context, k topupd.APIKey, h topupd.KeyHash) error
+	AddKey(ctx context.Context, ch *topupd.Change, k topupd.APIKey, h topupd.KeyHash) error
 	Keys(ctx context.Context, accountID string) ([]topupd.APIKey, error)
-	RevokeKey(ctx context.Context, keyID string, now time.Time) error
-	RotateKey(ctx context.Context, oldKeyID string, k topupd.APIKey, h topupd.KeyHash, revokeAt time.Time) error
+	RevokeKey(ctx context.Context, ch *topupd.Change, keyID string, now time.Time) error
+	RotateKey(ctx context.Context, ch *topupd.Change, oldKeyID string, k topupd.APIKey, h topupd.KeyHash, revokeAt time.Time) error
 
-	Credit(ctx context.Context, accountID string, amount topupd.Money, reference string, now time.Time) (topupd.LedgerEntry, bool, error)
+	Credit(ctx context.Context, ch *topupd.Change, accountID string, amount topupd.Money, reference string, now time.Time) (topupd.LedgerEntry, bool, error)
 	Ledger(ctx context.Context, accountID string, limit int) ([]topupd.LedgerEntry, error)
 	LedgerBefore(ctx context.Context, accountID string, beforeID int64, limit int) ([]topupd.LedgerEntry, error)
 
 	Packs(ctx context.Context) ([]topupd.Pack, error)
 	PriceBook(ctx context.Context, accountID string) (topupd.PriceBook, error)
-	SetAccountPrice(ctx context.Context, accountID, pid string, price topupd.Money) error
-	DeleteAccountPrice(ctx context.Context, accountID, pid string) error
-	PutTier(ctx context.Context, t topupd.Tier) (topupd.Tier, error)
+	SetAccountPrice(ctx context.Context, ch *topupd.Change, accountID, pid string, price topupd.Money) error
+	DeleteAccountPrice(ctx context.Context, ch *topupd.Change, accountID, pid string) error
+	PutTier(ctx context.Context, ch *topupd.Change, t topupd.Tier) (topupd.Tier, error)
 	Tiers(ctx context.Context) ([]topupd.Tier, error)
 
-	CreateChatLink(ctx context.Context, l topupd.ChatLink) error
+	CreateChatLink(ctx context.Context, ch *topupd.Change, l topupd.ChatLink) error
 	Chats(ctx context.Context, accountID, operator string) ([]topupd.Chat, error)
-	UnlinkChat(ctx context.Context, accountID string, chatID int64) error
+	UnlinkChat(ctx context.Context, ch *topupd.Change, accountID string, chatID int64) error
 }
 
 // Account is an account with its balance.
@@ -121,7 +121,7 @@ func (s *Service) CreateAccount(ctx context.Context, a Actor, p topupd.AccountPa
 	if err != nil {
 		return Account{}, err
 	}
-	if acct, err = s.d.Store.CreateAccount(change(ctx, a, OpCreateAccount, ""), acct); err != nil {
+	if acct, err = s.d.Store.CreateAccount(ctx, change(a, OpCreateAccount, ""), acct); err != nil {
 		return Account{}, err
 	}
 	s.changed(ctx)
@@ -144,7 +144,7 @@ func (s *Service) UpdateAccount(ctx context.Context, a Actor, accountID string, 
 	if err := accountPatchAllowed(a, p); err != nil {
 		return Account{}, err
 	}
-	acct, err := s.d.Store.UpdateAccount(update(ctx, a, OpUpdateAccount, accountID), accountID, p)
+	acct, err := s.d.Store.UpdateAccount(ctx, update(a, OpUpdateAccount, accountID), accountID, p)
 	if err != nil {
 		return Account{}, err
 	}

@@ -31,7 +31,7 @@ func newAccountsFixture(t *testing.T) *accountsFixture {
 		t.Fatal(err)
 	}
 	ctx := t.Context()
-	o, err := f.store.CreateAccount(ctx, topupd.Account{ID: "acc_other", Name: "other", APIEnabled: true, CreatedAt: t0.Add(time.Second)})
+	o, err := f.store.CreateAccount(ctx, nil, topupd.Account{ID: "acc_other", Name: "other", APIEnabled: true, CreatedAt: t0.Add(time.Second)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func newAccountsFixture(t *testing.T) *accountsFixture {
 	}{{f.acct, &f.key}, {f.other, &f.oKey}} {
 		secret, hash := topupd.NewAPIKey()
 		*k.id = topupd.NewID("key_")
-		if err := f.store.AddKey(ctx, topupd.APIKey{ID: *k.id, AccountID: k.acct, Prefix: secret[:topupd.KeyPrefixLen], CreatedAt: t0}, hash); err != nil {
+		if err := f.store.AddKey(ctx, nil, topupd.APIKey{ID: *k.id, AccountID: k.acct, Prefix: secret[:topupd.KeyPrefixLen], CreatedAt: t0}, hash); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -44,18 +44,18 @@ var adminOps = map[Op]rule{
 // adminStore is what the operations on operators, settings, order reads, reports and the action log need of the database.
 type adminStore interface {
 	Orders(ctx context.Context, q topupd.OrdersQuery) ([]topupd.Order, error)
-	OrderCodes(ctx context.Context, id string) (topupd.Order, error)
+	OrderCodes(ctx context.Context, ch *topupd.Change, id string) (topupd.Order, error)
 	OrderEvents(ctx context.Context, seq int64) ([]topupd.OrderEvent, error)
 	OrderEntries(ctx context.Context, orderSeq int64) ([]topupd.LedgerEntry, error)
 	SupplierAttempts(ctx context.Context, seq int64) ([]topupd.SupplierAttempt, error)
 	Settings(ctx context.Context) (topupd.Settings, error)
-	UpdateSettings(ctx context.Context, p topupd.SettingsPatch) (topupd.Settings, error)
-	CreateOperator(ctx context.Context, o topupd.Operator, token topupd.KeyHash) (topupd.Operator, error)
+	UpdateSettings(ctx context.Context, ch *topupd.Change, p topupd.SettingsPatch) (topupd.Settings, error)
+	CreateOperator(ctx context.Context, ch *topupd.Change, o topupd.Operator, token topupd.KeyHash) (topupd.Operator, error)
 	Operators(ctx context.Context) ([]topupd.Operator, error)
-	UpdateOperator(ctx context.Context, name string, p topupd.OperatorPatch) (topupd.Operator, error)
-	AddOperatorToken(ctx context.Context, name string, token topupd.KeyHash, now time.Time) error
-	CreateSetupLink(ctx context.Context, name string, link topupd.KeyHash, now, expires time.Time) error
-	CreateChatLink(ctx context.Context, l topupd.ChatLink) error
+	UpdateOperator(ctx context.Context, ch *topupd.Change, name string, p topupd.OperatorPatch) (topupd.Operator, error)
+	AddOperatorToken(ctx context.Context, ch *topupd.Change, name string, token topupd.KeyHash, now time.Time) error
+	CreateSetupLink(ctx context.Context, ch *topupd.Change, name string, link topupd.KeyHash, now, expires time.Time) error
+	CreateChatLink(ctx context.Context, ch *topupd.Change, l topupd.ChatLink) error
 	Actions(ctx context.Context, q topupd.ActionsQuery) ([]topupd.Action, error)
 	Account(ctx context.Context, id string) (topupd.Account, error)
 	Statement(ctx context.Context, accountID string, from, to time.Time) (topupd.Statement, error)

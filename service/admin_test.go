@@ -212,7 +212,7 @@ func TestAdminReads(t *testing.T) {
 		}
 	}
 
-	other, err := f.store.CreateAccount(ctx, topupd.Account{ID: "acc_other", Name: "other", CreatedAt: t0})
+	other, err := f.store.CreateAccount(ctx, nil, topupd.Account{ID: "acc_other", Name: "other", CreatedAt: t0})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,18 +36,18 @@ var catalogOps = map[Op]rule{
 // catalogStore is what the operations on the catalog: lines, packs,
 // stock, batches, upstreams and providers need of the database.
 type catalogStore interface {
-	PutLine(ctx context.Context, l topupd.Line) error
-	UpdateLine(ctx context.Context, slug string, apply func(*topupd.Line) error) (topupd.Line, error)
+	PutLine(ctx context.Context, ch *topupd.Change, l topupd.Line) error
+	UpdateLine(ctx context.Context, ch *topupd.Change, slug string, apply func(*topupd.Line) error) (topupd.Line, error)
 	Lines(ctx context.Context) ([]topupd.Line, error)
-	PutPack(ctx context.Context, p topupd.Pack) error
-	UpdatePack(ctx context.Context, pid string, apply func(*topupd.Pack) error) (topupd.Pack, error)
+	PutPack(ctx context.Context, ch *topupd.Change, p topupd.Pack) error
+	UpdatePack(ctx context.Context, ch *topupd.Change, pid string, apply func(*topupd.Pack) error) (topupd.Pack, error)
 	Packs(ctx context.Context) ([]topupd.Pack, error)
 	StockLevels(ctx context.Context) (map[string]int, error)
-	AddStockBatch(ctx context.Context, pid string, codes []string, u topupd.StockUpload, now time.Time) (topupd.StockResult, error)
+	AddStockBatch(ctx context.Context, ch *topupd.Change, pid string, codes []string, u topupd.StockUpload, now time.Time) (topupd.StockResult, error)
 	Batches(ctx context.Context, pid string) ([]topupd.Batch, error)
-	VoidBatch(ctx context.Context, id int64, now time.Time) (topupd.Batch, error)
-	BatchCodes(ctx context.Context, id int64) (topupd.Batch, []string, error)
-	PutUpstream(ctx context.Context, u topupd.Upstream) error
+	VoidBatch(ctx context.Context, ch *topupd.Change, id int64, now time.Time) (topupd.Batch, error)
+	BatchCodes(ctx context.Context, ch *topupd.Change, id int64) (topupd.Batch, []string, error)
+	PutUpstream(ctx context.Context, ch *topupd.Change, u topupd.Upstream) error
 	Upstream(ctx context.Context, name string) (topupd.Upstream, error)
 	Upstreams(ctx context.Context) ([]topupd.Upstream, error)
 	StuckCounts(ctx context.Context, now time.Time) ([]topupd.StuckCount, error)
@@ -131,7 +131,7 @@ func (s *Service) PutLine(ctx context.Context, a Actor, l topupd.Line) (topupd.L
 	if err := l.Validate(); err != nil {
 		return l, err
 	}
-	if err := s.d.Store.PutLine(change(ctx, a, OpPutLine, l.Slug), l); err != nil {
+	if err := s.d.Store.PutLine(ctx, change(a, OpPutLine, l.Slug), l); err != nil {
 		return l, err
 	}
 	s.changed(ctx)
@@ -144,7 +144,7 @@ func (s *Service) UpdateLine(ctx context.Context, a Actor, slug string, p LinePa
 	if err := Allowed(a, OpUpdateLine); err != nil {
 		return topupd.Line{}, err
 	}
-	l, err := s.d.Store.UpdateLine(update(ctx, a, OpUpdateLine, slug), slug, func(l *topupd.Line) error {
+	l, err := s.d.Store.UpdateLine(ctx, update(a, OpUpdateLine, slug), slug, func(l *topupd.Line) error {
 		p.Apply(l)
 		return l.Validate()
 	})

@@ -25,8 +25,8 @@ var chatOps = map[Op]rule{
 
 // chatStore is what a chat's operations on itself need of the database.
 type chatStore interface {
-	LinkChat(ctx context.Context, code topupd.KeyHash, c topupd.Chat, u topupd.BotUpdate) (topupd.Chat, error)
-	SetBalanceAlert(ctx context.Context, chatID int64, below *topupd.Money, low bool, u topupd.BotUpdate) error
+	LinkChat(ctx context.Context, ch *topupd.Change, code topupd.KeyHash, c topupd.Chat, u topupd.BotUpdate) (topupd.Chat, error)
+	SetBalanceAlert(ctx context.Context, ch *topupd.Change, chatID int64, below *topupd.Money, low bool, u topupd.BotUpdate) error
 }
 
 // LinkChat spends a link code (EInvalidRequest when it is unknown, used or
@@ -36,7 +36,7 @@ type chatStore interface {
 func (s *Service) LinkChat(ctx context.Context, chatID int64, username, code string, updateID int64) (topupd.Chat, error) {
 	a := Actor{Operator: topupd.ChatActor(chatID), IP: "127.0.0.1"} // the update is recorded with the link
 	now := s.d.Now()
-	c, err := s.d.Store.LinkChat(change(ctx, a, OpLinkChat, chatTarget(chatID)), topupd.HashSecret(code),
+	c, err := s.d.Store.LinkChat(ctx, change(a, OpLinkChat, chatTarget(chatID)), topupd.HashSecret(code),
 		topupd.Chat{ChatID: chatID, Username: username, LinkedAt: now}, topupd.BotUpdate{UpdateID: updateID, ChatID: chatID, At: now})
 	if err != nil {
 		return c, err
@@ -69,7 +69,7 @@ func (s *Service) SetBalanceAlert(ctx context.Context, a Actor, chatID int64, be
 		low = bal < *below
 	}
 	u := topupd.BotUpdate{UpdateID: a.Update.UpdateID, ChatID: chatID, At: s.d.Now()}
-	if err := s.d.Store.SetBalanceAlert(change(ctx, a, OpSetBalanceAlert, chatTarget(chatID)), chatID, below, low, u); err != nil {
+	if err := s.d.Store.SetBalanceAlert(ctx, change(a, OpSetBalanceAlert, chatTarget(chatID)), chatID, below, low, u); err != nil {
 		return 0, err
 	}
 	return bal, nil
@@ -97,17 +97,17 @@ func (s *Service) ChatLink(ctx context.Context, a Actor, accountID string) (Chat
 	if err := a.Own(accountID); err != nil {
 		return ChatLinkCode{}, err
 	}
-	return s.issueChatLink(change(ctx, a, OpChatLink, accountID), topupd.ChatLink{AccountID: accountID})
+	return s.issueChatLink(ctx, change(a, OpChatLink, accountID), topupd.ChatLink{AccountID: accountID})
 }
 
 // issueChatLink stores the hash of a fresh code for l's account or
-// operator, valid topupd.ChatLinkTTL, and answers the code. ctx carries
-// the change to record.
-func (s *Service) issueChatLink(ctx context.Context, l topupd.ChatLink) (ChatLinkCode, error) {
+// operator, valid topupd.ChatLinkTTL, and answers the code; ch is the
+// change to record.
+func (s *Service) issueChatLink(ctx context.Context, ch *topupd.Change, l topupd.ChatLink) (ChatLinkCode, error) {
 	code, hash := topupd.NewSecret()
 	now := s.d.Now().Truncate(time.Millisecond) // as stored
 	l.Code, l.CreatedAt, l.ExpiresAt = hash, now, now.Add(topupd.ChatLinkTTL)
-	if err := s.d.Store.CreateChatLink(ctx, l); err != nil {
+	if err := s.d.Store.CreateChatLink(ctx, ch, l); err != nil {
 		return ChatLinkCode{}, err
 	}
 	s.changed(ctx)
@@ -134,7 +134,7 @@ func (s *Service) UnlinkChat(ctx context.Context, a Actor, accountID string, cha
 	if err := a.Own(accountID); err != nil {
 		return err
 	}
-	if err := s.d.Store.UnlinkChat(change(ctx, a, OpUnlinkChat, strconv.FormatInt(chatID, 10)), accountID, chatID); err != nil {
+	if err := s.d.Store.UnlinkChat(ctx, change(a, OpUnlinkChat, strconv.FormatInt(chatID, 10)), accountID, chatID); err != nil {
 		return err
 	}
 	s.changed(ctx)

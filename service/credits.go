@@ -65,7 +65,7 @@ func (s *Service) credit(ctx context.Context, a Actor, accountID, books string, 
 	case strings.TrimSpace(reference) == "" || len(reference) > MaxCreditReference:
 		return Credited{}, topupd.Errorf(topupd.EInvalidBody, "reference is required (at most %d characters)", MaxCreditReference)
 	}
-	e, repeated, err := s.d.Store.Credit(change(ctx, a, OpCredit, books), books, amount, reference, s.d.Now())
+	e, repeated, err := s.d.Store.Credit(ctx, change(a, OpCredit, books), books, amount, reference, s.d.Now())
 	if err != nil {
 		return Credited{}, err
 	}

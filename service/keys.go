@@ -63,7 +63,7 @@ func (s *Service) createKey(ctx context.Context, a Actor, accountID, label strin
 		return NewKey{}, err
 	}
 	k, hash := s.newAPIKey(accountID, label, s.d.Now(), sandbox)
-	if err := s.d.Store.AddKey(change(ctx, a, OpCreateKey, accountID), k.APIKey, hash); err != nil {
+	if err := s.d.Store.AddKey(ctx, change(a, OpCreateKey, accountID), k.APIKey, hash); err != nil {
 		return NewKey{}, err
 	}
 	s.changed(ctx)
@@ -103,7 +103,7 @@ func (s *Service) RotateKey(ctx context.Context, a Actor, accountID, oldKeyID st
 	now := s.d.Now()
 	k, hash := s.newAPIKey(accountID, name, now, sandbox)
 	out := Rotation{NewKey: k, OldKeyID: oldKeyID, OldRevokedAt: now.Add(topupd.KeyRotationOverlap)}
-	if err := s.d.Store.RotateKey(change(ctx, a, OpRotateKey, oldKeyID), oldKeyID, k.APIKey, hash, out.OldRevokedAt); err != nil {
+	if err := s.d.Store.RotateKey(ctx, change(a, OpRotateKey, oldKeyID), oldKeyID, k.APIKey, hash, out.OldRevokedAt); err != nil {
 		return Rotation{}, err
 	}
 	s.changed(ctx)
@@ -118,7 +118,7 @@ func (s *Service) RevokeKey(ctx context.Context, a Actor, keyID string) error {
 	if err := s.ownKey(ctx, a, "", keyID); err != nil {
 		return err
 	}
-	if err := s.d.Store.RevokeKey(change(ctx, a, OpRevokeKey, keyID), keyID, s.d.Now()); err != nil {
+	if err := s.d.Store.RevokeKey(ctx, change(a, OpRevokeKey, keyID), keyID, s.d.Now()); err != nil {
 		return err
 	}
 	s.changed(ctx)

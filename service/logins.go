@@ -14,7 +14,7 @@ const OpUnlockLogin Op = "operator.unlock"
 // loginStore is what the lockout operations need of the database.
 type loginStore interface {
 	LoginLocks(ctx context.Context, now time.Time) ([]topupd.LoginLock, error)
-	ClearLoginLock(ctx context.Context, name string, now time.Time) error
+	ClearLoginLock(ctx context.Context, ch *topupd.Change, name string, now time.Time) error
 }
 
 // LoginLocks lists the sign-in names locked now, or with failures counted
@@ -32,5 +32,5 @@ func (s *Service) UnlockLogin(ctx context.Context, a Actor, name string) error {
 	if err := Allowed(a, OpUnlockLogin); err != nil {
 		return err
 	}
-	return s.d.Store.ClearLoginLock(change(ctx, a, OpUnlockLogin, name), name, s.d.Now())
+	return s.d.Store.ClearLoginLock(ctx, change(a, OpUnlockLogin, name), name, s.d.Now())
 }

@@ -28,7 +28,7 @@ func (s *Service) CreateOperator(ctx context.Context, a Actor, name string, role
 		return o, "", err
 	}
 	token, hash := topupd.NewOperatorToken()
-	o, err := s.d.Store.CreateOperator(change(ctx, a, OpCreateOperator, name), o, hash)
+	o, err := s.d.Store.CreateOperator(ctx, change(a, OpCreateOperator, name), o, hash)
 	if err != nil {
 		return o, "", err
 	}
@@ -43,7 +43,7 @@ func (s *Service) UpdateOperator(ctx context.Context, a Actor, name string, p to
 	if err := Allowed(a, OpUpdateOperator); err != nil {
 		return topupd.Operator{}, err
 	}
-	o, err := s.d.Store.UpdateOperator(change(ctx, a, OpUpdateOperator, name), name, p)
+	o, err := s.d.Store.UpdateOperator(ctx, change(a, OpUpdateOperator, name), name, p)
 	if err != nil {
 		return o, err
 	}
@@ -57,7 +57,7 @@ func (s *Service) CreateOperatorToken(ctx context.Context, a Actor, name string)
 		return "", err
 	}
 	token, hash := topupd.NewOperatorToken()
-	if err := s.d.Store.AddOperatorToken(change(ctx, a, OpCreateOperatorToken, name), name, hash, s.d.Now()); err != nil {
+	if err := s.d.Store.AddOperatorToken(ctx, change(a, OpCreateOperatorToken, name), name, hash, s.d.Now()); err != nil {
 		return "", err
 	}
 	s.changed(ctx)
@@ -82,7 +82,7 @@ func (s *Service) CreateSetupLink(ctx context.Context, a Actor, name, consoleURL
 	link, hash := topupd.NewSecret()
 	now := s.d.Now()
 	expires := now.Add(topupd.SetupLinkTTL)
-	if err := s.d.Store.CreateSetupLink(change(ctx, a, OpCreateSetupLink, name), name, hash, now, expires); err != nil {
+	if err := s.d.Store.CreateSetupLink(ctx, change(a, OpCreateSetupLink, name), name, hash, now, expires); err != nil {
 		return SetupLink{}, err
 	}
 	s.changed(ctx)
@@ -116,7 +116,7 @@ func (s *Service) CreateOperatorChatLink(ctx context.Context, a Actor, name stri
 	code, hash := topupd.NewSecret()
 	now := s.d.Now().Truncate(time.Millisecond) // as stored
 	l := topupd.ChatLink{Code: hash, Operator: name, CreatedAt: now, ExpiresAt: now.Add(topupd.ChatLinkTTL)}
-	if err := s.d.Store.CreateChatLink(change(ctx, a, OpCreateOperatorChatLink, name), l); err != nil {
+	if err := s.d.Store.CreateChatLink(ctx, change(a, OpCreateOperatorChatLink, name), l); err != nil {
 		return OperatorChatLink{}, err
 	}
 	s.changed(ctx)

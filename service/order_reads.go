@@ -201,5 +201,5 @@ func (s *Service) OrderCodes(ctx context.Context, a Actor, orderID string) (topu
 	if err := Allowed(a, OpOrderCodes); err != nil {
 		return topupd.Order{}, err
 	}
-	return s.d.Store.OrderCodes(change(ctx, a, OpOrderCodes, orderID), orderID)
+	return s.d.Store.OrderCodes(ctx, change(a, OpOrderCodes, orderID), orderID)
 }

@@ -24,8 +24,8 @@ var orderOps = map[Op]rule{
 // orderStore is what the order operations need of the database.
 type orderStore interface {
 	Order(ctx context.Context, accountID, id string) (topupd.Order, error)
-	Settle(ctx context.Context, seq int64, st topupd.Settlement) (topupd.Order, error)
-	RetryOrder(ctx context.Context, seq int64, now, deadline time.Time) (topupd.Order, error)
+	Settle(ctx context.Context, ch *topupd.Change, seq int64, st topupd.Settlement) (topupd.Order, error)
+	RetryOrder(ctx context.Context, ch *topupd.Change, seq int64, now, deadline time.Time) (topupd.Order, error)
 }
 
 // OperatorCancelled is the error of an order an operator cancels without
@@ -79,7 +79,7 @@ func (s *Service) RetryOrder(ctx context.Context, a Actor, orderID string) (topu
 		return o, err
 	}
 	now := s.d.Now()
-	if o, err = s.d.Store.RetryOrder(change(ctx, a, OpRetryOrder, orderID), o.Seq, now, now.Add(s.d.Deadline)); err != nil {
+	if o, err = s.d.Store.RetryOrder(ctx, change(a, OpRetryOrder, orderID), o.Seq, now, now.Add(s.d.Deadline)); err != nil {
 		return o, err
 	}
 	s.d.Wake()
@@ -102,7 +102,7 @@ func (s *Service) settle(ctx context.Context, a Actor, op Op, orderID string, st
 		return o, topupd.Errorf(topupd.EInvalidBody, "codes: order %s is a %s and delivers no codes", o.ID, o.Kind)
 	}
 	st.Now = s.d.Now()
-	return s.d.Store.Settle(change(ctx, a, op, orderID), o.Seq, st)
+	return s.d.Store.Settle(ctx, change(a, op, orderID), o.Seq, st)
 }
 
 // order finds an order by its public or internal id, within the actor's

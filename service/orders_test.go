@@ -44,13 +44,13 @@ func newFixture(t *testing.T) *fixture {
 			t.Fatal(err)
 		}
 	}
-	must(s.PutLine(ctx, topupd.Line{Slug: "pubg", ProductName: "PUBG UC", GameName: "PUBG", Game: "pubg", Kind: topupd.KindTopup,
+	must(s.PutLine(ctx, nil, topupd.Line{Slug: "pubg", ProductName: "PUBG UC", GameName: "PUBG", Game: "pubg", Kind: topupd.KindTopup,
 		Status: topupd.StatusActive, Required: []topupd.RequiredField{{Field: topupd.FieldUserID, Label: "Player ID"}}}))
-	must(s.PutPack(ctx, topupd.Pack{PID: "uc", Slug: "pubg", Name: "60 UC", Price: topupd.USD(1), Status: topupd.StatusActive, Provider: topupd.ProviderManual}))
-	a, err := s.CreateAccount(ctx, topupd.Account{ID: "acc_shop", Name: "shop", APIEnabled: true, CreatedAt: t0})
+	must(s.PutPack(ctx, nil, topupd.Pack{PID: "uc", Slug: "pubg", Name: "60 UC", Price: topupd.USD(1), Status: topupd.StatusActive, Provider: topupd.ProviderManual}))
+	a, err := s.CreateAccount(ctx, nil, topupd.Account{ID: "acc_shop", Name: "shop", APIEnabled: true, CreatedAt: t0})
 	must(err)
 	f.acct = a.ID
-	_, _, err = s.Credit(ctx, a.ID, topupd.USD(100), "opening", t0)
+	_, _, err = s.Credit(ctx, nil, a.ID, topupd.USD(100), "opening", t0)
 	must(err)
 	return f
 }
@@ -65,9 +65,9 @@ func (f *fixture) upstreamOrder() topupd.Order {
 	f.t.Helper()
 	ctx := f.t.Context()
 	if _, err := f.store.Upstream(ctx, "up"); topupd.CodeOf(err) == topupd.ENotFound {
-		err := f.store.PutUpstream(ctx, topupd.Upstream{Name: "up", BaseURL: "https://up.example", APIKey: "tpd_x", UpdatedAt: t0})
+		err := f.store.PutUpstream(ctx, nil, topupd.Upstream{Name: "up", BaseURL: "https://up.example", APIKey: "tpd_x", UpdatedAt: t0})
 		if err == nil {
-			err = f.store.PutPack(ctx, topupd.Pack{PID: "uc-up", Slug: "pubg", Name: "60 UC", Price: topupd.USD(1), Status: topupd.StatusActive,
+			err = f.store.PutPack(ctx, nil, topupd.Pack{PID: "uc-up", Slug: "pubg", Name: "60 UC", Price: topupd.USD(1), Status: topupd.StatusActive,
 				Provider: topupd.ProviderUpstream, Upstream: "up", UpstreamPID: "UC60"})
 		}
 		if err != nil {

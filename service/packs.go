@@ -122,7 +122,7 @@ func (s *Service) PutPack(ctx context.Context, a Actor, p topupd.Pack, allowBelo
 	if err := s.checkPack(ctx, &p, allowBelowCost); err != nil {
 		return PackView{}, err
 	}
-	if err := s.d.Store.PutPack(change(ctx, a, OpPutPack, p.PID), p); err != nil {
+	if err := s.d.Store.PutPack(ctx, change(a, OpPutPack, p.PID), p); err != nil {
 		return PackView{}, err
 	}
 	s.changed(ctx)
@@ -136,7 +136,7 @@ func (s *Service) UpdatePack(ctx context.Context, a Actor, pid string, patch Pac
 	if err := Allowed(a, OpUpdatePack); err != nil {
 		return PackView{}, err
 	}
-	p, err := s.d.Store.UpdatePack(update(ctx, a, OpUpdatePack, pid), pid, func(p *topupd.Pack) error {
+	p, err := s.d.Store.UpdatePack(ctx, update(a, OpUpdatePack, pid), pid, func(p *topupd.Pack) error {
 		patch.Apply(p)
 		return s.checkPack(ctx, p, patch.AllowBelowCost)
 	})

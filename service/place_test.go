@@ -100,7 +100,7 @@ func TestPlaceOrder(t *testing.T) {
 func TestPlaceOrderSimAnswered(t *testing.T) {
 	f, svc, calls := placing(t)
 	ctx := t.Context()
-	if err := f.store.PutPack(ctx, topupd.Pack{PID: "uc-sim", Slug: "pubg", Name: "60 UC", Price: topupd.USD(1), Status: topupd.StatusActive,
+	if err := f.store.PutPack(ctx, nil, topupd.Pack{PID: "uc-sim", Slug: "pubg", Name: "60 UC", Price: topupd.USD(1), Status: topupd.StatusActive,
 		Provider: topupd.ProviderSim}); err != nil {
 		t.Fatal(err)
 	}

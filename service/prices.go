@@ -77,7 +77,7 @@ func (s *Service) SetAccountPrice(ctx context.Context, a Actor, accountID, pid s
 	if err := topupd.CheckCost(price, pack.HighestCost(), allowBelowCost); err != nil {
 		return err
 	}
-	if err := s.d.Store.SetAccountPrice(update(ctx, a, OpSetAccountPrice, accountID), accountID, pid, price); err != nil {
+	if err := s.d.Store.SetAccountPrice(ctx, update(a, OpSetAccountPrice, accountID), accountID, pid, price); err != nil {
 		return err
 	}
 	s.changed(ctx)
@@ -93,7 +93,7 @@ func (s *Service) DeleteAccountPrice(ctx context.Context, a Actor, accountID, pi
 	if err := a.Own(accountID); err != nil {
 		return err
 	}
-	if err := s.d.Store.DeleteAccountPrice(change(ctx, a, OpDeleteAccountPrice, accountID), accountID, pid); err != nil {
+	if err := s.d.Store.DeleteAccountPrice(ctx, change(a, OpDeleteAccountPrice, accountID), accountID, pid); err != nil {
 		return err
 	}
 	s.changed(ctx)
@@ -129,7 +129,7 @@ func (s *Service) PutTier(ctx context.Context, a Actor, t topupd.Tier, allowBelo
 	if err := topupd.CheckTierCosts(&t, packs, allowBelowCost); err != nil {
 		return topupd.Tier{}, err
 	}
-	stored, err := s.d.Store.PutTier(change(ctx, a, OpPutTier, t.Name), t)
+	stored, err := s.d.Store.PutTier(ctx, change(a, OpPutTier, t.Name), t)
 	if err != nil {
 		return topupd.Tier{}, err
 	}

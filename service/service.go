@@ -212,18 +212,18 @@ func (s *Service) changed(ctx context.Context) {
 	}
 }
 
-// change is the action log's entry of an operation, carried to the store
-// in ctx: the store writes it in the change's own transaction.
-func change(ctx context.Context, a Actor, op Op, target string) context.Context {
-	return withChange(ctx, a, op, target, false)
+// change is the action log's entry of an operation, given to the store
+// with the call: the store writes it in the change's own transaction.
+func change(a Actor, op Op, target string) *topupd.Change {
+	return newChange(a, op, target, false)
 }
 
 // update is change for an update: one that changes nothing writes no entry.
-func update(ctx context.Context, a Actor, op Op, target string) context.Context {
-	return withChange(ctx, a, op, target, true)
+func update(a Actor, op Op, target string) *topupd.Change {
+	return newChange(a, op, target, true)
 }
 
-func withChange(ctx context.Context, a Actor, op Op, target string, skipUnchanged bool) context.Context {
-	return topupd.WithChange(ctx, &topupd.Change{Actor: topupd.Actor{Operator: a.Operator, IP: a.IP, RequestID: a.RequestID},
-		Action: string(op), Target: target, Update: a.Update, SkipUnchanged: skipUnchanged, Tells: ruleOf[op].tells})
+func newChange(a Actor, op Op, target string, skipUnchanged bool) *topupd.Change {
+	return &topupd.Change{Actor: topupd.Actor{Operator: a.Operator, IP: a.IP, RequestID: a.RequestID},
+		Action: string(op), Target: target, Update: a.Update, SkipUnchanged: skipUnchanged, Tells: ruleOf[op].tells}
 }

@@ -22,7 +22,7 @@ func (s *Service) UpdateSettings(ctx context.Context, a Actor, p topupd.Settings
 	if err := Allowed(a, OpUpdateSettings); err != nil {
 		return topupd.Settings{}, err
 	}
-	st, err := s.d.Store.UpdateSettings(update(ctx, a, OpUpdateSettings, ""), p)
+	st, err := s.d.Store.UpdateSettings(ctx, update(a, OpUpdateSettings, ""), p)
 	if err != nil {
 		return st, err
 	}

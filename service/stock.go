@@ -39,7 +39,7 @@ func (s *Service) addStock(ctx context.Context, a Actor, pid string, codes []str
 	if err := u.Validate(); err != nil {
 		return topupd.StockResult{}, err
 	}
-	res, err := s.d.Store.AddStockBatch(change(ctx, a, OpAddStock, pid), pid, codes, u, s.d.Now())
+	res, err := s.d.Store.AddStockBatch(ctx, change(a, OpAddStock, pid), pid, codes, u, s.d.Now())
 	if err != nil {
 		return res, err
 	}
@@ -62,7 +62,7 @@ func (s *Service) VoidBatch(ctx context.Context, a Actor, id int64) (topupd.Batc
 	if err := Allowed(a, OpVoidBatch); err != nil {
 		return topupd.Batch{}, err
 	}
-	b, err := s.d.Store.VoidBatch(change(ctx, a, OpVoidBatch, strconv.FormatInt(id, 10)), id, s.d.Now())
+	b, err := s.d.Store.VoidBatch(ctx, change(a, OpVoidBatch, strconv.FormatInt(id, 10)), id, s.d.Now())
 	if err != nil {
 		return b, err
 	}
@@ -77,5 +77,5 @@ func (s *Service) ExportBatch(ctx context.Context, a Actor, id int64) (topupd.Ba
 	if err := Allowed(a, OpExportBatch); err != nil {
 		return topupd.Batch{}, nil, err
 	}
-	return s.d.Store.BatchCodes(change(ctx, a, OpExportBatch, strconv.FormatInt(id, 10)), id)
+	return s.d.Store.BatchCodes(ctx, change(a, OpExportBatch, strconv.FormatInt(id, 10)), id)
 }

@@ -36,7 +36,7 @@ func (s *Service) PutUpstream(ctx context.Context, a Actor, u topupd.Upstream) (
 	if err := u.Validate(); err != nil {
 		return u, err
 	}
-	if err := s.d.Store.PutUpstream(change(ctx, a, OpPutUpstream, u.Name), u); err != nil {
+	if err := s.d.Store.PutUpstream(ctx, change(a, OpPutUpstream, u.Name), u); err != nil {
 		return u, err
 	}
 	s.changed(ctx)

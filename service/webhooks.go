@@ -36,14 +36,14 @@ var webhookOps = map[Op]rule{
 // webhookStore is what the operations on webhook endpoints need of the database.
 type webhookStore interface {
 	Account(ctx context.Context, id string) (topupd.Account, error)
-	CreateWebhook(ctx context.Context, e topupd.WebhookEndpoint) (topupd.WebhookEndpoint, error)
+	CreateWebhook(ctx context.Context, ch *topupd.Change, e topupd.WebhookEndpoint) (topupd.WebhookEndpoint, error)
 	Webhook(ctx context.Context, id string) (topupd.WebhookEndpoint, error)
 	Webhooks(ctx context.Context, accountID string) ([]topupd.WebhookEndpoint, error)
-	UpdateWebhook(ctx context.Context, id string, p topupd.WebhookPatch) (topupd.WebhookEndpoint, error)
-	DeleteWebhook(ctx context.Context, id string) error
-	RotateWebhookSecret(ctx context.Context, id, secret string, until time.Time) error
+	UpdateWebhook(ctx context.Context, ch *topupd.Change, id string, p topupd.WebhookPatch) (topupd.WebhookEndpoint, error)
+	DeleteWebhook(ctx context.Context, ch *topupd.Change, id string) error
+	RotateWebhookSecret(ctx context.Context, ch *topupd.Change, id, secret string, until time.Time) error
 	QueueWebhookTest(ctx context.Context, endpointID string, now time.Time) (topupd.WebhookEvent, error)
-	ReplayWebhook(ctx context.Context, endpointID string, q topupd.WebhookReplay, now time.Time) (int, error)
+	ReplayWebhook(ctx context.Context, ch *topupd.Change, endpointID string, q topupd.WebhookReplay, now time.Time) (int, error)
 	WebhookDeliveries(ctx context.Context, endpointID string, before *topupd.ListKey, limit int) ([]topupd.WebhookDelivery, error)
 	DisabledWebhooks(ctx context.Context) ([]topupd.WebhookEndpoint, error)
 }
@@ -114,7 +114,7 @@ func (s *Service) CreateWebhook(ctx context.Context, a Actor, accountID string, 
 	if e.Events == nil {
 		e.Events = []string{}
 	}
-	if _, err := s.d.Store.CreateWebhook(change(ctx, a, OpCreateWebhook, e.ID), e); err != nil {
+	if _, err := s.d.Store.CreateWebhook(ctx, change(a, OpCreateWebhook, e.ID), e); err != nil {
 		return topupd.WebhookEndpoint{}, err
 	}
 	return e, nil
@@ -184,7 +184,7 @@ func (s *Service) UpdateWebhook(ctx context.Context, a Actor, id string, p topup
 			return topupd.WebhookEndpoint{}, err
 		}
 	}
-	e, err := s.d.Store.UpdateWebhook(change(ctx, a, OpUpdateWebhook, id), id, p)
+	e, err := s.d.Store.UpdateWebhook(ctx, change(a, OpUpdateWebhook, id), id, p)
 	if err == nil && e.Enabled {
 		s.d.WakeWebhooks()
 	}
@@ -199,7 +199,7 @@ func (s *Service) DeleteWebhook(ctx context.Context, a Actor, id string) error {
 	if _, err := s.webhook(ctx, a, id); err != nil {
 		return err
 	}
-	return s.d.Store.DeleteWebhook(change(ctx, a, OpDeleteWebhook, id), id)
+	return s.d.Store.DeleteWebhook(ctx, change(a, OpDeleteWebhook, id), id)
 }
 
 // RotateWebhookSecret gives an endpoint a new secret, answered this once;
@@ -213,7 +213,7 @@ func (s *Service) RotateWebhookSecret(ctx context.Context, a Actor, id string) (
 		return "", err
 	}
 	secret := topupd.NewWebhookSecret()
-	if err := s.d.Store.RotateWebhookSecret(change(ctx, a, OpRotateWebhookSecret, id), id, secret, s.d.Now().Add(topupd.WebhookSecretOverlap)); err != nil {
+	if err := s.d.Store.RotateWebhookSecret(ctx, change(a, OpRotateWebhookSecret, id), id, secret, s.d.Now().Add(topupd.WebhookSecretOverlap)); err != nil {
 		return "", err
 	}
 	return secret, nil
@@ -257,7 +257,7 @@ func (s *Service) ReplayWebhook(ctx context.Context, a Actor, id string, q topup
 	case !q.To.IsZero() && !q.To.After(q.From):
 		return 0, topupd.Errorf(topupd.EInvalidBody, "to: after from")
 	}
-	n, err := s.d.Store.ReplayWebhook(change(ctx, a, OpReplayWebhook, id), id, q, s.d.Now())
+	n, err := s.d.Store.ReplayWebhook(ctx, change(a, OpReplayWebhook, id), id, q, s.d.Now())
 	if err == nil && n > 0 {
 		s.d.WakeWebhooks()
 	}

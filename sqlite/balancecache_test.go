@@ -24,7 +24,7 @@ func TestBalanceReadAfterWrite(t *testing.T) {
 	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
 	accounts := []string{"acc_cache_a", "acc_cache_b"}
 	for _, id := range accounts {
-		if _, err := s.CreateAccount(ctx, topupd.Account{ID: id, Name: id, CreatedAt: now}); err != nil {
+		if _, err := s.CreateAccount(ctx, nil, topupd.Account{ID: id, Name: id, CreatedAt: now}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -53,7 +53,7 @@ func TestBalanceReadAfterWrite(t *testing.T) {
 				if n%3 == 2 {
 					amount = -1
 				}
-				if _, _, err := s.Credit(ctx, id, amount, fmt.Sprintf("%s-%d", id, n), now); err != nil {
+				if _, _, err := s.Credit(ctx, nil, id, amount, fmt.Sprintf("%s-%d", id, n), now); err != nil {
 					t.Error(err)
 					return
 				}

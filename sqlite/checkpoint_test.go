@@ -33,7 +33,7 @@ func TestBackgroundCheckpoint(t *testing.T) {
 	const n = 2000
 	for i := range n {
 		a := topupd.Account{ID: fmt.Sprintf("acc_%06d", i), Name: fmt.Sprintf("account %d with a longer name to fill pages", i), APIEnabled: true, CreatedAt: time.Now()}
-		if _, err := s.CreateAccount(t.Context(), a); err != nil {
+		if _, err := s.CreateAccount(t.Context(), nil, a); err != nil {
 			t.Fatal(err)
 		}
 	}

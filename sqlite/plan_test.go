@@ -124,7 +124,7 @@ func seedOrders(b *testing.B, s *Store, account string, n int) {
 	b.Helper()
 	ctx := context.Background()
 	now := time.Now()
-	if _, err := s.CreateAccount(ctx, topupd.Account{ID: account, Name: "big", APIEnabled: true, CreatedAt: now}); err != nil {
+	if _, err := s.CreateAccount(ctx, nil, topupd.Account{ID: account, Name: "big", APIEnabled: true, CreatedAt: now}); err != nil {
 		b.Fatal(err)
 	}
 	tx, err := s.write.BeginTx(ctx, nil)

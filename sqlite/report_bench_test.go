@@ -83,7 +83,7 @@ func seedSales(b *testing.B, s *Store, n int, from, to time.Time) {
 	accounts := make([]string, 50)
 	for a := range accounts {
 		accounts[a] = fmt.Sprintf("acc_%02d", a)
-		if _, err := s.CreateAccount(ctx, topupd.Account{ID: accounts[a], Name: "shop", APIEnabled: true, CreatedAt: from}); err != nil {
+		if _, err := s.CreateAccount(ctx, nil, topupd.Account{ID: accounts[a], Name: "shop", APIEnabled: true, CreatedAt: from}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -66,15 +66,15 @@ func newFixture(t *testing.T) fixture {
 		}
 	}
 	for _, id := range []string{f.a, f.b} {
-		_, err := s.CreateAccount(ctx, topupd.Account{ID: id, Name: id, APIEnabled: true, CreatedAt: now})
+		_, err := s.CreateAccount(ctx, nil, topupd.Account{ID: id, Name: id, APIEnabled: true, CreatedAt: now})
 		must(err)
-		_, _, err = s.Credit(ctx, id, topupd.USD(100), "initial", now)
+		_, _, err = s.Credit(ctx, nil, id, topupd.USD(100), "initial", now)
 		must(err)
 	}
-	must(s.PutLine(ctx, topupd.Line{Slug: "ff", ProductName: "FF", GameName: "FF", Game: "ff", Kind: topupd.KindTopup, Status: topupd.StatusActive}))
-	must(s.PutLine(ctx, topupd.Line{Slug: "keys", ProductName: "Keys", GameName: "Keys", Game: "gamekey", Kind: topupd.KindGamekey, Status: topupd.StatusActive}))
-	must(s.PutPack(ctx, topupd.Pack{PID: "ff-1", Slug: "ff", Name: "FF 1", Price: price, Status: topupd.StatusActive, Provider: topupd.ProviderSim}))
-	must(s.PutPack(ctx, topupd.Pack{PID: "key-1", Slug: "keys", Name: "Key", Price: price, Status: topupd.StatusActive, Provider: topupd.ProviderSim}))
+	must(s.PutLine(ctx, nil, topupd.Line{Slug: "ff", ProductName: "FF", GameName: "FF", Game: "ff", Kind: topupd.KindTopup, Status: topupd.StatusActive}))
+	must(s.PutLine(ctx, nil, topupd.Line{Slug: "keys", ProductName: "Keys", GameName: "Keys", Game: "gamekey", Kind: topupd.KindGamekey, Status: topupd.StatusActive}))
+	must(s.PutPack(ctx, nil, topupd.Pack{PID: "ff-1", Slug: "ff", Name: "FF 1", Price: price, Status: topupd.StatusActive, Provider: topupd.ProviderSim}))
+	must(s.PutPack(ctx, nil, topupd.Pack{PID: "key-1", Slug: "keys", Name: "Key", Price: price, Status: topupd.StatusActive, Provider: topupd.ProviderSim}))
 	_, err = s.AddStock(ctx, "key-1", []string{"SECRET-KEY-0001", "SECRET-KEY-0002", "SECRET-KEY-0003"}, now)
 	must(err)
 	place := func(account, trxid, pid string) topupd.Order {
@@ -86,10 +86,10 @@ func newFixture(t *testing.T) fixture {
 	done := place(f.a, "T-DONE", "key-1")
 	f.completed, f.code = done.Seq, done.Codes[0]
 	f.refunded = place(f.a, "T-REFUNDED", "ff-1").Seq
-	_, err = s.Settle(ctx, f.refunded, topupd.Settlement{Status: topupd.StatusCancelled, Error: "x", Refund: true, Now: now})
+	_, err = s.Settle(ctx, nil, f.refunded, topupd.Settlement{Status: topupd.StatusCancelled, Error: "x", Refund: true, Now: now})
 	must(err)
 	f.kept = place(f.a, "T-KEPT", "ff-1").Seq
-	_, err = s.Settle(ctx, f.kept, topupd.Settlement{Status: topupd.StatusCancelled, Error: "x", Now: now})
+	_, err = s.Settle(ctx, nil, f.kept, topupd.Settlement{Status: topupd.StatusCancelled, Error: "x", Now: now})
 	must(err)
 	f.processing = place(f.a, "T-PROC", "ff-1").Seq
 	f.o = place(f.b, "T-B", "ff-1").Seq

@@ -81,7 +81,7 @@ func (f *fakeStore) SetBotOffset(_ context.Context, offset int64) error {
 	return nil
 }
 
-func (f *fakeStore) LinkChat(context.Context, topupd.KeyHash, topupd.Chat, topupd.BotUpdate) (topupd.Chat, error) {
+func (f *fakeStore) LinkChat(context.Context, *topupd.Change, topupd.KeyHash, topupd.Chat, topupd.BotUpdate) (topupd.Chat, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.links++
@@ -99,7 +99,7 @@ func (f *fakeStore) Balance(context.Context, string) (topupd.Money, error) {
 	return 0, nil
 }
 func (f *fakeStore) BalanceAlertChats(context.Context) ([]topupd.Chat, error) { return nil, nil }
-func (f *fakeStore) SetBalanceAlert(context.Context, int64, *topupd.Money, bool, topupd.BotUpdate) error {
+func (f *fakeStore) SetBalanceAlert(context.Context, *topupd.Change, int64, *topupd.Money, bool, topupd.BotUpdate) error {
 	return nil
 }
 func (f *fakeStore) SetBalanceLow(context.Context, int64, bool) (bool, error) { return false, nil }

@@ -39,8 +39,12 @@ func TestCatalogChanged(t *testing.T) {
 			change()
 			n++
 			ra.wait(t, n)
-			if got := len(ra.all()); got != n {
-				t.Fatalf("after %s: a's receiver got %d requests, want %d", what, got, n)
+			if got := ra.all(); len(got) != n {
+				var seen []string
+				for _, r := range got {
+					seen = append(seen, r.ID+" "+string(r.Body))
+				}
+				t.Fatalf("after %s: a's receiver got %d requests, want %d:\n%s", what, len(got), n, strings.Join(seen, "\n"))
 			}
 		}
 		patch := func(path string, body map[string]any) func() {

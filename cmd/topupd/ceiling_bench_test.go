@@ -73,14 +73,14 @@ func ceilingStore(b *testing.B, open func(ctx context.Context, vault *topupd.Vau
 			b.Fatal(err)
 		}
 	}
-	must(st.PutLine(ctx, topupd.Line{Slug: "pubg", ProductName: "PUBG UC", GameName: "PUBG Mobile", Game: "pubg", Kind: topupd.KindTopup,
+	must(st.PutLine(ctx, nil, topupd.Line{Slug: "pubg", ProductName: "PUBG UC", GameName: "PUBG Mobile", Game: "pubg", Kind: topupd.KindTopup,
 		Status: "active", Required: []topupd.RequiredField{{Field: "userId", Label: "Player ID"}}}))
-	must(st.PutPack(ctx, topupd.Pack{PID: "uc60", Slug: "pubg", Name: "60 UC", Price: 8_900, Status: "active", Provider: topupd.ProviderSim}))
+	must(st.PutPack(ctx, nil, topupd.Pack{PID: "uc60", Slug: "pubg", Name: "60 UC", Price: 8_900, Status: "active", Provider: topupd.ProviderSim}))
 	ids := make([]string, accounts)
 	for i := range ids {
-		a, err := st.CreateAccount(ctx, topupd.Account{ID: topupd.NewID("acc_"), Name: fmt.Sprintf("ceiling %d", i), APIEnabled: true, CreatedAt: time.Now()})
+		a, err := st.CreateAccount(ctx, nil, topupd.Account{ID: topupd.NewID("acc_"), Name: fmt.Sprintf("ceiling %d", i), APIEnabled: true, CreatedAt: time.Now()})
 		must(err)
-		_, _, err = st.Credit(ctx, a.ID, 100_000_000_000, "ceiling", time.Now())
+		_, _, err = st.Credit(ctx, nil, a.ID, 100_000_000_000, "ceiling", time.Now())
 		must(err)
 		ids[i] = a.ID
 	}

@@ -34,7 +34,7 @@ func demo(ctx context.Context, store topupd.Store, cfg config, apiAddr, adminAdd
 		if err := l.Validate(); err != nil {
 			return fmt.Errorf("line %s: %w", l.Slug, err)
 		}
-		if err := store.PutLine(ctx, l); err != nil {
+		if err := store.PutLine(ctx, nil, l); err != nil {
 			return err
 		}
 		lines[l.Slug] = &l
@@ -46,7 +46,7 @@ func demo(ctx context.Context, store topupd.Store, cfg config, apiAddr, adminAdd
 		if err := p.Validate(); err != nil {
 			return fmt.Errorf("pack %s: %w", p.PID, err)
 		}
-		if err := store.PutPack(ctx, p); err != nil {
+		if err := store.PutPack(ctx, nil, p); err != nil {
 			return err
 		}
 		if strings.HasPrefix(p.Slug, "gamekey") || strings.HasPrefix(p.Slug, "giftcard") {
@@ -56,15 +56,15 @@ func demo(ctx context.Context, store topupd.Store, cfg config, apiAddr, adminAdd
 		}
 	}
 	now := time.Now()
-	acct, err := store.CreateAccount(ctx, topupd.Account{ID: topupd.NewID("acc_"), Name: "demo reseller", APIEnabled: true, CreatedAt: now})
+	acct, err := store.CreateAccount(ctx, nil, topupd.Account{ID: topupd.NewID("acc_"), Name: "demo reseller", APIEnabled: true, CreatedAt: now})
 	if err != nil {
 		return err
 	}
-	if _, _, err := store.Credit(ctx, acct.ID, topupd.USD(demoOpeningCredit), "demo opening balance", now); err != nil {
+	if _, _, err := store.Credit(ctx, nil, acct.ID, topupd.USD(demoOpeningCredit), "demo opening balance", now); err != nil {
 		return err
 	}
 	key, hash := topupd.NewAPIKey()
-	if err := store.AddKey(ctx, topupd.APIKey{ID: topupd.NewID("key_"), AccountID: acct.ID, Label: "demo", Prefix: key[:topupd.KeyPrefixLen], CreatedAt: now}, hash); err != nil {
+	if err := store.AddKey(ctx, nil, topupd.APIKey{ID: topupd.NewID("key_"), AccountID: acct.ID, Label: "demo", Prefix: key[:topupd.KeyPrefixLen], CreatedAt: now}, hash); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "topupd demo: account %s holds %d USD\n", acct.ID, demoOpeningCredit)

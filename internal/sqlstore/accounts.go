@@ -57,7 +57,8 @@ func nullMoney(n sql.NullInt64) *topupd.Money {
 }
 
 // CreateAccount stores a new account.
-func (s *Store) CreateAccount(ctx context.Context, a topupd.Account) (topupd.Account, error) {
+func (s *Store) CreateAccount(ctx context.Context, ch *topupd.Change, a topupd.Account) (topupd.Account, error) {
+	ctx = withChange(ctx, ch)
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if err := s.checkTier(ctx, tx, a.Tier); err != nil {
 			return err
@@ -96,7 +97,8 @@ func (s *Store) CountAccounts(ctx context.Context) (int, error) {
 
 // UpdateAccount applies a patch to an account, holding its row lock so that
 // concurrent patches do not undo one another.
-func (s *Store) UpdateAccount(ctx context.Context, id string, p topupd.AccountPatch) (topupd.Account, error) {
+func (s *Store) UpdateAccount(ctx context.Context, ch *topupd.Change, id string, p topupd.AccountPatch) (topupd.Account, error) {
+	ctx = withChange(ctx, ch)
 	var out topupd.Account
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		a, err := scanAccount(tx.QueryRowContext(ctx, s.q.accountLocked, id))
@@ -144,7 +146,8 @@ func (s *Store) UpdateAccount(ctx context.Context, id string, p topupd.AccountPa
 // AddKey stores the hash of a new API key, with its label and prefix; a
 // sandbox key's account has its sandbox opened, if it was not, in the same
 // transaction.
-func (s *Store) AddKey(ctx context.Context, k topupd.APIKey, h topupd.KeyHash) error {
+func (s *Store) AddKey(ctx context.Context, ch *topupd.Change, k topupd.APIKey, h topupd.KeyHash) error {
+	ctx = withChange(ctx, ch)
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var one int
 		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM accounts WHERE id = $1 AND sandbox_of IS NULL`, k.AccountID).Scan(&one); isNoRows(err) {
@@ -244,7 +247,8 @@ const revokeKey = `UPDATE api_keys SET revoked_at = CASE WHEN revoked_at IS NULL
 // RotateKey adds k to the old key's account and revokes the old key at
 // revokeAt, in one transaction. k is a sandbox key if and only if the old
 // key is one (else CONFLICT).
-func (s *Store) RotateKey(ctx context.Context, oldKeyID string, k topupd.APIKey, h topupd.KeyHash, revokeAt time.Time) error {
+func (s *Store) RotateKey(ctx context.Context, ch *topupd.Change, oldKeyID string, k topupd.APIKey, h topupd.KeyHash, revokeAt time.Time) error {
+	ctx = withChange(ctx, ch)
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var revoked sql.NullInt64
 		var sandbox bool
@@ -275,7 +279,8 @@ func (s *Store) RotateKey(ctx context.Context, oldKeyID string, k topupd.APIKey,
 }
 
 // RevokeKey refuses a key from now on.
-func (s *Store) RevokeKey(ctx context.Context, keyID string, now time.Time) error {
+func (s *Store) RevokeKey(ctx context.Context, ch *topupd.Change, keyID string, now time.Time) error {
+	ctx = withChange(ctx, ch)
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var account string
 		var revoked sql.NullInt64

@@ -32,7 +32,7 @@ func scanBatch(row scanner) (topupd.Batch, error) {
 // AddStock adds codes to a pack's stock in a new batch without a cost or a
 // note (see AddStockBatch).
 func (s *Store) AddStock(ctx context.Context, pid string, codes []string, now time.Time) (topupd.StockResult, error) {
-	return s.AddStockBatch(ctx, pid, codes, topupd.StockUpload{}, now)
+	return s.AddStockBatch(ctx, nil, pid, codes, topupd.StockUpload{}, now)
 }
 
 // stockStatement is how many codes one INSERT of AddStockBatch carries
@@ -43,7 +43,8 @@ const stockStatement = 1000
 // fingerprinted beforehand, outside it: the upload is added whole or not
 // at all, and is one entry in the action log. A new batch that would hold
 // no code (every code a duplicate) is not kept: StockResult.BatchID is 0.
-func (s *Store) AddStockBatch(ctx context.Context, pid string, codes []string, u topupd.StockUpload, now time.Time) (topupd.StockResult, error) {
+func (s *Store) AddStockBatch(ctx context.Context, ch *topupd.Change, pid string, codes []string, u topupd.StockUpload, now time.Time) (topupd.StockResult, error) {
+	ctx = withChange(ctx, ch)
 	type sealedCode struct {
 		fingerprint, codeFP []byte
 		sealed              []byte
@@ -52,7 +53,7 @@ func (s *Store) AddStockBatch(ctx context.Context, pid string, codes []string, u
 	for i, c := range codes {
 		sealed[i] = sealedCode{s.vault.Fingerprint(pid, c), s.vault.CodeFingerprint(c), s.vault.Seal(pid, c)}
 	}
-	c := topupd.ChangeOf(ctx)
+	c := changeOf(ctx)
 	var r topupd.StockResult
 	err := s.inTx(withAlone(ctx), func(ctx context.Context, tx *sql.Tx) error {
 		r = topupd.StockResult{BatchID: u.BatchID}
@@ -187,7 +188,8 @@ func (s *Store) Batches(ctx context.Context, pid string) ([]topupd.Batch, error)
 // to its commit: a draw racing the void either committed before it (its
 // codes are sold, not withdrawn) or runs after it and finds the codes
 // gone. The database refuses to give a withdrawn code to an order anyway.
-func (s *Store) VoidBatch(ctx context.Context, id int64, now time.Time) (topupd.Batch, error) {
+func (s *Store) VoidBatch(ctx context.Context, ch *topupd.Change, id int64, now time.Time) (topupd.Batch, error) {
+	ctx = withChange(ctx, ch)
 	var b topupd.Batch
 	err := s.inTx(withAlone(ctx), func(ctx context.Context, tx *sql.Tx) error {
 		var err error
@@ -250,7 +252,8 @@ func (s *Store) VoidBatch(ctx context.Context, id int64, now time.Time) (topupd.
 // BatchCodes returns a batch and its unsold codes, opened, oldest first.
 // It runs as a write transaction so that the export is in the action log
 // exactly when the codes were read; the log holds their count, never them.
-func (s *Store) BatchCodes(ctx context.Context, id int64) (topupd.Batch, []string, error) {
+func (s *Store) BatchCodes(ctx context.Context, ch *topupd.Change, id int64) (topupd.Batch, []string, error) {
+	ctx = withChange(ctx, ch)
 	var b topupd.Batch
 	var codes []string
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {

@@ -9,7 +9,8 @@ import (
 )
 
 // PutLine creates or replaces a line.
-func (s *Store) PutLine(ctx context.Context, l topupd.Line) error {
+func (s *Store) PutLine(ctx context.Context, ch *topupd.Change, l topupd.Line) error {
+	ctx = withChange(ctx, ch)
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		old, err := s.putLine(ctx, tx, l)
 		if err != nil {
@@ -56,7 +57,8 @@ func (s *Store) putLine(ctx context.Context, tx *sql.Tx, l topupd.Line) (*topupd
 // UpdateLine changes a line under its row lock: apply gets the line as
 // stored and changes it (its error, a refusal, leaves the line as it was).
 // An unknown slug is ENotFound.
-func (s *Store) UpdateLine(ctx context.Context, slug string, apply func(*topupd.Line) error) (topupd.Line, error) {
+func (s *Store) UpdateLine(ctx context.Context, ch *topupd.Change, slug string, apply func(*topupd.Line) error) (topupd.Line, error) {
+	ctx = withChange(ctx, ch)
 	var l topupd.Line
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
@@ -101,7 +103,8 @@ func (s *Store) Lines(ctx context.Context) ([]topupd.Line, error) {
 }
 
 // PutPack creates or replaces a pack.
-func (s *Store) PutPack(ctx context.Context, p topupd.Pack) error {
+func (s *Store) PutPack(ctx context.Context, ch *topupd.Change, p topupd.Pack) error {
+	ctx = withChange(ctx, ch)
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		old, err := s.putPack(ctx, tx, p)
 		if err != nil {
@@ -175,7 +178,8 @@ func nullInt(n *int) any {
 
 // UpdatePack changes a pack under its row lock, as UpdateLine does a line:
 // a patch racing another patch never undoes its change.
-func (s *Store) UpdatePack(ctx context.Context, pid string, apply func(*topupd.Pack) error) (topupd.Pack, error) {
+func (s *Store) UpdatePack(ctx context.Context, ch *topupd.Change, pid string, apply func(*topupd.Pack) error) (topupd.Pack, error) {
+	ctx = withChange(ctx, ch)
 	var p topupd.Pack
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error

@@ -43,14 +43,15 @@ func chatFields(c topupd.Chat) map[string]any {
 // noteChatChange sets what a change did to a chat: the chat is its target
 // unless the caller named one.
 func noteChatChange(ctx context.Context, chatID int64, accountID string, before, after map[string]any) {
-	if c := topupd.ChangeOf(ctx); c != nil && c.Target == "" {
+	if c := changeOf(ctx); c != nil && c.Target == "" {
 		c.Target = strconv.FormatInt(chatID, 10)
 	}
 	noteChange(ctx, accountID, before, after)
 }
 
 // CreateChatLink stores a link code's hash, for an account or an operator.
-func (s *Store) CreateChatLink(ctx context.Context, l topupd.ChatLink) error {
+func (s *Store) CreateChatLink(ctx context.Context, ch *topupd.Change, l topupd.ChatLink) error {
+	ctx = withChange(ctx, ch)
 	if (l.AccountID == "") == (l.Operator == "") {
 		return fmt.Errorf("store.CreateChatLink: %w", topupd.Errorf(topupd.EInvalidRequest, "a link code is for an account or for an operator"))
 	}
@@ -75,7 +76,7 @@ func (s *Store) CreateChatLink(ctx context.Context, l topupd.ChatLink) error {
 			l.Code[:], account, operator, ms(l.CreatedAt), ms(l.ExpiresAt)); err != nil {
 			return err
 		}
-		if c := topupd.ChangeOf(ctx); c != nil && c.Target == "" {
+		if c := changeOf(ctx); c != nil && c.Target == "" {
 			c.Target = id
 		}
 		noteChange(ctx, l.AccountID, map[string]any{}, map[string]any{"chatLinkExpiresAt": fromMS(ms(l.ExpiresAt)).Format(time.RFC3339Nano)})
@@ -91,7 +92,8 @@ func (s *Store) CreateChatLink(ctx context.Context, l topupd.ChatLink) error {
 // operator, replacing any earlier link of the chat (and its balance alert),
 // with the update, in one transaction. It is linked at c.LinkedAt (now when
 // zero), which is also when the code must still be valid.
-func (s *Store) LinkChat(ctx context.Context, code topupd.KeyHash, c topupd.Chat, u topupd.BotUpdate) (topupd.Chat, error) {
+func (s *Store) LinkChat(ctx context.Context, ch *topupd.Change, code topupd.KeyHash, c topupd.Chat, u topupd.BotUpdate) (topupd.Chat, error) {
+	ctx = withChange(ctx, ch)
 	now := c.LinkedAt
 	if now.IsZero() {
 		now = s.now()
@@ -186,7 +188,8 @@ func (s *Store) chats(ctx context.Context, query string, args ...any) ([]topupd.
 
 // UnlinkChat removes an account's chat; ENotFound when the chat is not the
 // account's.
-func (s *Store) UnlinkChat(ctx context.Context, accountID string, chatID int64) error {
+func (s *Store) UnlinkChat(ctx context.Context, ch *topupd.Change, accountID string, chatID int64) error {
+	ctx = withChange(ctx, ch)
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		c, err := scanChat(tx.QueryRowContext(ctx, `DELETE FROM chats WHERE chat_id = $1 AND account_id = $2 RETURNING `+chatColumns,
 			chatID, accountID))
@@ -208,7 +211,8 @@ func (s *Store) UnlinkChat(ctx context.Context, accountID string, chatID int64) 
 // the balance is below it now (never, without one), with the update, in
 // one transaction. A chat not linked is ENotFound; a negative amount is
 // EInvalidRequest.
-func (s *Store) SetBalanceAlert(ctx context.Context, chatID int64, below *topupd.Money, low bool, u topupd.BotUpdate) error {
+func (s *Store) SetBalanceAlert(ctx context.Context, ch *topupd.Change, chatID int64, below *topupd.Money, low bool, u topupd.BotUpdate) error {
+	ctx = withChange(ctx, ch)
 	var alert any
 	if below != nil {
 		if *below < 0 {

@@ -22,7 +22,8 @@ func (s *Store) Operator(ctx context.Context, name string) (topupd.Operator, err
 
 // CreateSetupLink stores a setup link and retires the operator's earlier
 // unused ones.
-func (s *Store) CreateSetupLink(ctx context.Context, name string, link topupd.KeyHash, now, expires time.Time) error {
+func (s *Store) CreateSetupLink(ctx context.Context, ch *topupd.Change, name string, link topupd.KeyHash, now, expires time.Time) error {
+	ctx = withChange(ctx, ch)
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var one int
 		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM operators WHERE name = $1`+s.d.LockRow, name).Scan(&one); isNoRows(err) {
@@ -61,7 +62,8 @@ func (s *Store) SetupLinkOperator(ctx context.Context, link topupd.KeyHash, now 
 }
 
 // CompleteSetup spends a setup link and sets the operator's credentials.
-func (s *Store) CompleteSetup(ctx context.Context, link topupd.KeyHash, c topupd.ConsoleCredentials, now time.Time) (topupd.Operator, error) {
+func (s *Store) CompleteSetup(ctx context.Context, ch *topupd.Change, link topupd.KeyHash, c topupd.ConsoleCredentials, now time.Time) (topupd.Operator, error) {
+	ctx = withChange(ctx, ch)
 	var o topupd.Operator
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var name string
@@ -89,7 +91,7 @@ func (s *Store) CompleteSetup(ctx context.Context, link topupd.KeyHash, c topupd
 				return err
 			}
 		}
-		if ch := topupd.ChangeOf(ctx); ch != nil {
+		if ch := changeOf(ctx); ch != nil {
 			ch.Target = name
 		}
 		noteChange(ctx, "", map[string]any{}, map[string]any{"consolePassword": "set", "totp": "enrolled", "recoveryCodes": len(c.RecoveryCodes)})

@@ -28,7 +28,8 @@ func (s *Store) LoginLocks(ctx context.Context, now time.Time) ([]topupd.LoginLo
 }
 
 // ClearLoginLock forgets a name's failures and lock.
-func (s *Store) ClearLoginLock(ctx context.Context, name string, now time.Time) error {
+func (s *Store) ClearLoginLock(ctx context.Context, ch *topupd.Change, name string, now time.Time) error {
+	ctx = withChange(ctx, ch)
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var failures int
 		var until sql.NullInt64
@@ -54,7 +55,8 @@ func (s *Store) ClearLoginLock(ctx context.Context, name string, now time.Time) 
 
 // ChangeConsolePassword replaces an operator's password hash and ends
 // their other sessions.
-func (s *Store) ChangeConsolePassword(ctx context.Context, name, hash string, keep topupd.KeyHash) error {
+func (s *Store) ChangeConsolePassword(ctx context.Context, ch *topupd.Change, name, hash string, keep topupd.KeyHash) error {
+	ctx = withChange(ctx, ch)
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE operators SET password_hash = $2 WHERE name = $1 AND password_hash IS NOT NULL`, name, hash)
 		if err != nil {
@@ -81,7 +83,8 @@ func (s *Store) ChangeConsolePassword(ctx context.Context, name, hash string, ke
 
 // RenewSecondFactor replaces an operator's recovery codes and, given one,
 // their TOTP secret.
-func (s *Store) RenewSecondFactor(ctx context.Context, name string, totpSealed []byte, step int64, recovery []topupd.KeyHash) error {
+func (s *Store) RenewSecondFactor(ctx context.Context, ch *topupd.Change, name string, totpSealed []byte, step int64, recovery []topupd.KeyHash) error {
+	ctx = withChange(ctx, ch)
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var one int
 		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM operators WHERE name = $1 AND password_hash IS NOT NULL`+s.d.LockRow, name).Scan(&one); isNoRows(err) {

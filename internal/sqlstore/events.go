@@ -43,10 +43,10 @@ func settledEvent(st *topupd.Settlement, settled *topupd.Order, by string) (kind
 }
 
 // settledBy names who settled an order, for its final event: the
-// operator whose change ctx carries, else the supplier that answered
+// operator whose change the store call records (changeOf), else the supplier that answered
 // (provider), else the system (a deadline passed with no supplier).
 func settledBy(ctx context.Context, provider string) string {
-	if c := topupd.ChangeOf(ctx); c != nil && c.Operator != "" {
+	if c := changeOf(ctx); c != nil && c.Operator != "" {
 		return "by " + c.Operator
 	}
 	if provider != "" {

@@ -70,7 +70,8 @@ func (s *Store) MarkSubmitting(ctx context.Context, seq int64, owner string) err
 // Settle completes, cancels (refunding at most once) or reschedules a
 // processing order, holding the order's row lock: of settlements racing for
 // one order the first wins and the others find it final.
-func (s *Store) Settle(ctx context.Context, seq int64, st topupd.Settlement) (topupd.Order, error) {
+func (s *Store) Settle(ctx context.Context, ch *topupd.Change, seq int64, st topupd.Settlement) (topupd.Order, error) {
+	ctx = withChange(ctx, ch)
 	var o topupd.Order
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
@@ -210,7 +211,8 @@ func (s *Store) ReleaseLeases(ctx context.Context, owner string) error {
 }
 
 // RetryOrder makes a processing order due now and extends its deadline.
-func (s *Store) RetryOrder(ctx context.Context, seq int64, now, deadline time.Time) (topupd.Order, error) {
+func (s *Store) RetryOrder(ctx context.Context, ch *topupd.Change, seq int64, now, deadline time.Time) (topupd.Order, error) {
+	ctx = withChange(ctx, ch)
 	var o topupd.Order
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
@@ -226,7 +228,7 @@ func (s *Store) RetryOrder(ctx context.Context, seq int64, now, deadline time.Ti
 			return err
 		}
 		var by string
-		if c := topupd.ChangeOf(ctx); c != nil && c.Operator != "" {
+		if c := changeOf(ctx); c != nil && c.Operator != "" {
 			by = "by " + c.Operator
 		}
 		if err := addEvent(ctx, tx, seq, now, topupd.EventRetried, by); err != nil {

@@ -89,7 +89,8 @@ func (s *Store) appendEntryAfter(ctx context.Context, tx *sql.Tx, e topupd.Ledge
 // Credit adds a credit or correction entry, once per reference. A
 // sandbox's id (topupd.SandboxID) credits the sandbox, opening it first if
 // it was not.
-func (s *Store) Credit(ctx context.Context, accountID string, amount topupd.Money, reference string, now time.Time) (topupd.LedgerEntry, bool, error) {
+func (s *Store) Credit(ctx context.Context, ch *topupd.Change, accountID string, amount topupd.Money, reference string, now time.Time) (topupd.LedgerEntry, bool, error) {
+	ctx = withChange(ctx, ch)
 	var e topupd.LedgerEntry
 	repeated := false
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
@@ -126,7 +127,7 @@ func (s *Store) Credit(ctx context.Context, accountID string, amount topupd.Mone
 		noteChange(ctx, accountID, map[string]any{"balanceUsd": e.BalanceAfter - amount},
 			map[string]any{"balanceUsd": e.BalanceAfter, "amountUsd": amount, "reference": reference})
 		data := &topupd.BalanceCreditedData{Amount: amount, Balance: e.BalanceAfter, Reference: reference, Sandbox: sandbox}
-		if c := topupd.ChangeOf(ctx); c != nil {
+		if c := changeOf(ctx); c != nil {
 			data.By = c.Operator
 		}
 		return emit(ctx, tx, event(data, accountID, now))

@@ -76,7 +76,7 @@ func toldAs(c *topupd.Change) (topupd.EventData, bool) {
 
 // noteChange sets what a change did, when ctx carries one.
 func noteChange(ctx context.Context, accountID string, before, after map[string]any) {
-	if c := topupd.ChangeOf(ctx); c != nil {
+	if c := changeOf(ctx); c != nil {
 		if accountID != "" {
 			c.AccountID = accountID
 		}
@@ -127,7 +127,8 @@ func scanOperator(row scanner) (topupd.Operator, error) {
 
 // CreateOperator stores a new operator with its first token; a name taken
 // is EConflict.
-func (s *Store) CreateOperator(ctx context.Context, o topupd.Operator, token topupd.KeyHash) (topupd.Operator, error) {
+func (s *Store) CreateOperator(ctx context.Context, ch *topupd.Change, o topupd.Operator, token topupd.KeyHash) (topupd.Operator, error) {
+	ctx = withChange(ctx, ch)
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var one int
 		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM operators WHERE name = $1`, o.Name).Scan(&one); err == nil {
@@ -160,7 +161,8 @@ func (s *Store) Operators(ctx context.Context) ([]topupd.Operator, error) {
 
 // UpdateOperator changes an operator's role or disabled flag. A change
 // that would leave no active owner (Operator.ActiveOwner) is ELastOwner.
-func (s *Store) UpdateOperator(ctx context.Context, name string, p topupd.OperatorPatch) (topupd.Operator, error) {
+func (s *Store) UpdateOperator(ctx context.Context, ch *topupd.Change, name string, p topupd.OperatorPatch) (topupd.Operator, error) {
+	ctx = withChange(ctx, ch)
 	var o topupd.Operator
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		owners, err := s.activeOwners(ctx, tx)
@@ -210,7 +212,8 @@ func (s *Store) activeOwners(ctx context.Context, tx *sql.Tx) (int, error) {
 }
 
 // AddOperatorToken stores one more token of an operator.
-func (s *Store) AddOperatorToken(ctx context.Context, name string, token topupd.KeyHash, now time.Time) error {
+func (s *Store) AddOperatorToken(ctx context.Context, ch *topupd.Change, name string, token topupd.KeyHash, now time.Time) error {
+	ctx = withChange(ctx, ch)
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var one int
 		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM operators WHERE name = $1`, name).Scan(&one); isNoRows(err) {

@@ -100,8 +100,9 @@ func (s *Store) Order(ctx context.Context, accountID, id string) (topupd.Order, 
 
 // OrderCodes reads one order and its codes in a transaction that records
 // the read (the Change in ctx) in the action log.
-func (s *Store) OrderCodes(ctx context.Context, id string) (topupd.Order, error) {
-	if topupd.ChangeOf(ctx) == nil {
+func (s *Store) OrderCodes(ctx context.Context, ch *topupd.Change, id string) (topupd.Order, error) {
+	ctx = withChange(ctx, ch)
+	if changeOf(ctx) == nil {
 		return topupd.Order{}, fmt.Errorf("store.OrderCodes %s: no action-log entry to record the read in", id)
 	}
 	var o topupd.Order
@@ -117,7 +118,7 @@ func (s *Store) OrderCodes(ctx context.Context, id string) (topupd.Order, error)
 		} else if err != nil {
 			return err
 		}
-		if ch := topupd.ChangeOf(ctx); ch != nil {
+		if ch := changeOf(ctx); ch != nil {
 			ch.Target = o.ID
 		}
 		noteChange(ctx, o.AccountID, map[string]any{}, map[string]any{"codesViewed": len(o.Codes)})

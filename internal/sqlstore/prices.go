@@ -23,7 +23,8 @@ func (s *Store) checkTier(ctx context.Context, tx *sql.Tx, name string) error {
 }
 
 // PutTier creates or replaces a tier, its prices with it.
-func (s *Store) PutTier(ctx context.Context, t topupd.Tier) (topupd.Tier, error) {
+func (s *Store) PutTier(ctx context.Context, ch *topupd.Change, t topupd.Tier) (topupd.Tier, error) {
+	ctx = withChange(ctx, ch)
 	var out topupd.Tier
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		before := map[string]any{}
@@ -132,7 +133,8 @@ func (s *Store) tier(ctx context.Context, q querier, name string) (topupd.Tier, 
 
 // SetAccountPrice sets one account's own price for one pack; an unknown
 // account or pack is ENotFound.
-func (s *Store) SetAccountPrice(ctx context.Context, accountID, pid string, price topupd.Money) error {
+func (s *Store) SetAccountPrice(ctx context.Context, ch *topupd.Change, accountID, pid string, price topupd.Money) error {
+	ctx = withChange(ctx, ch)
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if err := exists(ctx, tx, `SELECT 1 FROM accounts WHERE id = $1`, accountID, "account"); err != nil {
 			return err
@@ -163,7 +165,8 @@ func (s *Store) SetAccountPrice(ctx context.Context, accountID, pid string, pric
 
 // DeleteAccountPrice removes one account's own price for one pack; none
 // there is ENotFound.
-func (s *Store) DeleteAccountPrice(ctx context.Context, accountID, pid string) error {
+func (s *Store) DeleteAccountPrice(ctx context.Context, ch *topupd.Change, accountID, pid string) error {
+	ctx = withChange(ctx, ch)
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var old topupd.Money
 		err := tx.QueryRowContext(ctx, `DELETE FROM account_prices WHERE account_id = $1 AND pid = $2 RETURNING price`, accountID, pid).Scan(&old)

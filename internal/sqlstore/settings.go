@@ -25,7 +25,8 @@ func (s *Store) Settings(ctx context.Context) (topupd.Settings, error) {
 
 // UpdateSettings applies a patch to the settings, holding their row lock so
 // that concurrent patches do not undo one another.
-func (s *Store) UpdateSettings(ctx context.Context, p topupd.SettingsPatch) (topupd.Settings, error) {
+func (s *Store) UpdateSettings(ctx context.Context, ch *topupd.Change, p topupd.SettingsPatch) (topupd.Settings, error) {
+	ctx = withChange(ctx, ch)
 	var out topupd.Settings
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		cur, err := scanSettings(tx.QueryRowContext(ctx, s.q.lockSettings))

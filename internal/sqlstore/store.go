@@ -177,11 +177,11 @@ func againAtOnce(err error) error { return retryError{err: err, atOnce: true} }
 // fn must therefore set its results afresh on every run, and run its
 // statements with the context it is given (see runTx).
 //
-// When ctx carries an admin change (topupd.ChangeOf), its entry in the
-// action log is written in the same transaction, after fn: both commit, or
-// neither does.
+// When ctx carries the change a store method was given (change.go), its
+// entry in the action log is written in the same transaction, after fn:
+// both commit, or neither does.
 func (s *Store) inTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
-	c := topupd.ChangeOf(ctx)
+	c := changeOf(ctx)
 	if c == nil || c.Recorded {
 		return s.retryTx(ctx, fn)
 	}

@@ -44,7 +44,7 @@ func (s *Store) recordChatUpdate(ctx context.Context, tx *sql.Tx, u topupd.BotUp
 	if u.UpdateID == 0 {
 		return nil
 	}
-	if c := topupd.ChangeOf(ctx); c != nil && c.Update.UpdateID == u.UpdateID && !c.Recorded {
+	if c := changeOf(ctx); c != nil && c.Update.UpdateID == u.UpdateID && !c.Recorded {
 		return nil
 	}
 	return s.recordUpdate(ctx, tx, u)

@@ -12,7 +12,8 @@ import (
 func sealContext(name string) string { return "upstream:" + name }
 
 // PutUpstream creates or replaces an upstream, sealing its API key.
-func (s *Store) PutUpstream(ctx context.Context, u topupd.Upstream) error {
+func (s *Store) PutUpstream(ctx context.Context, ch *topupd.Change, u topupd.Upstream) error {
+	ctx = withChange(ctx, ch)
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		before := map[string]any{}
 		var old string

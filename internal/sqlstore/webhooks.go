@@ -59,7 +59,8 @@ func eventsText(events []string) string {
 // CreateWebhook stores a new endpoint, its secret sealed: EWebhookLimit
 // when the account has its MaxWebhookEndpoints already (counted under the
 // account's lock), ENotFound for no such account.
-func (s *Store) CreateWebhook(ctx context.Context, e topupd.WebhookEndpoint) (topupd.WebhookEndpoint, error) {
+func (s *Store) CreateWebhook(ctx context.Context, ch *topupd.Change, e topupd.WebhookEndpoint) (topupd.WebhookEndpoint, error) {
+	ctx = withChange(ctx, ch)
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		ok, err := s.lockAccount(ctx, tx, e.AccountID)
 		if err != nil {
@@ -110,7 +111,8 @@ func (s *Store) Webhooks(ctx context.Context, accountID string) ([]topupd.Webhoo
 
 // UpdateWebhook patches an endpoint. Enabling it clears why it was
 // disabled and starts its count of failing days afresh.
-func (s *Store) UpdateWebhook(ctx context.Context, id string, p topupd.WebhookPatch) (topupd.WebhookEndpoint, error) {
+func (s *Store) UpdateWebhook(ctx context.Context, ch *topupd.Change, id string, p topupd.WebhookPatch) (topupd.WebhookEndpoint, error) {
+	ctx = withChange(ctx, ch)
 	var e topupd.WebhookEndpoint
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
@@ -146,7 +148,8 @@ func (s *Store) UpdateWebhook(ctx context.Context, id string, p topupd.WebhookPa
 
 // DeleteWebhook removes an endpoint and its deliveries: nothing more is
 // sent to it (an attempt in flight is not recorded).
-func (s *Store) DeleteWebhook(ctx context.Context, id string) error {
+func (s *Store) DeleteWebhook(ctx context.Context, ch *topupd.Change, id string) error {
+	ctx = withChange(ctx, ch)
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		e, err := s.webhookIn(ctx, tx, id)
 		if err != nil {
@@ -167,7 +170,8 @@ func (s *Store) DeleteWebhook(ctx context.Context, id string) error {
 
 // RotateWebhookSecret makes secret the endpoint's and keeps the current
 // one, which deliveries are signed with as well, until until.
-func (s *Store) RotateWebhookSecret(ctx context.Context, id, secret string, until time.Time) error {
+func (s *Store) RotateWebhookSecret(ctx context.Context, ch *topupd.Change, id, secret string, until time.Time) error {
+	ctx = withChange(ctx, ch)
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		e, err := s.webhookIn(ctx, tx, id)
 		if err != nil {
@@ -218,7 +222,8 @@ func queueDelivery(ctx context.Context, tx *sql.Tx, endpointID, eventID, replay 
 // ReplayWebhook queues the endpoint's account's events that q selects, of
 // the types the endpoint wants (webhook.test aside), as new deliveries of
 // one replay, and says how many.
-func (s *Store) ReplayWebhook(ctx context.Context, endpointID string, q topupd.WebhookReplay, now time.Time) (int, error) {
+func (s *Store) ReplayWebhook(ctx context.Context, ch *topupd.Change, endpointID string, q topupd.WebhookReplay, now time.Time) (int, error) {
+	ctx = withChange(ctx, ch)
 	n := 0
 	replay := topupd.NewID("rpl_")
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {

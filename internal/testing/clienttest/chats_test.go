@@ -28,7 +28,7 @@ func TestAdminChats(t *testing.T) {
 	if len(link.Code) != 43 || link.URL != "" || link.ExpiresAt.Sub(s.Now()) > topupd.ChatLinkTTL || link.ExpiresAt.Sub(s.Now()) < topupd.ChatLinkTTL-time.Minute {
 		t.Errorf("ChatLink: %+v", link)
 	}
-	linked, err := s.Store.LinkChat(ctx, topupd.HashSecret(link.Code), topupd.Chat{ChatID: 123, Username: "shopkeeper", LinkedAt: s.Now()},
+	linked, err := s.Store.LinkChat(ctx, nil, topupd.HashSecret(link.Code), topupd.Chat{ChatID: 123, Username: "shopkeeper", LinkedAt: s.Now()},
 		topupd.BotUpdate{UpdateID: 1, ChatID: 123})
 	if err != nil {
 		t.Fatal(err)

@@ -71,11 +71,11 @@ func TestFaults(t *testing.T) {
 			for i, c := range cases {
 				told = nil
 				acct := topupd.Account{ID: fmt.Sprintf("acc_%d", i), Name: "shop", APIEnabled: true, CreatedAt: now}
-				if _, err := st.CreateAccount(ctx, acct); err != nil {
+				if _, err := st.CreateAccount(ctx, nil, acct); err != nil {
 					t.Fatal(err)
 				}
 				call := in.Arm(c.fault)
-				_, _, err := st.Credit(ctx, acct.ID, 100, "ref", now)
+				_, _, err := st.Credit(ctx, nil, acct.ID, 100, "ref", now)
 				fired := call.Done()
 				if got := dbfault.Describe(err); got != c.fails || (err != nil) != (c.fails != "") {
 					t.Errorf("%s: credit answered %v (%q), want %q", c.name, err, got, c.fails)
@@ -95,7 +95,7 @@ func TestFaults(t *testing.T) {
 					t.Errorf("%s: fell %d times, told %d; want %d", c.name, len(fired), len(told), want)
 				}
 				// The connections thrown away are replaced: the next call works.
-				if _, _, err := st.Credit(ctx, acct.ID, 1, "ref2", now); err != nil {
+				if _, _, err := st.Credit(ctx, nil, acct.ID, 1, "ref2", now); err != nil {
 					t.Fatalf("%s (case %d): the credit after it: %v", c.name, i, err)
 				}
 			}

@@ -140,7 +140,7 @@ func (s burstStore) ClaimDue(ctx context.Context, owner string, now, leaseUntil 
 }
 
 // Settle settles an order: the node lets go of its lease as it begins.
-func (s burstStore) Settle(ctx context.Context, seq int64, st topupd.Settlement) (topupd.Order, error) {
+func (s burstStore) Settle(ctx context.Context, ch *topupd.Change, seq int64, st topupd.Settlement) (topupd.Order, error) {
 	s.b.mu.Lock()
 	for id, h := range s.b.holders {
 		if h.seq == seq && h.owner == s.owner {
@@ -148,7 +148,7 @@ func (s burstStore) Settle(ctx context.Context, seq int64, st topupd.Settlement)
 		}
 	}
 	s.b.mu.Unlock()
-	return s.Store.Settle(ctx, seq, st)
+	return s.Store.Settle(ctx, ch, seq, st)
 }
 
 // clash is an order two nodes worked on at once, and how.

@@ -134,8 +134,8 @@ func (s *crashStore) MarkSubmitting(ctx context.Context, seq int64, owner string
 }
 
 // Settle is the store's, at a point the node may crash.
-func (s *crashStore) Settle(ctx context.Context, seq int64, st topupd.Settlement) (topupd.Order, error) {
-	return atCall(ctx, s, storeCall{name: "Settle"}, func(ctx context.Context) (topupd.Order, error) { return s.Store.Settle(ctx, seq, st) })
+func (s *crashStore) Settle(ctx context.Context, ch *topupd.Change, seq int64, st topupd.Settlement) (topupd.Order, error) {
+	return atCall(ctx, s, storeCall{name: "Settle"}, func(ctx context.Context) (topupd.Order, error) { return s.Store.Settle(ctx, ch, seq, st) })
 }
 
 // ReleaseLeases is the store's, at a point the node may crash.
@@ -150,8 +150,10 @@ func (s *crashStore) Order(ctx context.Context, accountID, id string) (topupd.Or
 }
 
 // RetryOrder is the store's, at a point the node may crash.
-func (s *crashStore) RetryOrder(ctx context.Context, seq int64, now, deadline time.Time) (topupd.Order, error) {
-	return atCall(ctx, s, storeCall{name: "RetryOrder"}, func(ctx context.Context) (topupd.Order, error) { return s.Store.RetryOrder(ctx, seq, now, deadline) })
+func (s *crashStore) RetryOrder(ctx context.Context, ch *topupd.Change, seq int64, now, deadline time.Time) (topupd.Order, error) {
+	return atCall(ctx, s, storeCall{name: "RetryOrder"}, func(ctx context.Context) (topupd.Order, error) {
+		return s.Store.RetryOrder(ctx, ch, seq, now, deadline)
+	})
 }
 
 // SupplierAttempts is the store's, at a point the node may crash.

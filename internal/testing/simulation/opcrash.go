@@ -53,37 +53,37 @@ type credited struct {
 }
 
 // Credit is the store's, at a point the admin node may crash.
-func (s opStore) Credit(ctx context.Context, accountID string, amount topupd.Money, reference string, now time.Time) (topupd.LedgerEntry, bool, error) {
+func (s opStore) Credit(ctx context.Context, ch *topupd.Change, accountID string, amount topupd.Money, reference string, now time.Time) (topupd.LedgerEntry, bool, error) {
 	r, err := opCall(s, "Credit", func() (credited, error) {
-		e, repeated, err := s.Store.Credit(ctx, accountID, amount, reference, now)
+		e, repeated, err := s.Store.Credit(ctx, ch, accountID, amount, reference, now)
 		return credited{e, repeated}, err
 	})
 	return r.e, r.repeated, err
 }
 
 // UpdateAccount is the store's, at a point the admin node may crash.
-func (s opStore) UpdateAccount(ctx context.Context, id string, p topupd.AccountPatch) (topupd.Account, error) {
-	return opCall(s, "UpdateAccount", func() (topupd.Account, error) { return s.Store.UpdateAccount(ctx, id, p) })
+func (s opStore) UpdateAccount(ctx context.Context, ch *topupd.Change, id string, p topupd.AccountPatch) (topupd.Account, error) {
+	return opCall(s, "UpdateAccount", func() (topupd.Account, error) { return s.Store.UpdateAccount(ctx, ch, id, p) })
 }
 
 // UpdatePack is the store's, at a point the admin node may crash.
-func (s opStore) UpdatePack(ctx context.Context, pid string, apply func(*topupd.Pack) error) (topupd.Pack, error) {
-	return opCall(s, "UpdatePack", func() (topupd.Pack, error) { return s.Store.UpdatePack(ctx, pid, apply) })
+func (s opStore) UpdatePack(ctx context.Context, ch *topupd.Change, pid string, apply func(*topupd.Pack) error) (topupd.Pack, error) {
+	return opCall(s, "UpdatePack", func() (topupd.Pack, error) { return s.Store.UpdatePack(ctx, ch, pid, apply) })
 }
 
 // VoidBatch is the store's, at a point the admin node may crash.
-func (s opStore) VoidBatch(ctx context.Context, id int64, now time.Time) (topupd.Batch, error) {
-	return opCall(s, "VoidBatch", func() (topupd.Batch, error) { return s.Store.VoidBatch(ctx, id, now) })
+func (s opStore) VoidBatch(ctx context.Context, ch *topupd.Change, id int64, now time.Time) (topupd.Batch, error) {
+	return opCall(s, "VoidBatch", func() (topupd.Batch, error) { return s.Store.VoidBatch(ctx, ch, id, now) })
 }
 
 // Settle is the store's, at a point the admin node may crash.
-func (s opStore) Settle(ctx context.Context, seq int64, st topupd.Settlement) (topupd.Order, error) {
-	return opCall(s, "Settle", func() (topupd.Order, error) { return s.Store.Settle(ctx, seq, st) })
+func (s opStore) Settle(ctx context.Context, ch *topupd.Change, seq int64, st topupd.Settlement) (topupd.Order, error) {
+	return opCall(s, "Settle", func() (topupd.Order, error) { return s.Store.Settle(ctx, ch, seq, st) })
 }
 
 // RetryOrder is the store's, at a point the admin node may crash.
-func (s opStore) RetryOrder(ctx context.Context, seq int64, now, deadline time.Time) (topupd.Order, error) {
-	return opCall(s, "RetryOrder", func() (topupd.Order, error) { return s.Store.RetryOrder(ctx, seq, now, deadline) })
+func (s opStore) RetryOrder(ctx context.Context, ch *topupd.Change, seq int64, now, deadline time.Time) (topupd.Order, error) {
+	return opCall(s, "RetryOrder", func() (topupd.Order, error) { return s.Store.RetryOrder(ctx, ch, seq, now, deadline) })
 }
 
 // untilAnswered sends an operator's request again while the node serving

@@ -85,22 +85,22 @@ func (w *World) repriceStep(ctx context.Context) {
 }
 
 // PutTier is the store's, at a point the admin node may crash.
-func (s opStore) PutTier(ctx context.Context, t topupd.Tier) (topupd.Tier, error) {
-	return opCall(s, "PutTier", func() (topupd.Tier, error) { return s.Store.PutTier(ctx, t) })
+func (s opStore) PutTier(ctx context.Context, ch *topupd.Change, t topupd.Tier) (topupd.Tier, error) {
+	return opCall(s, "PutTier", func() (topupd.Tier, error) { return s.Store.PutTier(ctx, ch, t) })
 }
 
 // SetAccountPrice is the store's, at a point the admin node may crash.
-func (s opStore) SetAccountPrice(ctx context.Context, accountID, pid string, price topupd.Money) error {
+func (s opStore) SetAccountPrice(ctx context.Context, ch *topupd.Change, accountID, pid string, price topupd.Money) error {
 	_, err := opCall(s, "SetAccountPrice", func() (struct{}, error) {
-		return struct{}{}, s.Store.SetAccountPrice(ctx, accountID, pid, price)
+		return struct{}{}, s.Store.SetAccountPrice(ctx, ch, accountID, pid, price)
 	})
 	return err
 }
 
 // DeleteAccountPrice is the store's, at a point the admin node may crash.
-func (s opStore) DeleteAccountPrice(ctx context.Context, accountID, pid string) error {
+func (s opStore) DeleteAccountPrice(ctx context.Context, ch *topupd.Change, accountID, pid string) error {
 	_, err := opCall(s, "DeleteAccountPrice", func() (struct{}, error) {
-		return struct{}{}, s.Store.DeleteAccountPrice(ctx, accountID, pid)
+		return struct{}{}, s.Store.DeleteAccountPrice(ctx, ch, accountID, pid)
 	})
 	return err
 }

@@ -54,7 +54,7 @@ func testAbortingCallers(t *testing.T, e *env) {
 				if n%2 == 1 {
 					st = topupd.Settlement{Status: topupd.StatusCancelled, Error: "INVALID PLAYER", Refund: true, Now: t0, LeaseOwner: "steady"}
 				}
-				if _, err := e.s.Settle(e.ctx, o.Seq, st); err != nil {
+				if _, err := e.s.Settle(e.ctx, nil, o.Seq, st); err != nil {
 					errs <- fmt.Errorf("settling %s: %w", o.ID, err)
 				}
 			}

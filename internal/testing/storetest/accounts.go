@@ -22,7 +22,7 @@ func testCreateAndGet(t *testing.T, e *env) {
 	restricted := t0.Add(time.Hour)
 	want := topupd.Account{ID: "acc_one", Name: "Reseller One", APIEnabled: true, AdminDisabled: true, Banned: true,
 		RestrictedUntil: &restricted, IPAllowlist: []string{"10.0.0.1", "192.168.0.0/24"}, IPAllowlistRequired: true, CreatedAt: t0}
-	created, err := e.s.CreateAccount(e.ctx, want)
+	created, err := e.s.CreateAccount(e.ctx, nil, want)
 	if err != nil {
 		t.Fatalf("CreateAccount: %v", err)
 	}
@@ -37,7 +37,7 @@ func testCreateAndGet(t *testing.T, e *env) {
 		t.Errorf("Account (-want +got):\n%s", diff)
 	}
 	plain := topupd.Account{ID: "acc_two", Name: "Plain", CreatedAt: t0}
-	if _, err := e.s.CreateAccount(e.ctx, plain); err != nil {
+	if _, err := e.s.CreateAccount(e.ctx, nil, plain); err != nil {
 		t.Fatalf("CreateAccount plain: %v", err)
 	}
 	if got, err := e.s.Account(e.ctx, plain.ID); err != nil {
@@ -45,7 +45,7 @@ func testCreateAndGet(t *testing.T, e *env) {
 	} else if diff := cmp.Diff(plain, got, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("Account plain (-want +got):\n%s", diff)
 	}
-	if _, err := e.s.CreateAccount(e.ctx, plain); err == nil {
+	if _, err := e.s.CreateAccount(e.ctx, nil, plain); err == nil {
 		t.Errorf("CreateAccount with an existing id succeeded")
 	}
 	if n, err := e.s.CountAccounts(e.ctx); err != nil || n != 2 {
@@ -61,7 +61,7 @@ func testAccountNotFound(t *testing.T, e *env) {
 	_, err := e.s.Account(e.ctx, "acc_nobody")
 	codeIs(t, err, topupd.ENotFound, "Account(unknown)")
 	name := "x"
-	_, err = e.s.UpdateAccount(e.ctx, "acc_nobody", topupd.AccountPatch{Name: &name})
+	_, err = e.s.UpdateAccount(e.ctx, nil, "acc_nobody", topupd.AccountPatch{Name: &name})
 	codeIs(t, err, topupd.ENotFound, "UpdateAccount(unknown)")
 	if n, err := e.s.CountAccounts(e.ctx); err != nil || n != 1 {
 		t.Errorf("CountAccounts = %d, %v; want 1 (an update of an unknown id must not create it)", n, err)
@@ -94,7 +94,7 @@ func testUpdatePatch(t *testing.T, e *env) {
 	want := a
 	for _, st := range steps {
 		st.edit(&want)
-		got, err := e.s.UpdateAccount(e.ctx, a.ID, st.patch)
+		got, err := e.s.UpdateAccount(e.ctx, nil, a.ID, st.patch)
 		if err != nil {
 			t.Fatalf("%s: UpdateAccount: %v", st.name, err)
 		}
@@ -121,7 +121,7 @@ func testUpdateBadPatch(t *testing.T, e *env) {
 		{Name: &blank, Banned: &yes},
 		{IPAllowlist: &bad, Banned: &yes},
 	} {
-		_, err := e.s.UpdateAccount(e.ctx, a.ID, p)
+		_, err := e.s.UpdateAccount(e.ctx, nil, a.ID, p)
 		codeIs(t, err, topupd.EInvalidBody, "UpdateAccount(bad patch)")
 		got, err := e.s.Account(e.ctx, a.ID)
 		if err != nil {
@@ -144,7 +144,7 @@ func testKeys(t *testing.T, e *env) {
 		acc, id string
 		h       topupd.KeyHash
 	}{{a.ID, "key_1", h1}, {a.ID, "key_2", h2}, {b.ID, "key_b", hb}} {
-		if err := e.s.AddKey(e.ctx, topupd.APIKey{ID: k.id, AccountID: k.acc, CreatedAt: t0}, k.h); err != nil {
+		if err := e.s.AddKey(e.ctx, nil, topupd.APIKey{ID: k.id, AccountID: k.acc, CreatedAt: t0}, k.h); err != nil {
 			t.Fatalf("AddKey %s: %v", k.id, err)
 		}
 	}
@@ -171,25 +171,25 @@ func testKeys(t *testing.T, e *env) {
 		t.Errorf("AccountByKey returned (-want +got):\n%s", diff)
 	}
 
-	if err := e.s.RevokeKey(e.ctx, "key_1", t0.Add(time.Minute)); err != nil {
+	if err := e.s.RevokeKey(e.ctx, nil, "key_1", t0.Add(time.Minute)); err != nil {
 		t.Fatalf("RevokeKey: %v", err)
 	}
 	check("after RevokeKey key_1", map[string]string{"key_1": invalid, "key_2": a.ID, "key_b": b.ID, "unknown": invalid})
-	if err := e.s.RevokeKey(e.ctx, "key_1", t0.Add(2*time.Minute)); err != nil {
+	if err := e.s.RevokeKey(e.ctx, nil, "key_1", t0.Add(2*time.Minute)); err != nil {
 		t.Errorf("RevokeKey twice: %v", err)
 	}
 	check("after revoking key_1 twice", map[string]string{"key_1": invalid, "key_2": a.ID, "key_b": b.ID, "unknown": invalid})
-	codeIs(t, e.s.RevokeKey(e.ctx, "key_nope", t0), topupd.ENotFound, "RevokeKey(unknown)")
+	codeIs(t, e.s.RevokeKey(e.ctx, nil, "key_nope", t0), topupd.ENotFound, "RevokeKey(unknown)")
 
 	// A rotation adds a key and revokes the old one a day later; an
 	// earlier revocation asked for afterwards wins.
 	_, hr := topupd.NewAPIKey()
-	if err := e.s.AddKey(e.ctx, topupd.APIKey{ID: "key_r", AccountID: a.ID, CreatedAt: t0}, hr); err != nil {
+	if err := e.s.AddKey(e.ctx, nil, topupd.APIKey{ID: "key_r", AccountID: a.ID, CreatedAt: t0}, hr); err != nil {
 		t.Fatal(err)
 	}
 	_, h3 := topupd.NewAPIKey()
 	later := t0.Add(24 * time.Hour)
-	if err := e.s.RotateKey(e.ctx, "key_r", topupd.APIKey{ID: "key_3", AccountID: a.ID, CreatedAt: t0}, h3, later); err != nil {
+	if err := e.s.RotateKey(e.ctx, nil, "key_r", topupd.APIKey{ID: "key_3", AccountID: a.ID, CreatedAt: t0}, h3, later); err != nil {
 		t.Fatalf("RotateKey: %v", err)
 	}
 	at := func(h topupd.KeyHash, when time.Time) string {
@@ -203,22 +203,22 @@ func testKeys(t *testing.T, e *env) {
 		t.Errorf("around a rotation's end: old key %s, new key %s, old key at the end %s", a2, a3, gone)
 	}
 	_, h4 := topupd.NewAPIKey()
-	codeIs(t, e.s.RotateKey(e.ctx, "key_1", topupd.APIKey{ID: "key_4", AccountID: a.ID, CreatedAt: t0.Add(time.Hour)}, h4, later), topupd.ENotFound, "RotateKey(revoked)")
-	codeIs(t, e.s.RotateKey(e.ctx, "key_b", topupd.APIKey{ID: "key_4", AccountID: a.ID, CreatedAt: t0}, h4, later), topupd.ENotFound, "RotateKey(another account's)")
-	if err := e.s.RevokeKey(e.ctx, "key_r", t0.Add(time.Hour)); err != nil {
+	codeIs(t, e.s.RotateKey(e.ctx, nil, "key_1", topupd.APIKey{ID: "key_4", AccountID: a.ID, CreatedAt: t0.Add(time.Hour)}, h4, later), topupd.ENotFound, "RotateKey(revoked)")
+	codeIs(t, e.s.RotateKey(e.ctx, nil, "key_b", topupd.APIKey{ID: "key_4", AccountID: a.ID, CreatedAt: t0}, h4, later), topupd.ENotFound, "RotateKey(another account's)")
+	if err := e.s.RevokeKey(e.ctx, nil, "key_r", t0.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	if got := at(hr, t0.Add(2*time.Hour)); got != invalid {
 		t.Errorf("a rotated key revoked at once: %s", got)
 	}
-	if err := e.s.RevokeKey(e.ctx, "key_r", later.Add(time.Hour)); err != nil {
+	if err := e.s.RevokeKey(e.ctx, nil, "key_r", later.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	if got := at(hr, t0.Add(2*time.Hour)); got != invalid {
 		t.Errorf("a later revocation undid an earlier one: %s", got)
 	}
 
-	if err := e.s.AddKey(e.ctx, topupd.APIKey{ID: "key_x", AccountID: "acc_nobody", CreatedAt: t0}, unknown); err == nil {
+	if err := e.s.AddKey(e.ctx, nil, topupd.APIKey{ID: "key_x", AccountID: "acc_nobody", CreatedAt: t0}, unknown); err == nil {
 		t.Errorf("AddKey for an unknown account succeeded")
 	}
 	check("after a refused AddKey", map[string]string{"key_1": invalid, "key_2": a.ID, "key_b": b.ID, "unknown": invalid})
@@ -280,7 +280,7 @@ func testCreditAndBalance(t *testing.T, e *env) {
 		running += m
 		now := t0.Add(time.Duration(i) * time.Second)
 		ref := e.uniq("deposit")
-		got, repeated, err := e.s.Credit(e.ctx, a.ID, m, ref, now)
+		got, repeated, err := e.s.Credit(e.ctx, nil, a.ID, m, ref, now)
 		if err != nil || repeated {
 			t.Fatalf("Credit %v: repeated %v, err %v", m, repeated, err)
 		}
@@ -301,7 +301,7 @@ func testCreditAndBalance(t *testing.T, e *env) {
 	if s, b := sum(got), e.balance(a.ID); s != b {
 		t.Errorf("sum of the ledger = %v, balance = %v", s, b)
 	}
-	if _, _, err := e.s.Credit(e.ctx, "acc_nobody", 100, "x", t0); err == nil {
+	if _, _, err := e.s.Credit(e.ctx, nil, "acc_nobody", 100, "x", t0); err == nil {
 		t.Errorf("Credit to an unknown account succeeded")
 	}
 }
@@ -312,13 +312,13 @@ func testRepeatedReference(t *testing.T, e *env) {
 	// A realistic clock: sub-millisecond and not UTC. The repeat must still
 	// answer exactly the entry the first call returned.
 	now := t0.Add(987_654_321 * time.Nanosecond).In(time.FixedZone("UTC-3", -3*3600))
-	first, repeated, err := e.s.Credit(e.ctx, a.ID, topupd.USD(5), "wire-1", now)
+	first, repeated, err := e.s.Credit(e.ctx, nil, a.ID, topupd.USD(5), "wire-1", now)
 	if err != nil || repeated {
 		t.Fatalf("first Credit: repeated %v, err %v", repeated, err)
 	}
 	before := e.snapshot(a.ID)
 	for _, amount := range []topupd.Money{topupd.USD(5), topupd.USD(7), -topupd.USD(1)} {
-		again, repeated, err := e.s.Credit(e.ctx, a.ID, amount, "wire-1", t0.Add(time.Hour))
+		again, repeated, err := e.s.Credit(e.ctx, nil, a.ID, amount, "wire-1", t0.Add(time.Hour))
 		if err != nil {
 			t.Fatalf("repeated Credit %v: %v", amount, err)
 		}
@@ -334,7 +334,7 @@ func testRepeatedReference(t *testing.T, e *env) {
 	}
 	e.unchanged(before, "a repeated reference")
 	// A reference belongs to its account: another account may use it.
-	if _, repeated, err := e.s.Credit(e.ctx, b.ID, topupd.USD(3), "wire-1", t0); err != nil || repeated {
+	if _, repeated, err := e.s.Credit(e.ctx, nil, b.ID, topupd.USD(3), "wire-1", t0); err != nil || repeated {
 		t.Errorf("Credit of another account with the same reference: repeated %v, err %v", repeated, err)
 	}
 	if got := e.balance(b.ID); got != topupd.USD(3) {
@@ -345,11 +345,11 @@ func testRepeatedReference(t *testing.T, e *env) {
 func testCorrectionBelowZero(t *testing.T, e *env) {
 	a := e.account("corrected", topupd.USD(10))
 	before := e.snapshot(a.ID)
-	_, _, err := e.s.Credit(e.ctx, a.ID, -topupd.USD(10)-1, "fix-1", t0)
+	_, _, err := e.s.Credit(e.ctx, nil, a.ID, -topupd.USD(10)-1, "fix-1", t0)
 	codeIs(t, err, topupd.EInsufficientBalance, "correction below zero")
 	e.unchanged(before, "a refused correction")
 	// The refused reference was not used up: a correction that fits may take it.
-	got, repeated, err := e.s.Credit(e.ctx, a.ID, -topupd.USD(10), "fix-1", t0)
+	got, repeated, err := e.s.Credit(e.ctx, nil, a.ID, -topupd.USD(10), "fix-1", t0)
 	if err != nil || repeated {
 		t.Fatalf("correction to exactly zero: repeated %v, err %v", repeated, err)
 	}
@@ -359,7 +359,7 @@ func testCorrectionBelowZero(t *testing.T, e *env) {
 	if b := e.balance(a.ID); b != 0 {
 		t.Errorf("balance = %v, want 0", b)
 	}
-	_, _, err = e.s.Credit(e.ctx, a.ID, -1, "fix-2", t0)
+	_, _, err = e.s.Credit(e.ctx, nil, a.ID, -1, "fix-2", t0)
 	codeIs(t, err, topupd.EInsufficientBalance, "correction of an empty account")
 }
 
@@ -444,7 +444,7 @@ func testSettings(t *testing.T, e *env) {
 		{topupd.SettingsPatch{}, func(*topupd.Settings) {}},
 	} {
 		st.edit(&want)
-		got, err := e.s.UpdateSettings(e.ctx, st.patch)
+		got, err := e.s.UpdateSettings(e.ctx, nil, st.patch)
 		if err != nil {
 			t.Fatalf("UpdateSettings: %v", err)
 		}
@@ -462,7 +462,7 @@ func testSettings(t *testing.T, e *env) {
 		{SimCallMs: &tooLong, Maintenance: &no},
 		{EligibilityMinTopup: &negMoney, Maintenance: &no},
 	} {
-		_, err := e.s.UpdateSettings(e.ctx, bad)
+		_, err := e.s.UpdateSettings(e.ctx, nil, bad)
 		codeIs(t, err, topupd.EInvalidBody, "UpdateSettings(bad patch)")
 		if got, err := e.s.Settings(e.ctx); err != nil || cmp.Diff(want, got) != "" {
 			t.Errorf("a refused patch changed the settings (-want +got):\n%s (err %v)", cmp.Diff(want, got), err)

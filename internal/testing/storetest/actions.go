@@ -24,16 +24,16 @@ func testActionsCommitWithTheChange(t *testing.T, e *env) {
 		return &topupd.Change{Actor: topupd.Actor{Operator: "kim", IP: "10.0.0.1", RequestID: "req-" + action}, Action: action, Target: a.ID}
 	}
 	renamed, empty := "renamed", ""
-	if _, err := e.s.UpdateAccount(topupd.WithChange(e.ctx, change("account.update")), a.ID, topupd.AccountPatch{Name: &renamed}); err != nil {
+	if _, err := e.s.UpdateAccount(e.ctx, change("account.update"), a.ID, topupd.AccountPatch{Name: &renamed}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.s.UpdateAccount(topupd.WithChange(e.ctx, change("refused.update")), a.ID, topupd.AccountPatch{Name: &empty}); err == nil {
+	if _, err := e.s.UpdateAccount(e.ctx, change("refused.update"), a.ID, topupd.AccountPatch{Name: &empty}); err == nil {
 		t.Fatal("an empty name was taken")
 	}
-	if _, _, err := e.s.Credit(topupd.WithChange(e.ctx, change("refused.credit")), a.ID, -topupd.USD(100), "overdraw", t0); err == nil {
+	if _, _, err := e.s.Credit(e.ctx, change("refused.credit"), a.ID, -topupd.USD(100), "overdraw", t0); err == nil {
 		t.Fatal("an overdraft was taken")
 	}
-	if _, _, err := e.s.Credit(e.ctx, a.ID, topupd.USD(1), "no change in ctx", t0); err != nil {
+	if _, _, err := e.s.Credit(e.ctx, nil, a.ID, topupd.USD(1), "no change in ctx", t0); err != nil {
 		t.Fatal(err)
 	}
 	acts, err := e.s.Actions(e.ctx, topupd.ActionsQuery{Limit: 10})
@@ -72,7 +72,7 @@ func testActionsRacingChanges(t *testing.T, e *env) {
 	const n = 40
 	errs := racer.Run(n, func(i int) error {
 		c := &topupd.Change{Actor: topupd.Actor{Operator: "kim", RequestID: fmt.Sprint(i)}, Action: "account.credit"}
-		_, _, err := e.s.Credit(topupd.WithChange(e.ctx, c), a.ID, topupd.USD(1), fmt.Sprintf("ref-%d", i), t0)
+		_, _, err := e.s.Credit(e.ctx, c, a.ID, topupd.USD(1), fmt.Sprintf("ref-%d", i), t0)
 		return err
 	})
 	for _, err := range errs {

@@ -19,7 +19,7 @@ func testUploadIsOneChange(t *testing.T, e *env) {
 	change := func() *topupd.Change {
 		return &topupd.Change{Actor: topupd.Actor{Operator: "kim", RequestID: "req-upload"}, Action: "stock.add", Target: pidKey}
 	}
-	r, err := e.s.AddStockBatch(topupd.WithChange(e.ctx, change()), pidKey, codes, topupd.StockUpload{Note: "big"}, t0)
+	r, err := e.s.AddStockBatch(e.ctx, change(), pidKey, codes, topupd.StockUpload{Note: "big"}, t0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func testUploadIsOneChange(t *testing.T, e *env) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := e.s.AddStockBatch(topupd.WithChange(e.ctx, change()), pidKey, codes[:5], topupd.StockUpload{Note: "again"}, t0)
+	again, err := e.s.AddStockBatch(e.ctx, change(), pidKey, codes[:5], topupd.StockUpload{Note: "again"}, t0)
 	if err != nil || again.Added != 0 || again.Duplicates != 5 || again.BatchID != 0 {
 		t.Fatalf("an upload of duplicates: %+v, %v", again, err)
 	}

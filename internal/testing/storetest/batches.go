@@ -29,7 +29,7 @@ var batchTests = []test{
 // upload adds codes to a pack in a batch and returns the result.
 func (e *env) upload(pid string, codes []string, u topupd.StockUpload) topupd.StockResult {
 	e.t.Helper()
-	r, err := e.s.AddStockBatch(e.ctx, pid, codes, u, t0)
+	r, err := e.s.AddStockBatch(e.ctx, nil, pid, codes, u, t0)
 	if err != nil {
 		e.t.Fatalf("AddStockBatch %s %+v: %v", pid, u, err)
 	}
@@ -89,15 +89,15 @@ func testUploadsAreBatches(t *testing.T, e *env) {
 	codeIs(t, err, topupd.ENotFound, "Batches of an unknown pack")
 
 	before := e.snapshot()
-	_, err = e.s.AddStockBatch(e.ctx, pidCard, []string{"X-1"}, topupd.StockUpload{BatchID: first.BatchID}, t0)
+	_, err = e.s.AddStockBatch(e.ctx, nil, pidCard, []string{"X-1"}, topupd.StockUpload{BatchID: first.BatchID}, t0)
 	codeIs(t, err, topupd.EConflict, "adding to another pack's batch")
-	_, err = e.s.AddStockBatch(e.ctx, pidKey, []string{"X-2"}, topupd.StockUpload{BatchID: 999_999}, t0)
+	_, err = e.s.AddStockBatch(e.ctx, nil, pidKey, []string{"X-2"}, topupd.StockUpload{BatchID: 999_999}, t0)
 	codeIs(t, err, topupd.ENotFound, "adding to an unknown batch")
-	if _, err := e.s.VoidBatch(e.ctx, plain.BatchID, t0); err != nil {
+	if _, err := e.s.VoidBatch(e.ctx, nil, plain.BatchID, t0); err != nil {
 		t.Fatal(err)
 	}
 	before.Stock[pidKey]--
-	_, err = e.s.AddStockBatch(e.ctx, pidKey, []string{"X-3"}, topupd.StockUpload{BatchID: plain.BatchID}, t0)
+	_, err = e.s.AddStockBatch(e.ctx, nil, pidKey, []string{"X-3"}, topupd.StockUpload{BatchID: plain.BatchID}, t0)
 	codeIs(t, err, topupd.EConflict, "adding to a voided batch")
 	e.unchanged(before, "refused uploads")
 	e.auditClean()
@@ -115,7 +115,7 @@ func testVoidWithdrawsUnsold(t *testing.T, e *env) {
 		t.Fatalf("first order's codes (-want +got):\n%s", diff)
 	}
 	fresh := e.upload(pidKey, []string{"NEW-1", "NEW-2"}, topupd.StockUpload{})
-	b, err := e.s.VoidBatch(e.ctx, old.BatchID, t0.Add(time.Minute))
+	b, err := e.s.VoidBatch(e.ctx, nil, old.BatchID, t0.Add(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,9 +136,9 @@ func testVoidWithdrawsUnsold(t *testing.T, e *env) {
 	}
 	_, _, err = e.try(a.ID, keys(pidKey, "V-3", 1))
 	codeIs(t, err, topupd.EInsufficientStock, "an order when only withdrawn codes are left")
-	_, err = e.s.VoidBatch(e.ctx, old.BatchID, t0.Add(time.Hour))
+	_, err = e.s.VoidBatch(e.ctx, nil, old.BatchID, t0.Add(time.Hour))
 	codeIs(t, err, topupd.EConflict, "voiding a voided batch")
-	_, err = e.s.VoidBatch(e.ctx, 999_999, t0)
+	_, err = e.s.VoidBatch(e.ctx, nil, 999_999, t0)
 	codeIs(t, err, topupd.ENotFound, "voiding an unknown batch")
 	if got := e.batch(pidKey, fresh.BatchID); got.Sold != 2 || got.Voided() {
 		t.Errorf("the other batch: %+v", got)
@@ -173,7 +173,7 @@ func testVoidRacingDraws(t *testing.T, e *env) {
 		go func() {
 			defer wg.Done()
 			if i == 10 {
-				voided, voidErr = e.s.VoidBatch(e.ctx, victim.BatchID, t0)
+				voided, voidErr = e.s.VoidBatch(e.ctx, nil, victim.BatchID, t0)
 			}
 			o, _, err := e.try(a.ID, keys(pidKey, e.uniq("R"), 1))
 			if err != nil {
@@ -224,15 +224,15 @@ func testExportUnsold(t *testing.T, e *env) {
 	a := e.account("buyer", topupd.USD(1000))
 	up := e.upload(pidCard, []string{"EX-1", "EX-2", "EX-3"}, topupd.StockUpload{})
 	e.place(a.ID, keys(pidCard, "E-1", 1), t0)
-	b, codes, err := e.s.BatchCodes(e.ctx, up.BatchID)
+	b, codes, err := e.s.BatchCodes(e.ctx, nil, up.BatchID)
 	if err != nil || b.ID != up.BatchID || !cmp.Equal(codes, []string{"EX-2", "EX-3"}) {
 		t.Fatalf("BatchCodes: %+v %v %v", b, codes, err)
 	}
-	if _, err := e.s.VoidBatch(e.ctx, up.BatchID, t0); err != nil {
+	if _, err := e.s.VoidBatch(e.ctx, nil, up.BatchID, t0); err != nil {
 		t.Fatal(err)
 	}
 	c := &topupd.Change{Actor: topupd.Actor{Operator: "own"}, Action: "batch.export", Target: "x"}
-	_, codes, err = e.s.BatchCodes(topupd.WithChange(e.ctx, c), up.BatchID)
+	_, codes, err = e.s.BatchCodes(e.ctx, c, up.BatchID)
 	if err != nil || !cmp.Equal(codes, []string{"EX-2", "EX-3"}) {
 		t.Fatalf("BatchCodes of the voided batch: %v %v", codes, err)
 	}
@@ -243,7 +243,7 @@ func testExportUnsold(t *testing.T, e *env) {
 	if want := map[string]any{"pid": pidCard, "voided": true, "exported": json.Number("2")}; !cmp.Equal(want, acts[0].After) {
 		t.Errorf("the export's entry: after %v, want %v", acts[0].After, want)
 	}
-	_, _, err = e.s.BatchCodes(e.ctx, 999_999)
+	_, _, err = e.s.BatchCodes(e.ctx, nil, 999_999)
 	codeIs(t, err, topupd.ENotFound, "exporting an unknown batch")
 }
 
@@ -251,7 +251,7 @@ func testExportUnsold(t *testing.T, e *env) {
 // batch's cost, or the pack's for a batch without one.
 func testStockOrderCost(t *testing.T, e *env) {
 	e.catalog()
-	if _, err := e.s.UpdatePack(e.ctx, pidKey, func(p *topupd.Pack) error { p.Cost = 40_000; return nil }); err != nil {
+	if _, err := e.s.UpdatePack(e.ctx, nil, pidKey, func(p *topupd.Pack) error { p.Cost = 40_000; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	a := e.account("buyer", topupd.USD(1000))
@@ -284,7 +284,7 @@ func testStockOrderCost(t *testing.T, e *env) {
 func testLowStockOnce(t *testing.T, e *env) {
 	e.catalog()
 	level := 2
-	if _, err := e.s.UpdatePack(e.ctx, pidKey, func(p *topupd.Pack) error { p.LowStockAt = &level; return nil }); err != nil {
+	if _, err := e.s.UpdatePack(e.ctx, nil, pidKey, func(p *topupd.Pack) error { p.LowStockAt = &level; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if low, err := e.s.LowStock(e.ctx); err != nil || !cmp.Equal(low, map[string]bool{pidKey: true}) {
@@ -308,7 +308,7 @@ func testLowStockOnce(t *testing.T, e *env) {
 	}
 	upload := func(codes ...string) func(ctx context.Context) {
 		return func(ctx context.Context) {
-			if _, err := e.s.AddStockBatch(ctx, pidKey, codes, topupd.StockUpload{}, t0); err != nil {
+			if _, err := e.s.AddStockBatch(ctx, nil, pidKey, codes, topupd.StockUpload{}, t0); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -330,13 +330,13 @@ func testLowStockOnce(t *testing.T, e *env) {
 	noted("stock added above it", upload("L-7", "L-8"), topupd.LowStockAlert{PID: pidKey, Raised: false, Available: 4, LowStockAt: 2})
 	b := e.upload(pidKey, []string{"L-9", "L-10"}, topupd.StockUpload{})
 	noted("a void bringing it down to it", func(ctx context.Context) {
-		if _, err := e.s.VoidBatch(ctx, b.BatchID, t0); err != nil {
+		if _, err := e.s.VoidBatch(ctx, nil, b.BatchID, t0); err != nil {
 			t.Fatal(err)
 		}
 	})
 	noted("another void", func(ctx context.Context) {
 		list, _ := e.s.Batches(e.ctx, pidKey)
-		if _, err := e.s.VoidBatch(ctx, list[1].ID, t0); err != nil {
+		if _, err := e.s.VoidBatch(ctx, nil, list[1].ID, t0); err != nil {
 			t.Fatal(err)
 		}
 	}, topupd.LowStockAlert{PID: pidKey, Raised: true, Available: 2, LowStockAt: 2})
@@ -346,7 +346,7 @@ func testLowStockOnce(t *testing.T, e *env) {
 	// A change of the level alone sets the alert as the stock stands.
 	setLevel := func(level *int) func(ctx context.Context) {
 		return func(ctx context.Context) {
-			if _, err := e.s.UpdatePack(ctx, pidKey, func(p *topupd.Pack) error { p.LowStockAt = level; return nil }); err != nil {
+			if _, err := e.s.UpdatePack(ctx, nil, pidKey, func(p *topupd.Pack) error { p.LowStockAt = level; return nil }); err != nil {
 				t.Fatal(err)
 			}
 		}

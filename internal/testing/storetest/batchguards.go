@@ -18,15 +18,15 @@ func BatchGuards(t *testing.T, s topupd.Store, db *sql.DB, pid, otherPID string,
 	t.Helper()
 	ctx := t.Context()
 	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
-	voided, err := s.AddStockBatch(ctx, pid, []string{"GUARD-V1", "GUARD-V2"}, topupd.StockUpload{Note: "to void"}, now)
+	voided, err := s.AddStockBatch(ctx, nil, pid, []string{"GUARD-V1", "GUARD-V2"}, topupd.StockUpload{Note: "to void"}, now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	open, err := s.AddStockBatch(ctx, pid, []string{"GUARD-O1", "GUARD-O2"}, topupd.StockUpload{Cost: new(topupd.Money)}, now)
+	open, err := s.AddStockBatch(ctx, nil, pid, []string{"GUARD-O1", "GUARD-O2"}, topupd.StockUpload{Cost: new(topupd.Money)}, now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.VoidBatch(ctx, voided.BatchID, now); err != nil {
+	if _, err := s.VoidBatch(ctx, nil, voided.BatchID, now); err != nil {
 		t.Fatal(err)
 	}
 	var withdrawn, inStock int64

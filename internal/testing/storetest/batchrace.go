@@ -23,10 +23,10 @@ func testVoidRacingUpload(t *testing.T, e *env) {
 		codes := []string{e.uniq("RACE"), e.uniq("RACE")}
 		errs := racer.Run(2, func(j int) error {
 			if j == 0 {
-				_, err := e.s.AddStockBatch(e.ctx, pidCard, codes, topupd.StockUpload{BatchID: empty.BatchID}, t0)
+				_, err := e.s.AddStockBatch(e.ctx, nil, pidCard, codes, topupd.StockUpload{BatchID: empty.BatchID}, t0)
 				return err
 			}
-			_, err := e.s.VoidBatch(e.ctx, empty.BatchID, t0)
+			_, err := e.s.VoidBatch(e.ctx, nil, empty.BatchID, t0)
 			return err
 		})
 		if errs[1] != nil {

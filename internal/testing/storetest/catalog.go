@@ -32,7 +32,7 @@ func testLines(t *testing.T, e *env) {
 		ServerIDOptions: []topupd.Option{{Value: "asia", Label: "Asia"}}}
 	card := topupd.Line{Slug: "giftcardsteam", ProductName: "Steam", GameName: "Steam", Game: "giftcard", Kind: topupd.KindGiftcard, Status: topupd.StatusActive}
 	for _, l := range []topupd.Line{ww, once, card} {
-		if err := e.s.PutLine(e.ctx, l); err != nil {
+		if err := e.s.PutLine(e.ctx, nil, l); err != nil {
 			t.Fatalf("PutLine %s: %v", l.Slug, err)
 		}
 	}
@@ -49,7 +49,7 @@ func testLines(t *testing.T, e *env) {
 	replaced := topupd.Line{Slug: "oncehuman", ProductName: "Once Human 2", GameName: "OH", Game: "oh2", Kind: topupd.KindSubscription,
 		Status: topupd.StatusDisabled, Required: []topupd.RequiredField{{Field: topupd.FieldUserID, Label: "Player", Pattern: "[a-z]+"}},
 		ServerIDOptions: []topupd.Option{{Value: "s1", Label: "Server 1"}}}
-	if err := e.s.PutLine(e.ctx, replaced); err != nil {
+	if err := e.s.PutLine(e.ctx, nil, replaced); err != nil {
 		t.Fatalf("PutLine (replace): %v", err)
 	}
 	want = []topupd.Line{card, replaced, ww}
@@ -81,12 +81,12 @@ func testPacks(t *testing.T, e *env) {
 
 	up := topupd.Pack{PID: pidTopup, Slug: "freefire", Name: "100 Diamonds (upstream)", Category: "promo", Price: 9_999,
 		Status: topupd.StatusDisabled, StockBased: true, Provider: topupd.ProviderUpstream, Upstream: "big", UpstreamPID: "FF100"}
-	if err := e.s.PutPack(e.ctx, up); err != nil {
+	if err := e.s.PutPack(e.ctx, nil, up); err != nil {
 		t.Fatalf("PutPack (replace): %v", err)
 	}
 	back := up
 	back.Category, back.Status, back.StockBased, back.Provider, back.Upstream, back.UpstreamPID = "", topupd.StatusActive, false, topupd.ProviderSim, "", ""
-	if err := e.s.PutPack(e.ctx, back); err != nil {
+	if err := e.s.PutPack(e.ctx, nil, back); err != nil {
 		t.Fatalf("PutPack (replace back): %v", err)
 	}
 	for i := range want {

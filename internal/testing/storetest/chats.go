@@ -32,7 +32,7 @@ func (e *env) chatCode(account, operator string) topupd.KeyHash {
 	e.t.Helper()
 	_, h := topupd.NewSecret()
 	l := topupd.ChatLink{Code: h, AccountID: account, Operator: operator, CreatedAt: t0, ExpiresAt: t0.Add(topupd.ChatLinkTTL)}
-	if err := e.s.CreateChatLink(e.ctx, l); err != nil {
+	if err := e.s.CreateChatLink(e.ctx, nil, l); err != nil {
 		e.t.Fatalf("CreateChatLink %s%s: %v", account, operator, err)
 	}
 	return h
@@ -41,7 +41,7 @@ func (e *env) chatCode(account, operator string) topupd.KeyHash {
 // link links a chat with a code at t0 plus after, as update.
 func (e *env) link(code topupd.KeyHash, chatID int64, after time.Duration, update int64) topupd.Chat {
 	e.t.Helper()
-	c, err := e.s.LinkChat(e.ctx, code, topupd.Chat{ChatID: chatID, Username: fmt.Sprint("user", chatID), LinkedAt: t0.Add(after)},
+	c, err := e.s.LinkChat(e.ctx, nil, code, topupd.Chat{ChatID: chatID, Username: fmt.Sprint("user", chatID), LinkedAt: t0.Add(after)},
 		topupd.BotUpdate{UpdateID: update, ChatID: chatID, At: t0.Add(after)})
 	if err != nil {
 		e.t.Fatalf("LinkChat %d: %v", chatID, err)
@@ -76,7 +76,7 @@ func testLinkWithACode(t *testing.T, e *env) {
 	if !e.seen(1001) || e.seen(1002) {
 		t.Error("UpdateSeen: want 1001 recorded, 1002 not")
 	}
-	_, err := e.s.LinkChat(e.ctx, code, topupd.Chat{ChatID: 43, LinkedAt: t0.Add(2 * time.Minute)}, topupd.BotUpdate{UpdateID: 1002, ChatID: 43})
+	_, err := e.s.LinkChat(e.ctx, nil, code, topupd.Chat{ChatID: 43, LinkedAt: t0.Add(2 * time.Minute)}, topupd.BotUpdate{UpdateID: 1002, ChatID: 43})
 	if topupd.CodeOf(err) != topupd.EInvalidRequest {
 		t.Errorf("the code used twice: %v, want EInvalidRequest", err)
 	}
@@ -84,7 +84,7 @@ func testLinkWithACode(t *testing.T, e *env) {
 		{AccountID: "acc_nobody"}, {Operator: "nobody"}, {}, {AccountID: a.ID, Operator: "kim"},
 	} {
 		l.Code, l.CreatedAt, l.ExpiresAt = topupd.HashSecret(fmt.Sprint(l)), t0, t0.Add(time.Minute)
-		if err := e.s.CreateChatLink(e.ctx, l); err == nil {
+		if err := e.s.CreateChatLink(e.ctx, nil, l); err == nil {
 			t.Errorf("CreateChatLink %+v: no error", l)
 		}
 	}
@@ -108,7 +108,7 @@ func testRefusedCodes(t *testing.T, e *env) {
 	} {
 		for _, chat := range []int64{7, 8} {
 			update := int64(100 + chat)
-			_, err := e.s.LinkChat(e.ctx, c.code, topupd.Chat{ChatID: chat, Username: "x", LinkedAt: c.at}, topupd.BotUpdate{UpdateID: update, ChatID: chat, At: c.at})
+			_, err := e.s.LinkChat(e.ctx, nil, c.code, topupd.Chat{ChatID: chat, Username: "x", LinkedAt: c.at}, topupd.BotUpdate{UpdateID: update, ChatID: chat, At: c.at})
 			if topupd.CodeOf(err) != topupd.EInvalidRequest {
 				t.Errorf("%s code, chat %d: %v, want EInvalidRequest", name, chat, err)
 			}
@@ -139,11 +139,11 @@ func testRelinkMoves(t *testing.T, e *env) {
 	e.operator("kim", topupd.RoleSupport)
 	e.link(e.chatCode(a.ID, ""), 5, time.Minute, 1)
 	alert := topupd.USD(3)
-	if err := e.s.SetBalanceAlert(e.ctx, 5, &alert, true, topupd.BotUpdate{UpdateID: 2, ChatID: 5}); err != nil {
+	if err := e.s.SetBalanceAlert(e.ctx, nil, 5, &alert, true, topupd.BotUpdate{UpdateID: 2, ChatID: 5}); err != nil {
 		t.Fatal(err)
 	}
-	ctx := topupd.WithChange(e.ctx, &topupd.Change{Actor: topupd.Actor{Operator: topupd.ChatActor(5)}, Action: "chat.link"})
-	c, err := e.s.LinkChat(ctx, e.chatCode(b.ID, ""), topupd.Chat{ChatID: 5, Username: "new", LinkedAt: t0.Add(2 * time.Minute)},
+	logged := &topupd.Change{Actor: topupd.Actor{Operator: topupd.ChatActor(5)}, Action: "chat.link"}
+	c, err := e.s.LinkChat(e.ctx, logged, e.chatCode(b.ID, ""), topupd.Chat{ChatID: 5, Username: "new", LinkedAt: t0.Add(2 * time.Minute)},
 		topupd.BotUpdate{UpdateID: 3, ChatID: 5})
 	if err != nil {
 		t.Fatal(err)
@@ -218,12 +218,12 @@ func testChatsAndUnlink(t *testing.T, e *env) {
 		account string
 		chat    int64
 	}{{b.ID, 30}, {a.ID, 20}, {a.ID, 40}, {a.ID, 99}} {
-		if err := e.s.UnlinkChat(e.ctx, c.account, c.chat); topupd.CodeOf(err) != topupd.ENotFound {
+		if err := e.s.UnlinkChat(e.ctx, nil, c.account, c.chat); topupd.CodeOf(err) != topupd.ENotFound {
 			t.Errorf("UnlinkChat %s %d: %v, want ENotFound", c.account, c.chat, err)
 		}
 	}
-	ctx := topupd.WithChange(e.ctx, &topupd.Change{Actor: topupd.Actor{Operator: "kim"}, Action: "chat.unlink"})
-	if err := e.s.UnlinkChat(ctx, a.ID, 30); err != nil {
+	logged := &topupd.Change{Actor: topupd.Actor{Operator: "kim"}, Action: "chat.unlink"}
+	if err := e.s.UnlinkChat(e.ctx, logged, a.ID, 30); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.s.Chat(e.ctx, 30); topupd.CodeOf(err) != topupd.ENotFound {
@@ -232,7 +232,7 @@ func testChatsAndUnlink(t *testing.T, e *env) {
 	if got := ids(e.s.Chats(e.ctx, a.ID, "")); !cmp.Equal(got, []int64{-10}) {
 		t.Errorf("a's chats after unlinking 30: %v", got)
 	}
-	if err := e.s.UnlinkChat(e.ctx, a.ID, 30); topupd.CodeOf(err) != topupd.ENotFound {
+	if err := e.s.UnlinkChat(e.ctx, nil, a.ID, 30); topupd.CodeOf(err) != topupd.ENotFound {
 		t.Errorf("unlinking twice: %v", err)
 	}
 	acts, err := e.s.Actions(e.ctx, topupd.ActionsQuery{Action: "chat.unlink", Limit: 10})
@@ -252,18 +252,18 @@ func testBalanceAlert(t *testing.T, e *env) {
 	a := e.account("a", 0)
 	e.link(e.chatCode(a.ID, ""), 9, time.Minute, 1)
 	five := topupd.USD(5)
-	if err := e.s.SetBalanceAlert(e.ctx, 10, &five, false, topupd.BotUpdate{UpdateID: 2, ChatID: 10}); topupd.CodeOf(err) != topupd.ENotFound {
+	if err := e.s.SetBalanceAlert(e.ctx, nil, 10, &five, false, topupd.BotUpdate{UpdateID: 2, ChatID: 10}); topupd.CodeOf(err) != topupd.ENotFound {
 		t.Errorf("an alert for a chat not linked: %v", err)
 	}
 	if e.seen(2) {
 		t.Error("the refused alert's update was recorded")
 	}
 	minus := topupd.Money(-1)
-	if err := e.s.SetBalanceAlert(e.ctx, 9, &minus, false, topupd.BotUpdate{UpdateID: 3, ChatID: 9}); topupd.CodeOf(err) != topupd.EInvalidRequest {
+	if err := e.s.SetBalanceAlert(e.ctx, nil, 9, &minus, false, topupd.BotUpdate{UpdateID: 3, ChatID: 9}); topupd.CodeOf(err) != topupd.EInvalidRequest {
 		t.Errorf("a negative alert: %v", err)
 	}
-	ctx := topupd.WithChange(e.ctx, &topupd.Change{Actor: topupd.Actor{Operator: topupd.ChatActor(9)}, Action: "chat.alert"})
-	if err := e.s.SetBalanceAlert(ctx, 9, &five, true, topupd.BotUpdate{UpdateID: 4, ChatID: 9}); err != nil {
+	logged := &topupd.Change{Actor: topupd.Actor{Operator: topupd.ChatActor(9)}, Action: "chat.alert"}
+	if err := e.s.SetBalanceAlert(e.ctx, logged, 9, &five, true, topupd.BotUpdate{UpdateID: 4, ChatID: 9}); err != nil {
 		t.Fatal(err)
 	}
 	check := func(what string, alert *topupd.Money, low bool) {
@@ -275,7 +275,7 @@ func testBalanceAlert(t *testing.T, e *env) {
 	}
 	check("set", &five, true)
 	ten := topupd.USD(10)
-	if err := e.s.SetBalanceAlert(e.ctx, 9, &ten, false, topupd.BotUpdate{UpdateID: 4, ChatID: 9}); topupd.CodeOf(err) != topupd.EConflict {
+	if err := e.s.SetBalanceAlert(e.ctx, nil, 9, &ten, false, topupd.BotUpdate{UpdateID: 4, ChatID: 9}); topupd.CodeOf(err) != topupd.EConflict {
 		t.Errorf("the update repeated: %v, want EConflict", err)
 	}
 	check("after the repeated update", &five, true)
@@ -285,7 +285,7 @@ func testBalanceAlert(t *testing.T, e *env) {
 		}
 	}
 	check("low", &five, true)
-	if err := e.s.SetBalanceAlert(e.ctx, 9, nil, true, topupd.BotUpdate{UpdateID: 5, ChatID: 9}); err != nil {
+	if err := e.s.SetBalanceAlert(e.ctx, nil, 9, nil, true, topupd.BotUpdate{UpdateID: 5, ChatID: 9}); err != nil {
 		t.Fatal(err)
 	}
 	check("cleared", nil, false)
@@ -325,7 +325,7 @@ func testRecordUpdateOnce(t *testing.T, e *env) {
 		t.Errorf("the link's update again: %v, want EConflict", err)
 	}
 	// A link whose update was recorded before links nothing.
-	_, err := e.s.LinkChat(e.ctx, e.chatCode(a.ID, ""), topupd.Chat{ChatID: 2, LinkedAt: t0}, topupd.BotUpdate{UpdateID: 77, ChatID: 2})
+	_, err := e.s.LinkChat(e.ctx, nil, e.chatCode(a.ID, ""), topupd.Chat{ChatID: 2, LinkedAt: t0}, topupd.BotUpdate{UpdateID: 77, ChatID: 2})
 	if topupd.CodeOf(err) != topupd.EConflict {
 		t.Errorf("a link with update 77: %v, want EConflict", err)
 	}
@@ -344,10 +344,10 @@ func testChangeUpdateOnce(t *testing.T, e *env) {
 		return &topupd.Change{Actor: topupd.Actor{Operator: topupd.ChatActor(-55)}, Action: action, Update: topupd.BotUpdate{UpdateID: update, ChatID: -55}}
 	}
 	off, on := false, true
-	if _, err := e.s.UpdateAccount(topupd.WithChange(e.ctx, change("account.update", 900)), a.ID, topupd.AccountPatch{APIEnabled: &off}); err != nil {
+	if _, err := e.s.UpdateAccount(e.ctx, change("account.update", 900), a.ID, topupd.AccountPatch{APIEnabled: &off}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := e.s.UpdateAccount(topupd.WithChange(e.ctx, change("account.update", 900)), a.ID, topupd.AccountPatch{APIEnabled: &on})
+	_, err := e.s.UpdateAccount(e.ctx, change("account.update", 900), a.ID, topupd.AccountPatch{APIEnabled: &on})
 	if topupd.CodeOf(err) != topupd.EConflict {
 		t.Errorf("the update applied twice: %v, want EConflict", err)
 	}
@@ -359,15 +359,15 @@ func testChangeUpdateOnce(t *testing.T, e *env) {
 		t.Fatal(err)
 	}
 	k := topupd.APIKey{ID: topupd.NewID("key_"), AccountID: a.ID, Prefix: "tpd_abcd", CreatedAt: t0}
-	if err := e.s.AddKey(topupd.WithChange(e.ctx, change("key.create", 901)), k, topupd.HashSecret("k")); topupd.CodeOf(err) != topupd.EConflict {
+	if err := e.s.AddKey(e.ctx, change("key.create", 901), k, topupd.HashSecret("k")); topupd.CodeOf(err) != topupd.EConflict {
 		t.Errorf("a key for an update recorded before: %v, want EConflict", err)
 	}
 	if keys, err := e.s.Keys(e.ctx, a.ID); err != nil || len(keys) != 0 {
 		t.Errorf("keys: %+v, %v; want none", keys, err)
 	}
 	// A link whose change carries its own update records it once.
-	ctx := topupd.WithChange(e.ctx, change("chat.link", 902))
-	if _, err := e.s.LinkChat(ctx, e.chatCode(a.ID, ""), topupd.Chat{ChatID: -55, LinkedAt: t0}, topupd.BotUpdate{UpdateID: 902, ChatID: -55}); err != nil {
+	logged := change("chat.link", 902)
+	if _, err := e.s.LinkChat(e.ctx, logged, e.chatCode(a.ID, ""), topupd.Chat{ChatID: -55, LinkedAt: t0}, topupd.BotUpdate{UpdateID: 902, ChatID: -55}); err != nil {
 		t.Errorf("a link with its change's update: %v", err)
 	}
 	for _, id := range []int64{900, 901, 902} {
@@ -397,7 +397,7 @@ func testRacingUpdates(t *testing.T, e *env) {
 	const n = 16
 	errs := racer.Run(n, func(i int) error {
 		c := &topupd.Change{Actor: topupd.Actor{Operator: topupd.ChatActor(8)}, Action: "account.credit", Update: topupd.BotUpdate{UpdateID: 4242, ChatID: 8}}
-		_, _, err := e.s.Credit(topupd.WithChange(e.ctx, c), a.ID, topupd.USD(1), fmt.Sprintf("ref-%d", i), t0)
+		_, _, err := e.s.Credit(e.ctx, c, a.ID, topupd.USD(1), fmt.Sprintf("ref-%d", i), t0)
 		return err
 	})
 	made := 0

@@ -24,7 +24,7 @@ var consoleTests = []test{
 func (e *env) operator(name string, role topupd.Role) topupd.Operator {
 	e.t.Helper()
 	_, h := topupd.NewOperatorToken()
-	o, err := e.s.CreateOperator(e.ctx, topupd.Operator{Name: name, Role: role, CreatedAt: t0}, h)
+	o, err := e.s.CreateOperator(e.ctx, nil, topupd.Operator{Name: name, Role: role, CreatedAt: t0}, h)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -37,13 +37,13 @@ func (e *env) operator(name string, role topupd.Role) topupd.Operator {
 // action log.
 func testSetupLinks(t *testing.T, e *env) {
 	e.operator("kim", topupd.RoleSupport)
-	if err := e.s.CreateSetupLink(e.ctx, "nobody", topupd.HashSecret("x"), t0, t0.Add(time.Hour)); err == nil || topupd.CodeOf(err) != topupd.ENotFound {
+	if err := e.s.CreateSetupLink(e.ctx, nil, "nobody", topupd.HashSecret("x"), t0, t0.Add(time.Hour)); err == nil || topupd.CodeOf(err) != topupd.ENotFound {
 		t.Errorf("a link for nobody: %v", err)
 	}
 	_, first := topupd.NewSecret()
 	_, second := topupd.NewSecret()
 	for _, l := range []topupd.KeyHash{first, second} {
-		if err := e.s.CreateSetupLink(e.ctx, "kim", l, t0, t0.Add(topupd.SetupLinkTTL)); err != nil {
+		if err := e.s.CreateSetupLink(e.ctx, nil, "kim", l, t0, t0.Add(topupd.SetupLinkTTL)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -64,12 +64,12 @@ func testSetupLinks(t *testing.T, e *env) {
 		t.Fatal(err)
 	}
 	recovery := []topupd.KeyHash{topupd.HashSecret("r1"), topupd.HashSecret("r2")}
-	ctx := topupd.WithChange(e.ctx, &topupd.Change{Actor: topupd.Actor{Operator: "kim", IP: "10.0.0.1"}, Action: "operator.setup"})
+	logged := &topupd.Change{Actor: topupd.Actor{Operator: "kim", IP: "10.0.0.1"}, Action: "operator.setup"}
 	creds := topupd.ConsoleCredentials{PasswordHash: "$argon2id$x", TOTPSealed: []byte{1, 2, 3}, RecoveryCodes: recovery}
-	if o, err := e.s.CompleteSetup(ctx, second, creds, t0.Add(time.Minute)); err != nil || o.Name != "kim" {
+	if o, err := e.s.CompleteSetup(e.ctx, logged, second, creds, t0.Add(time.Minute)); err != nil || o.Name != "kim" {
 		t.Fatalf("CompleteSetup: %+v, %v", o, err)
 	}
-	if _, err := e.s.CompleteSetup(e.ctx, second, creds, t0.Add(2*time.Minute)); topupd.CodeOf(err) != topupd.ENotFound {
+	if _, err := e.s.CompleteSetup(e.ctx, nil, second, creds, t0.Add(2*time.Minute)); topupd.CodeOf(err) != topupd.ENotFound {
 		t.Errorf("the link used twice: %v", err)
 	}
 	got, err := e.s.ConsoleCredentials(e.ctx, "kim")
@@ -222,7 +222,7 @@ func testSessions(t *testing.T, e *env) {
 		}
 	}
 	viewer := topupd.RoleViewer
-	if _, err := e.s.UpdateOperator(e.ctx, "kim", topupd.OperatorPatch{Role: &viewer}); err != nil {
+	if _, err := e.s.UpdateOperator(e.ctx, nil, "kim", topupd.OperatorPatch{Role: &viewer}); err != nil {
 		t.Fatal(err)
 	}
 	if _, o, err := e.s.Session(e.ctx, id, at); err != nil || o.Role != topupd.RoleViewer {
@@ -236,14 +236,14 @@ func testSessions(t *testing.T, e *env) {
 		t.Fatal(err)
 	}
 	disabled := true
-	if _, err := e.s.UpdateOperator(e.ctx, "kim", topupd.OperatorPatch{Disabled: &disabled}); err != nil {
+	if _, err := e.s.UpdateOperator(e.ctx, nil, "kim", topupd.OperatorPatch{Disabled: &disabled}); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := e.s.Session(e.ctx, other, t0.Add(time.Minute)); topupd.CodeOf(err) != topupd.ENotFound {
 		t.Errorf("a disabled operator's session: %v", err)
 	}
 	disabled = false
-	if _, err := e.s.UpdateOperator(e.ctx, "kim", topupd.OperatorPatch{Disabled: &disabled}); err != nil {
+	if _, err := e.s.UpdateOperator(e.ctx, nil, "kim", topupd.OperatorPatch{Disabled: &disabled}); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.s.EndSession(e.ctx, other); err != nil {

@@ -11,10 +11,10 @@ import (
 func (e *env) setUpConsole(name string, recovery []topupd.KeyHash) {
 	e.t.Helper()
 	_, link := topupd.NewSecret()
-	if err := e.s.CreateSetupLink(e.ctx, name, link, t0, t0.Add(time.Hour)); err != nil {
+	if err := e.s.CreateSetupLink(e.ctx, nil, name, link, t0, t0.Add(time.Hour)); err != nil {
 		e.t.Fatal(err)
 	}
-	if _, err := e.s.CompleteSetup(e.ctx, link, topupd.ConsoleCredentials{PasswordHash: "$argon2id$old", TOTPSealed: []byte{1}, RecoveryCodes: recovery}, t0); err != nil {
+	if _, err := e.s.CompleteSetup(e.ctx, nil, link, topupd.ConsoleCredentials{PasswordHash: "$argon2id$old", TOTPSealed: []byte{1}, RecoveryCodes: recovery}, t0); err != nil {
 		e.t.Fatal(err)
 	}
 }
@@ -38,7 +38,7 @@ func testOwnSignIn(t *testing.T, e *env) {
 	ch := func(action string) *topupd.Change {
 		return &topupd.Change{Actor: topupd.Actor{Operator: "kim"}, Action: action, Target: "kim"}
 	}
-	if err := e.s.ChangeConsolePassword(topupd.WithChange(e.ctx, ch("operator.password")), "kim", "$argon2id$new", sessions[0]); err != nil {
+	if err := e.s.ChangeConsolePassword(e.ctx, ch("operator.password"), "kim", "$argon2id$new", sessions[0]); err != nil {
 		t.Fatal(err)
 	}
 	if c, err := e.s.ConsoleCredentials(e.ctx, "kim"); err != nil || c.PasswordHash != "$argon2id$new" {
@@ -50,11 +50,11 @@ func testOwnSignIn(t *testing.T, e *env) {
 	if _, _, err := e.s.Session(e.ctx, sessions[1], t0.Add(time.Minute)); topupd.CodeOf(err) != topupd.ENotFound {
 		t.Errorf("the other session: %v", err)
 	}
-	if err := e.s.ChangeConsolePassword(e.ctx, "lee", "$argon2id$x", sessions[0]); topupd.CodeOf(err) != topupd.ENotFound {
+	if err := e.s.ChangeConsolePassword(e.ctx, nil, "lee", "$argon2id$x", sessions[0]); topupd.CodeOf(err) != topupd.ENotFound {
 		t.Errorf("the password of an operator with no sign-in: %v", err)
 	}
 	fresh := []topupd.KeyHash{topupd.HashSecret("n1"), topupd.HashSecret("n2")}
-	if err := e.s.RenewSecondFactor(topupd.WithChange(e.ctx, ch("operator.totp")), "kim", []byte{9, 9}, 77, fresh); err != nil {
+	if err := e.s.RenewSecondFactor(e.ctx, ch("operator.totp"), "kim", []byte{9, 9}, 77, fresh); err != nil {
 		t.Fatal(err)
 	}
 	if c, err := e.s.ConsoleCredentials(e.ctx, "kim"); err != nil || string(c.TOTPSealed) != "\x09\x09" || c.TOTPLastStep != 77 {
@@ -63,7 +63,7 @@ func testOwnSignIn(t *testing.T, e *env) {
 	if err := e.s.UseRecoveryCode(e.ctx, "kim", old[0], t0); topupd.CodeOf(err) != topupd.ENotFound {
 		t.Errorf("an old recovery code: %v", err)
 	}
-	if err := e.s.RenewSecondFactor(e.ctx, "kim", nil, 0, []topupd.KeyHash{topupd.HashSecret("m1")}); err != nil {
+	if err := e.s.RenewSecondFactor(e.ctx, nil, "kim", nil, 0, []topupd.KeyHash{topupd.HashSecret("m1")}); err != nil {
 		t.Fatal(err)
 	}
 	if c, err := e.s.ConsoleCredentials(e.ctx, "kim"); err != nil || c.TOTPLastStep != 77 {
@@ -75,7 +75,7 @@ func testOwnSignIn(t *testing.T, e *env) {
 	if err := e.s.UseRecoveryCode(e.ctx, "kim", topupd.HashSecret("m1"), t0); err != nil {
 		t.Errorf("a code of the last set: %v", err)
 	}
-	if err := e.s.RenewSecondFactor(e.ctx, "lee", nil, 0, nil); topupd.CodeOf(err) != topupd.ENotFound {
+	if err := e.s.RenewSecondFactor(e.ctx, nil, "lee", nil, 0, nil); topupd.CodeOf(err) != topupd.ENotFound {
 		t.Errorf("renewing for an operator with no sign-in: %v", err)
 	}
 	for _, a := range []string{"operator.password", "operator.totp"} {
@@ -107,15 +107,15 @@ func testLoginLocks(t *testing.T, e *env) {
 	if err != nil || len(locks) != 2 || locks[0] != want[0] || locks[1].Name != "kim" || locks[1].Failures != want[1].Failures || !locks[1].LockedUntil.Equal(want[1].LockedUntil) {
 		t.Fatalf("LoginLocks: %+v, %v; want %+v", locks, err, want)
 	}
-	ctx := topupd.WithChange(e.ctx, &topupd.Change{Actor: topupd.Actor{Operator: "olga"}, Action: "operator.unlock", Target: "kim"})
-	if err := e.s.ClearLoginLock(ctx, "kim", now); err != nil {
+	logged := &topupd.Change{Actor: topupd.Actor{Operator: "olga"}, Action: "operator.unlock", Target: "kim"}
+	if err := e.s.ClearLoginLock(e.ctx, logged, "kim", now); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok, err := e.s.ReserveLogin(e.ctx, "kim", now); err != nil || !ok {
 		t.Errorf("kim after the unlock: ok %v, %v", ok, err)
 	}
 	for _, name := range []string{"old", "nobody"} {
-		if err := e.s.ClearLoginLock(e.ctx, name, now); topupd.CodeOf(err) != topupd.ENotFound {
+		if err := e.s.ClearLoginLock(e.ctx, nil, name, now); topupd.CodeOf(err) != topupd.ENotFound {
 			t.Errorf("clearing %s: %v", name, err)
 		}
 	}

@@ -109,24 +109,24 @@ func testOrderEvents(t *testing.T, e *env) {
 	codeIs(t, e.s.MarkSubmitting(e.ctx, o.Seq, "w2"), topupd.EConflict, "MarkSubmitting by a non-holder")
 	settle := func(st topupd.Settlement) {
 		t.Helper()
-		if _, err := e.s.Settle(e.ctx, o.Seq, st); err != nil {
+		if _, err := e.s.Settle(e.ctx, nil, o.Seq, st); err != nil {
 			t.Fatalf("Settle %s at %v: %v", st.Status, st.Now, err)
 		}
 	}
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 	settle(topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: at(60), Now: at(10), LeaseOwner: "w1", Note: "supplier timeout"})
 	// A settlement refused for a lost lease writes no event.
-	_, err := e.s.Settle(e.ctx, o.Seq, topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: at(60), Now: at(11), LeaseOwner: "w1", Note: "lost"})
+	_, err := e.s.Settle(e.ctx, nil, o.Seq, topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: at(60), Now: at(11), LeaseOwner: "w1", Note: "lost"})
 	codeIs(t, err, topupd.EConflict, "Settle by a lost lease")
-	if _, err := e.s.RetryOrder(e.ctx, o.Seq, at(20), at(20).Add(deadline)); err != nil {
+	if _, err := e.s.RetryOrder(e.ctx, nil, o.Seq, at(20), at(20).Add(deadline)); err != nil {
 		t.Fatal(err)
 	}
 	settle(topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: at(90), Now: at(30), Alert: topupd.AlertPastDeadline, Note: "still working"})
 	settle(topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: at(90), Now: at(35), Alert: topupd.AlertCodeUsed})
 	settle(topupd.Settlement{Status: topupd.StatusCompleted, Codes: []string{"EV-CODE"}, Now: at(40)})
-	_, err = e.s.Settle(e.ctx, o.Seq, topupd.Settlement{Status: topupd.StatusCancelled, Error: "late", Now: at(50)})
+	_, err = e.s.Settle(e.ctx, nil, o.Seq, topupd.Settlement{Status: topupd.StatusCancelled, Error: "late", Now: at(50)})
 	codeIs(t, err, topupd.EOrderFinal, "Settle of a final order")
-	_, err = e.s.RetryOrder(e.ctx, o.Seq, at(50), at(50))
+	_, err = e.s.RetryOrder(e.ctx, nil, o.Seq, at(50), at(50))
 	codeIs(t, err, topupd.EOrderFinal, "RetryOrder of a final order")
 
 	got := events(o.Seq)

@@ -42,7 +42,7 @@ func (e *env) listedPack() {
 	p := topupd.Pack{PID: pidListed, Slug: "freefire", Name: "100 Diamonds (listed)", Price: priceTopup, Status: topupd.StatusActive,
 		Cost: 10_000, Provider: listed[0].Provider, Upstream: listed[0].Upstream, UpstreamPID: listed[0].UpstreamPID,
 		Suppliers: append([]topupd.Supplier(nil), listed...)}
-	if err := e.s.PutPack(e.ctx, p); err != nil {
+	if err := e.s.PutPack(e.ctx, nil, p); err != nil {
 		e.t.Fatalf("PutPack %s: %v", p.PID, err)
 	}
 }
@@ -131,7 +131,7 @@ func testSnapshotAtPlacement(t *testing.T, e *env) {
 		t.Errorf("attempts at placement (-want +got):\n%s", diff)
 	}
 	// A later edit of the pack does not change where the order may go.
-	if _, err := e.s.UpdatePack(e.ctx, pidListed, func(p *topupd.Pack) error {
+	if _, err := e.s.UpdatePack(e.ctx, nil, pidListed, func(p *topupd.Pack) error {
 		p.Suppliers = p.Suppliers[2:]
 		p.Provider, p.Upstream, p.UpstreamPID = topupd.ProviderManual, "", ""
 		return nil
@@ -404,13 +404,13 @@ func testSettleByALeftSupplier(t *testing.T, e *env) {
 		{Status: topupd.StatusProcessing, RetryAt: done},
 	} {
 		st.Now, st.LeaseOwner, st.By = done, "w1", &first
-		if _, err := e.s.Settle(e.ctx, o.Seq, st); topupd.CodeOf(err) != topupd.EConflict {
+		if _, err := e.s.Settle(e.ctx, nil, o.Seq, st); topupd.CodeOf(err) != topupd.EConflict {
 			t.Errorf("Settle %s by the supplier left: %v, want CONFLICT", st.Status, err)
 		}
 	}
 	e.unchanged(before, "settling by a supplier the order left")
 	now := topupd.Supplier{Provider: moved.Provider, Upstream: moved.Upstream, UpstreamPID: moved.UpstreamPID}
-	got, err := e.s.Settle(e.ctx, o.Seq, topupd.Settlement{Status: topupd.StatusCompleted, Now: done, LeaseOwner: "w1", By: &now})
+	got, err := e.s.Settle(e.ctx, nil, o.Seq, topupd.Settlement{Status: topupd.StatusCompleted, Now: done, LeaseOwner: "w1", By: &now})
 	if err != nil || got.Status != topupd.StatusCompleted {
 		t.Fatalf("Settle by the current supplier: %v, %v", got.Status, err)
 	}

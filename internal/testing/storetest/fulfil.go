@@ -124,7 +124,7 @@ func testNextDue(t *testing.T, e *env) {
 	nextAt(t0.Add(time.Minute+time.Second), t0.Add(2*time.Minute), "while the first is leased")
 	nextAt(t0.Add(2*time.Minute), t0.Add(time.Minute), "once the first's lease has run out")
 	retry := t0.Add(time.Hour)
-	got, err := e.s.Settle(e.ctx, o1.Seq, topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: retry, Supplier: topupd.SupplierAccepted,
+	got, err := e.s.Settle(e.ctx, nil, o1.Seq, topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: retry, Supplier: topupd.SupplierAccepted,
 		Now: t0.Add(time.Minute), LeaseOwner: "w1"})
 	if err != nil {
 		t.Fatalf("Settle processing: %v", err)
@@ -161,7 +161,7 @@ func testSettleCompleted(t *testing.T, e *env) {
 	before := e.snapshot(a.ID)
 	done := t0.Add(5 * time.Second)
 	codes := []string{"SUP-1", "SUP-2", "SUP-3"}
-	got, err := e.s.Settle(e.ctx, o.Seq, topupd.Settlement{Status: topupd.StatusCompleted, Codes: codes, Supplier: topupd.SupplierAccepted, Now: done})
+	got, err := e.s.Settle(e.ctx, nil, o.Seq, topupd.Settlement{Status: topupd.StatusCompleted, Codes: codes, Supplier: topupd.SupplierAccepted, Now: done})
 	if err != nil {
 		t.Fatalf("Settle completed: %v", err)
 	}
@@ -183,7 +183,7 @@ func testSettleCompleted(t *testing.T, e *env) {
 
 func testSettleRefund(t *testing.T, e *env) {
 	a, o := processing(t, e)
-	got, err := e.s.Settle(e.ctx, o.Seq, topupd.Settlement{Status: topupd.StatusCancelled, Error: "INVALID PLAYER", Refund: true, Now: t0.Add(time.Second)})
+	got, err := e.s.Settle(e.ctx, nil, o.Seq, topupd.Settlement{Status: topupd.StatusCancelled, Error: "INVALID PLAYER", Refund: true, Now: t0.Add(time.Second)})
 	if err != nil {
 		t.Fatalf("Settle cancelled: %v", err)
 	}
@@ -205,7 +205,7 @@ func testSettleRefund(t *testing.T, e *env) {
 
 func testSettleNoRefund(t *testing.T, e *env) {
 	a, o := processing(t, e)
-	got, err := e.s.Settle(e.ctx, o.Seq, topupd.Settlement{Status: topupd.StatusCancelled, Error: "kept", Now: t0})
+	got, err := e.s.Settle(e.ctx, nil, o.Seq, topupd.Settlement{Status: topupd.StatusCancelled, Error: "kept", Now: t0})
 	if err != nil {
 		t.Fatalf("Settle: %v", err)
 	}
@@ -229,7 +229,7 @@ func testSettleFinal(t *testing.T, e *env) {
 	kept := e.place(a.ID, topup("T-K"), t0)
 	e.settle(kept, topupd.Settlement{Status: topupd.StatusCancelled, Error: "x", Now: t0})
 	completed := e.place(a.ID, topup("T-C"), t0)
-	if _, err := e.s.Settle(e.ctx, completed.Seq, topupd.Settlement{Status: topupd.StatusCompleted, Codes: []string{"C1"}, Now: t0}); err != nil {
+	if _, err := e.s.Settle(e.ctx, nil, completed.Seq, topupd.Settlement{Status: topupd.StatusCompleted, Codes: []string{"C1"}, Now: t0}); err != nil {
 		t.Fatalf("Settle: %v", err)
 	}
 	stock := e.place(a.ID, keys(pidKey, "T-S", 1), t0)
@@ -245,7 +245,7 @@ func testSettleFinal(t *testing.T, e *env) {
 	for _, o := range []topupd.Order{refunded, kept, completed, stock} {
 		for _, st := range settlements {
 			before := e.snapshot(a.ID)
-			_, err := e.s.Settle(e.ctx, o.Seq, st.s)
+			_, err := e.s.Settle(e.ctx, nil, o.Seq, st.s)
 			codeIs(t, err, topupd.EOrderFinal, o.TrxID+": "+st.name)
 			e.unchanged(before, o.TrxID+": "+st.name+" of a final order")
 		}
@@ -253,7 +253,7 @@ func testSettleFinal(t *testing.T, e *env) {
 	if n := len(ofKind(e.ledger(a.ID), topupd.EntryRefund)); n != 1 {
 		t.Errorf("%d refund entries, want exactly 1", n)
 	}
-	_, err := e.s.Settle(e.ctx, 1_000_000, topupd.Settlement{Status: topupd.StatusCompleted, Now: later})
+	_, err := e.s.Settle(e.ctx, nil, 1_000_000, topupd.Settlement{Status: topupd.StatusCompleted, Now: later})
 	codeIs(t, err, topupd.EOrderNotFound, "Settle of an unknown order")
 }
 
@@ -267,11 +267,11 @@ func testSettleLostLease(t *testing.T, e *env) {
 		{Status: topupd.StatusCompleted, Codes: []string{"C"}, Now: t0.Add(3 * time.Minute), LeaseOwner: "w1"},
 		{Status: topupd.StatusProcessing, RetryAt: t0.Add(time.Hour), Now: t0.Add(3 * time.Minute), LeaseOwner: "w1"},
 	} {
-		_, err := e.s.Settle(e.ctx, o.Seq, st)
+		_, err := e.s.Settle(e.ctx, nil, o.Seq, st)
 		codeIs(t, err, topupd.EConflict, "Settle "+string(st.Status)+" by a lost lease")
 		e.unchanged(before, "Settle by a lost lease")
 	}
-	if _, err := e.s.Settle(e.ctx, o.Seq, topupd.Settlement{Status: topupd.StatusCancelled, Error: "x", Refund: true, Now: t0.Add(3 * time.Minute), LeaseOwner: "w2"}); err != nil {
+	if _, err := e.s.Settle(e.ctx, nil, o.Seq, topupd.Settlement{Status: topupd.StatusCancelled, Error: "x", Refund: true, Now: t0.Add(3 * time.Minute), LeaseOwner: "w2"}); err != nil {
 		t.Errorf("Settle by the holder: %v", err)
 	}
 	if b := e.balance(a.ID); b != topupd.USD(100) {
@@ -294,7 +294,7 @@ func testMarkSubmitting(t *testing.T, e *env) {
 		t.Errorf("Supplier = %s, want submitting", got.Supplier)
 	}
 	// A settlement that names no supplier state keeps the recorded one.
-	got, err := e.s.Settle(e.ctx, o.Seq, topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: t0.Add(time.Minute), Now: t0, LeaseOwner: "w1"})
+	got, err := e.s.Settle(e.ctx, nil, o.Seq, topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: t0.Add(time.Minute), Now: t0, LeaseOwner: "w1"})
 	if err != nil || got.Supplier != topupd.SupplierSubmitting {
 		t.Errorf("Settle without supplier state: supplier %s, err %v; want submitting kept", got.Supplier, err)
 	}
@@ -319,7 +319,7 @@ func testReleaseLeases(t *testing.T, e *env) {
 		t.Fatalf("ClaimDue after w1 released = %v, want exactly w1's order", got)
 	}
 	// The released lease is w1's no more.
-	_, err := e.s.Settle(e.ctx, e.order(got[0]).Seq, topupd.Settlement{Status: topupd.StatusCompleted, Now: t0, LeaseOwner: "w1"})
+	_, err := e.s.Settle(e.ctx, nil, e.order(got[0]).Seq, topupd.Settlement{Status: topupd.StatusCompleted, Now: t0, LeaseOwner: "w1"})
 	codeIs(t, err, topupd.EConflict, "Settle by w1 after its release")
 	if err := e.s.ReleaseLeases(e.ctx, "nobody"); err != nil {
 		t.Errorf("ReleaseLeases of an owner without leases: %v", err)

@@ -26,7 +26,7 @@ func testStatement(t *testing.T, e *env) {
 	a := e.account("stmt", 0)
 	at := func(h int) time.Time { return t0.Add(time.Duration(h) * time.Hour) }
 	for i, amount := range []topupd.Money{topupd.USD(10), topupd.USD(5), -topupd.USD(1)} {
-		if _, _, err := e.s.Credit(e.ctx, a.ID, amount, fmt.Sprintf("c%d", i), at(i)); err != nil {
+		if _, _, err := e.s.Credit(e.ctx, nil, a.ID, amount, fmt.Sprintf("c%d", i), at(i)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -61,7 +61,7 @@ func testAccountsNewestFirst(t *testing.T, e *env) {
 		if i == 4 {
 			name = "50%_off"
 		}
-		a, err := e.s.CreateAccount(e.ctx, topupd.Account{ID: fmt.Sprintf("acc_%02d", i), Name: name, APIEnabled: true,
+		a, err := e.s.CreateAccount(e.ctx, nil, topupd.Account{ID: fmt.Sprintf("acc_%02d", i), Name: name, APIEnabled: true,
 			CreatedAt: t0.Add(time.Duration(i/2) * time.Second)}) // two accounts at each time
 		if err != nil {
 			t.Fatal(err)
@@ -102,7 +102,7 @@ func testKeysListed(t *testing.T, e *env) {
 	for i, label := range []string{"first", "second"} {
 		key, h := topupd.NewAPIKey()
 		hashes = append(hashes, h)
-		if err := e.s.AddKey(e.ctx, topupd.APIKey{ID: fmt.Sprintf("key_%d", i), AccountID: a.ID, Label: label, Prefix: key[:8],
+		if err := e.s.AddKey(e.ctx, nil, topupd.APIKey{ID: fmt.Sprintf("key_%d", i), AccountID: a.ID, Label: label, Prefix: key[:8],
 			CreatedAt: t0.Add(time.Duration(i) * time.Second)}, h); err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +113,7 @@ func testKeysListed(t *testing.T, e *env) {
 			t.Fatal(err)
 		}
 	}
-	if err := e.s.RevokeKey(e.ctx, "key_0", t0.Add(time.Hour)); err != nil {
+	if err := e.s.RevokeKey(e.ctx, nil, "key_0", t0.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	keys, err := e.s.Keys(e.ctx, a.ID)

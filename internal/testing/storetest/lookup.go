@@ -120,10 +120,10 @@ func testHistoryPaging(t *testing.T, e *env) {
 	}
 	// One cancelled and refunded, one completed with codes: history must
 	// carry every field a reseller sees of each.
-	if _, err := e.s.Settle(e.ctx, e.order(placed[1]).Seq, topupd.Settlement{Status: topupd.StatusCancelled, Error: "INVALID PLAYER", Refund: true, Now: t0.Add(time.Minute)}); err != nil {
+	if _, err := e.s.Settle(e.ctx, nil, e.order(placed[1]).Seq, topupd.Settlement{Status: topupd.StatusCancelled, Error: "INVALID PLAYER", Refund: true, Now: t0.Add(time.Minute)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.s.Settle(e.ctx, e.order(placed[2]).Seq, topupd.Settlement{Status: topupd.StatusCompleted, Codes: []string{"C-1", "C-2"}, Now: t0.Add(time.Minute)}); err != nil {
+	if _, err := e.s.Settle(e.ctx, nil, e.order(placed[2]).Seq, topupd.Settlement{Status: topupd.StatusCompleted, Codes: []string{"C-1", "C-2"}, Now: t0.Add(time.Minute)}); err != nil {
 		t.Fatal(err)
 	}
 	newest := reversed(placed)
@@ -306,7 +306,7 @@ func testStuckAlerts(t *testing.T, e *env) {
 	a := e.account("a", topupd.USD(100))
 	o := e.place(a.ID, topup("T-1"), t0)
 	st := topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: t0.Add(time.Minute), Now: t0, Alert: topupd.AlertCodeUsed}
-	got, err := e.s.Settle(e.ctx, o.Seq, st)
+	got, err := e.s.Settle(e.ctx, nil, o.Seq, st)
 	if err != nil {
 		t.Fatalf("Settle: %v", err)
 	}
@@ -317,7 +317,7 @@ func testStuckAlerts(t *testing.T, e *env) {
 	if err != nil || len(stuck) != 1 || stuck[0].ID != o.ID {
 		t.Errorf("stuck orders %v, %v; want %s", ids(stuck), err, o.ID)
 	}
-	if got, err = e.s.RetryOrder(e.ctx, o.Seq, t0, t0.Add(deadline)); err != nil || got.Alert != "" {
+	if got, err = e.s.RetryOrder(e.ctx, nil, o.Seq, t0, t0.Add(deadline)); err != nil || got.Alert != "" {
 		t.Errorf("RetryOrder: alert %q, %v; want cleared", got.Alert, err)
 	}
 	if stuck, _ := e.s.Orders(e.ctx, topupd.OrdersQuery{Stuck: true, Now: t0, Limit: 10}); len(stuck) != 0 {
@@ -342,7 +342,7 @@ func testListCodes(t *testing.T, e *env) {
 		case i%10 == 3: // left processing
 			continue
 		case i%10 == 7:
-			if _, err := e.s.Settle(e.ctx, o.Seq, topupd.Settlement{Status: topupd.StatusCancelled, Error: "INVALID PLAYER", Refund: true, Now: t0.Add(time.Hour)}); err != nil {
+			if _, err := e.s.Settle(e.ctx, nil, o.Seq, topupd.Settlement{Status: topupd.StatusCancelled, Error: "INVALID PLAYER", Refund: true, Now: t0.Add(time.Hour)}); err != nil {
 				t.Fatal(err)
 			}
 			continue
@@ -351,7 +351,7 @@ func testListCodes(t *testing.T, e *env) {
 		for j := range codes {
 			codes[j] = e.uniq(fmt.Sprintf("CODE-%d", i))
 		}
-		if _, err := e.s.Settle(e.ctx, o.Seq, topupd.Settlement{Status: topupd.StatusCompleted, Codes: codes, Now: t0.Add(time.Hour)}); err != nil {
+		if _, err := e.s.Settle(e.ctx, nil, o.Seq, topupd.Settlement{Status: topupd.StatusCompleted, Codes: codes, Now: t0.Add(time.Hour)}); err != nil {
 			t.Fatal(err)
 		}
 		want[o.ID] = codes
@@ -364,7 +364,7 @@ func testListCodes(t *testing.T, e *env) {
 		want[o.ID] = o.Codes
 	}
 	// A sandbox key order: TEST- codes, from no stock and not the codes table.
-	if err := e.s.AddKey(e.ctx, topupd.APIKey{ID: "key_list_codes", AccountID: a.ID, Prefix: "tpd_test", CreatedAt: t0, Sandbox: true}, topupd.KeyHash{7}); err != nil {
+	if err := e.s.AddKey(e.ctx, nil, topupd.APIKey{ID: "key_list_codes", AccountID: a.ID, Prefix: "tpd_test", CreatedAt: t0, Sandbox: true}, topupd.KeyHash{7}); err != nil {
 		t.Fatal(err)
 	}
 	sandboxOrder, _, err := e.s.PlaceOrder(e.ctx, topupd.PlaceOrder{AccountID: a.ID, Sandbox: true, Request: keys(pidKey, e.uniq("S"), 2),

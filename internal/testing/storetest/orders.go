@@ -155,7 +155,7 @@ func testReplay(t *testing.T, e *env) {
 	}
 	disabled := packs[0]
 	disabled.Status = topupd.StatusDisabled
-	if err := e.s.PutPack(e.ctx, disabled); err != nil {
+	if err := e.s.PutPack(e.ctx, nil, disabled); err != nil {
 		t.Fatalf("PutPack: %v", err)
 	}
 	before := e.snapshot(a.ID)
@@ -309,7 +309,7 @@ func testHintHeld(t *testing.T, e *env) {
 	if _, _, err := place(a.ID, reused, true); topupd.CodeOf(err) != topupd.EIdempotencyReused {
 		t.Errorf("a held repeat of another purchase: %v, want IDEMPOTENCY_KEY_REUSED", err)
 	}
-	settled, err := e.s.Settle(e.ctx, first.Seq, topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: t0.Add(time.Minute), Now: t0,
+	settled, err := e.s.Settle(e.ctx, nil, first.Seq, topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: t0.Add(time.Minute), Now: t0,
 		LeaseOwner: "api-1", Supplier: topupd.SupplierAccepted, Note: "the supplier says pending"})
 	if err != nil || settled.FirstCallRunning() {
 		t.Fatalf("Settle: %+v, %v", settled, err)

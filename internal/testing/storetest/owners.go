@@ -16,11 +16,11 @@ func testLastOwner(t *testing.T, e *env) {
 	e.operator("kim", topupd.RoleSupport)
 	viewer, owner, yes := topupd.RoleViewer, topupd.RoleOwner, true
 	for _, p := range []topupd.OperatorPatch{{Role: &viewer}, {Disabled: &yes}} {
-		if _, err := e.s.UpdateOperator(e.ctx, "ann", p); topupd.CodeOf(err) != topupd.ELastOwner {
+		if _, err := e.s.UpdateOperator(e.ctx, nil, "ann", p); topupd.CodeOf(err) != topupd.ELastOwner {
 			t.Errorf("the only owner, %+v: %v", p, err)
 		}
 	}
-	if _, err := e.s.UpdateOperator(e.ctx, "kim", topupd.OperatorPatch{Role: &viewer}); err != nil {
+	if _, err := e.s.UpdateOperator(e.ctx, nil, "kim", topupd.OperatorPatch{Role: &viewer}); err != nil {
 		t.Errorf("demoting someone else: %v", err)
 	}
 	ops, err := e.s.Operators(e.ctx)
@@ -32,13 +32,13 @@ func testLastOwner(t *testing.T, e *env) {
 			t.Errorf("ann after the refusals: %+v", o)
 		}
 	}
-	if _, err := e.s.UpdateOperator(e.ctx, "kim", topupd.OperatorPatch{Role: &owner}); err != nil {
+	if _, err := e.s.UpdateOperator(e.ctx, nil, "kim", topupd.OperatorPatch{Role: &owner}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.s.UpdateOperator(e.ctx, "kim", topupd.OperatorPatch{Disabled: &yes}); err != nil {
+	if _, err := e.s.UpdateOperator(e.ctx, nil, "kim", topupd.OperatorPatch{Disabled: &yes}); err != nil {
 		t.Errorf("disabling one of two owners: %v", err)
 	}
-	if _, err := e.s.UpdateOperator(e.ctx, "ann", topupd.OperatorPatch{Role: &viewer}); topupd.CodeOf(err) != topupd.ELastOwner {
+	if _, err := e.s.UpdateOperator(e.ctx, nil, "ann", topupd.OperatorPatch{Role: &viewer}); topupd.CodeOf(err) != topupd.ELastOwner {
 		t.Errorf("demoting the owner left beside a disabled one: %v", err)
 	}
 
@@ -47,7 +47,7 @@ func testLastOwner(t *testing.T, e *env) {
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
 	for i, name := range []string{"ann", "bea"} {
-		wg.Go(func() { _, errs[i] = e.s.UpdateOperator(e.ctx, name, topupd.OperatorPatch{Role: &viewer}) })
+		wg.Go(func() { _, errs[i] = e.s.UpdateOperator(e.ctx, nil, name, topupd.OperatorPatch{Role: &viewer}) })
 	}
 	wg.Wait()
 	if (errs[0] == nil) == (errs[1] == nil) {

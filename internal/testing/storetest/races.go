@@ -224,7 +224,7 @@ func testCreditRace(t *testing.T, e *env) {
 		if i%3 == 0 {
 			ref = fmt.Sprintf("wire-x-%d", i) // distinct references interleaved
 		}
-		en, rep, err := e.s.Credit(e.ctx, a.ID, topupd.USD(1), ref, t0)
+		en, rep, err := e.s.Credit(e.ctx, nil, a.ID, topupd.USD(1), ref, t0)
 		return credit{en, rep, err}
 	})
 	fresh, ids := 0, map[int64]bool{}
@@ -257,7 +257,7 @@ func testRefundRace(t *testing.T, e *env) {
 		if i%2 == 1 {
 			st = topupd.Settlement{Status: topupd.StatusCompleted, Codes: []string{fmt.Sprintf("C-%d", i)}, Now: t0.Add(time.Second)}
 		}
-		_, err := e.s.Settle(e.ctx, o.Seq, st)
+		_, err := e.s.Settle(e.ctx, nil, o.Seq, st)
 		return err
 	})
 	ok := 0

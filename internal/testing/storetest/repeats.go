@@ -47,12 +47,12 @@ func testRepeatBeforeChecks(t *testing.T, e *env) {
 
 	limit := topupOrder.Amount - 1
 	limitp := &limit
-	if _, err := e.s.UpdateAccount(e.ctx, a.ID, topupd.AccountPatch{Limits: topupd.LimitsPatch{"maxOrderUsd": limitp}}); err != nil {
+	if _, err := e.s.UpdateAccount(e.ctx, nil, a.ID, topupd.AccountPatch{Limits: topupd.LimitsPatch{"maxOrderUsd": limitp}}); err != nil {
 		t.Fatalf("UpdateAccount: %v", err)
 	}
 	repeat("a repeat over the account's new limit", topupOrder, topup("T-REP-TOPUP"))
 	var none *topupd.Money
-	if _, err := e.s.UpdateAccount(e.ctx, a.ID, topupd.AccountPatch{Limits: topupd.LimitsPatch{"maxOrderUsd": none}}); err != nil {
+	if _, err := e.s.UpdateAccount(e.ctx, nil, a.ID, topupd.AccountPatch{Limits: topupd.LimitsPatch{"maxOrderUsd": none}}); err != nil {
 		t.Fatalf("UpdateAccount: %v", err)
 	}
 
@@ -72,7 +72,7 @@ func testRepeatBeforeChecks(t *testing.T, e *env) {
 
 	disabled := packs[0]
 	disabled.Status = topupd.StatusDisabled
-	if err := e.s.PutPack(e.ctx, disabled); err != nil {
+	if err := e.s.PutPack(e.ctx, nil, disabled); err != nil {
 		t.Fatalf("PutPack: %v", err)
 	}
 	repeat("a repeat of a pack taken off sale", topupOrder, topup("T-REP-TOPUP"))

@@ -48,7 +48,7 @@ func testReturnedMatchLookups(t *testing.T, e *env) {
 	settle := func(what string, o topupd.Order, st topupd.Settlement) topupd.Order {
 		t.Helper()
 		st.Now = now.Add(3*time.Second + 777*time.Microsecond)
-		got, err := e.s.Settle(e.ctx, o.Seq, st)
+		got, err := e.s.Settle(e.ctx, nil, o.Seq, st)
 		return same(what, got, err)
 	}
 
@@ -72,7 +72,7 @@ func testReturnedMatchLookups(t *testing.T, e *env) {
 	retried := place("a top-up", topup(e.uniq("T")), "")
 	retried = settle("rescheduled", retried, topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: now.Add(time.Minute), Supplier: topupd.SupplierAccepted, SupplierRef: "sup-2"})
 	retried = settle("rescheduled again", retried, topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: now.Add(2 * time.Minute)})
-	again, err := e.s.RetryOrder(e.ctx, retried.Seq, now.Add(time.Minute+5*time.Microsecond), now.Add(time.Hour+9*time.Microsecond))
+	again, err := e.s.RetryOrder(e.ctx, nil, retried.Seq, now.Add(time.Minute+5*time.Microsecond), now.Add(time.Hour+9*time.Microsecond))
 	same("retried by the operator", again, err)
 	settle("cancelled and refunded", retried, topupd.Settlement{Status: topupd.StatusCancelled, Error: "INVALID PLAYER", Refund: true})
 

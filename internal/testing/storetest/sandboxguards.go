@@ -37,7 +37,7 @@ func SandboxGuards(t *testing.T, s topupd.Store, db *sql.DB, accountID, keyPID, 
 	}
 	liveDurations := durations()
 	k := topupd.APIKey{ID: "key_sandbox_guards", AccountID: accountID, Prefix: "tpd_test", CreatedAt: now, Sandbox: true}
-	if err := s.AddKey(ctx, k, topupd.KeyHash{1, 2, 3}); err != nil {
+	if err := s.AddKey(ctx, nil, k, topupd.KeyHash{1, 2, 3}); err != nil {
 		t.Fatal(err)
 	}
 	place := func(trxid, pid string) topupd.Order {
@@ -104,7 +104,7 @@ func SandboxGuards(t *testing.T, s topupd.Store, db *sql.DB, accountID, keyPID, 
 
 	// The store refuses codes for a sandbox order in its own words, before
 	// the schema would.
-	_, err := s.Settle(ctx, processing.Seq, topupd.Settlement{Status: topupd.StatusCompleted, Codes: []string{"OPERATOR-CODE"}, Now: now})
+	_, err := s.Settle(ctx, nil, processing.Seq, topupd.Settlement{Status: topupd.StatusCompleted, Codes: []string{"OPERATOR-CODE"}, Now: now})
 	if topupd.CodeOf(err) != topupd.EInvalidBody || !strings.Contains(err.Error(), "sandbox order") {
 		t.Errorf("completing a sandbox order with a code: %v, want INVALID_BODY naming the sandbox", err)
 	}
@@ -115,7 +115,7 @@ func SandboxGuards(t *testing.T, s topupd.Store, db *sql.DB, accountID, keyPID, 
 	// Sandbox orders are never in reports: neither the key order, final
 	// when placed, nor the top-up settled now is counted in the roll-up of
 	// time to final, and the audit's recount agrees.
-	if _, err := s.Settle(ctx, processing.Seq, topupd.Settlement{Status: topupd.StatusCompleted, Now: now.Add(time.Second)}); err != nil {
+	if _, err := s.Settle(ctx, nil, processing.Seq, topupd.Settlement{Status: topupd.StatusCompleted, Now: now.Add(time.Second)}); err != nil {
 		t.Fatalf("completing the sandbox top-up: %v", err)
 	}
 	if got := durations(); !maps.Equal(got, liveDurations) {

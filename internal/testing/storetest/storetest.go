@@ -204,7 +204,7 @@ func (e *env) uniq(prefix string) string {
 // account creates an account and credits it with balance (when above 0).
 func (e *env) account(name string, balance topupd.Money) topupd.Account {
 	e.t.Helper()
-	a, err := e.s.CreateAccount(e.ctx, topupd.Account{ID: topupd.NewID("acc_"), Name: name, APIEnabled: true, CreatedAt: t0})
+	a, err := e.s.CreateAccount(e.ctx, nil, topupd.Account{ID: topupd.NewID("acc_"), Name: name, APIEnabled: true, CreatedAt: t0})
 	if err != nil {
 		e.t.Fatalf("CreateAccount %s: %v", name, err)
 	}
@@ -217,7 +217,7 @@ func (e *env) account(name string, balance topupd.Money) topupd.Account {
 // credit adds a credit under a fresh reference.
 func (e *env) credit(accountID string, amount topupd.Money) topupd.LedgerEntry {
 	e.t.Helper()
-	entry, repeated, err := e.s.Credit(e.ctx, accountID, amount, e.uniq("ref"), t0)
+	entry, repeated, err := e.s.Credit(e.ctx, nil, accountID, amount, e.uniq("ref"), t0)
 	if err != nil || repeated {
 		e.t.Fatalf("Credit %s %v: repeated %v, err %v", accountID, amount, repeated, err)
 	}
@@ -228,12 +228,12 @@ func (e *env) credit(accountID string, amount topupd.Money) topupd.LedgerEntry {
 func (e *env) catalog() {
 	e.t.Helper()
 	for _, l := range lines {
-		if err := e.s.PutLine(e.ctx, l); err != nil {
+		if err := e.s.PutLine(e.ctx, nil, l); err != nil {
 			e.t.Fatalf("PutLine %s: %v", l.Slug, err)
 		}
 	}
 	for _, p := range packs {
-		if err := e.s.PutPack(e.ctx, p); err != nil {
+		if err := e.s.PutPack(e.ctx, nil, p); err != nil {
 			e.t.Fatalf("PutPack %s: %v", p.PID, err)
 		}
 	}
@@ -281,7 +281,7 @@ func (e *env) place(accountID string, req topupd.OrderRequest, now time.Time) to
 // settle settles an order as st says, which must succeed.
 func (e *env) settle(o topupd.Order, st topupd.Settlement) topupd.Order {
 	e.t.Helper()
-	got, err := e.s.Settle(e.ctx, o.Seq, st)
+	got, err := e.s.Settle(e.ctx, nil, o.Seq, st)
 	if err != nil {
 		e.t.Fatalf("Settle %s %s: %v", o.ID, st.Status, err)
 	}

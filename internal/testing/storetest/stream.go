@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -103,7 +102,7 @@ func testStreamEveryChange(t *testing.T, e *env) {
 	e.settle(done, topupd.Settlement{Status: topupd.StatusCompleted, Now: t0})
 	e.settle(gone, topupd.Settlement{Status: topupd.StatusCancelled, Error: "INVALID PLAYER", Refund: true, Now: t0})
 	e.settle(again, topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: t0.Add(time.Minute), Now: t0})
-	if _, err := e.s.RetryOrder(e.ctx, again.Seq, t0, t0.Add(time.Hour)); err != nil {
+	if _, err := e.s.RetryOrder(e.ctx, nil, again.Seq, t0, t0.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	got, pos = e.streamAfter(pos)
@@ -143,7 +142,7 @@ func testStreamNothingRolledBack(t *testing.T, e *env) {
 	first := e.place(a.ID, topup("RB-1"), t0)
 	e.settle(first, topupd.Settlement{Status: topupd.StatusCompleted, Now: t0})
 	ref := e.uniq("ref")
-	if _, _, err := e.s.Credit(e.ctx, a.ID, topupd.USD(1), ref, t0); err != nil {
+	if _, _, err := e.s.Credit(e.ctx, nil, a.ID, topupd.USD(1), ref, t0); err != nil {
 		t.Fatal(err)
 	}
 	_, end := e.streamAfter(topupd.StreamPos{})
@@ -156,13 +155,13 @@ func testStreamNothingRolledBack(t *testing.T, e *env) {
 	if _, replay, err := e.try(a.ID, topup("RB-1")); err != nil || !replay {
 		t.Errorf("the replay: %v %v", replay, err)
 	}
-	if _, err := e.s.Settle(e.ctx, first.Seq, topupd.Settlement{Status: topupd.StatusCancelled, Refund: true, Now: t0}); topupd.CodeOf(err) != topupd.EOrderFinal {
+	if _, err := e.s.Settle(e.ctx, nil, first.Seq, topupd.Settlement{Status: topupd.StatusCancelled, Refund: true, Now: t0}); topupd.CodeOf(err) != topupd.EOrderFinal {
 		t.Errorf("settling a final order: %v", err)
 	}
-	if _, _, err := e.s.Credit(e.ctx, a.ID, -topupd.USD(1000), e.uniq("ref"), t0); err == nil {
+	if _, _, err := e.s.Credit(e.ctx, nil, a.ID, -topupd.USD(1000), e.uniq("ref"), t0); err == nil {
 		t.Error("a debit below zero was accepted")
 	}
-	if _, repeated, err := e.s.Credit(e.ctx, a.ID, topupd.USD(1), ref, t0); err != nil || !repeated {
+	if _, repeated, err := e.s.Credit(e.ctx, nil, a.ID, topupd.USD(1), ref, t0); err != nil || !repeated {
 		t.Errorf("a credit under a reference used before: %v %v", repeated, err)
 	}
 	if got, _ := e.streamAfter(end); len(got) != 0 {
@@ -220,29 +219,29 @@ func testStreamConsumerLease(t *testing.T, e *env) {
 func testStreamCatalogChanges(t *testing.T, e *env) {
 	e.catalog()
 	_, pos := e.streamAfter(topupd.StreamPos{})
-	as := func(action string) context.Context {
-		return topupd.WithChange(e.ctx, &topupd.Change{Actor: topupd.Actor{Operator: "kim"}, Action: action, Target: action, Tells: topupd.CatalogChanged})
+	as := func(action string) *topupd.Change {
+		return &topupd.Change{Actor: topupd.Actor{Operator: "kim"}, Action: action, Target: action, Tells: topupd.CatalogChanged}
 	}
 	line := lines[0]
 	line.ProductName += " (new)"
-	if err := e.s.PutLine(as("line.put"), line); err != nil {
+	if err := e.s.PutLine(e.ctx, as("line.put"), line); err != nil {
 		t.Fatal(err)
 	}
 	pack := packs[0]
 	pack.Name += " (new)"
-	if err := e.s.PutPack(as("pack.put"), pack); err != nil {
+	if err := e.s.PutPack(e.ctx, as("pack.put"), pack); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.s.AddStockBatch(as("stock.add"), pidKey, []string{e.uniq("CODE")}, topupd.StockUpload{}, t0); err != nil {
+	if _, err := e.s.AddStockBatch(e.ctx, as("stock.add"), pidKey, []string{e.uniq("CODE")}, topupd.StockUpload{}, t0); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.s.PutTier(as("tier.put"), topupd.Tier{Name: e.uniq("tier"), Prices: map[string]topupd.Money{pidTopup: topupd.USD(1)}}); err != nil {
+	if _, err := e.s.PutTier(e.ctx, as("tier.put"), topupd.Tier{Name: e.uniq("tier"), Prices: map[string]topupd.Money{pidTopup: topupd.USD(1)}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.s.VoidBatch(as("batch.void"), 1<<40, t0); topupd.CodeOf(err) != topupd.ENotFound {
+	if _, err := e.s.VoidBatch(e.ctx, as("batch.void"), 1<<40, t0); topupd.CodeOf(err) != topupd.ENotFound {
 		t.Errorf("voiding no batch: %v", err)
 	}
-	if err := e.s.PutPack(e.ctx, pack); err != nil {
+	if err := e.s.PutPack(e.ctx, nil, pack); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := e.streamAfter(pos)

@@ -33,7 +33,7 @@ func testTermsFollowChanges(t *testing.T, e *env) {
 	}
 	patch := func(p topupd.AccountPatch) {
 		t.Helper()
-		if _, err := e.s.UpdateAccount(e.ctx, a.ID, p); err != nil {
+		if _, err := e.s.UpdateAccount(e.ctx, nil, a.ID, p); err != nil {
 			t.Fatalf("UpdateAccount: %v", err)
 		}
 	}
@@ -41,7 +41,7 @@ func testTermsFollowChanges(t *testing.T, e *env) {
 		t.Helper()
 		p := packs[0]
 		change(&p)
-		if err := e.s.PutPack(e.ctx, p); err != nil {
+		if err := e.s.PutPack(e.ctx, nil, p); err != nil {
 			t.Fatalf("PutPack: %v", err)
 		}
 	}
@@ -53,7 +53,7 @@ func testTermsFollowChanges(t *testing.T, e *env) {
 
 	tier := func(price topupd.Money) {
 		t.Helper()
-		if _, err := e.s.PutTier(e.ctx, topupd.Tier{Name: "gold", Prices: map[string]topupd.Money{pidTopup: price}, UpdatedAt: t0}); err != nil {
+		if _, err := e.s.PutTier(e.ctx, nil, topupd.Tier{Name: "gold", Prices: map[string]topupd.Money{pidTopup: price}, UpdatedAt: t0}); err != nil {
 			t.Fatalf("PutTier: %v", err)
 		}
 	}
@@ -67,7 +67,7 @@ func testTermsFollowChanges(t *testing.T, e *env) {
 	tier(4 * priceTopup)
 	expect(a, 4*priceTopup, "the tier's new price")
 
-	if err := e.s.SetAccountPrice(e.ctx, a.ID, pidTopup, 5*priceTopup); err != nil {
+	if err := e.s.SetAccountPrice(e.ctx, nil, a.ID, pidTopup, 5*priceTopup); err != nil {
 		t.Fatalf("SetAccountPrice: %v", err)
 	}
 	expect(a, 5*priceTopup, "the account's own price")
@@ -90,7 +90,7 @@ func testTermsFollowChanges(t *testing.T, e *env) {
 	putPack(func(p *topupd.Pack) {})
 	line := lines[0]
 	line.Status = topupd.StatusDisabled
-	if err := e.s.PutLine(e.ctx, line); err != nil {
+	if err := e.s.PutLine(e.ctx, nil, line); err != nil {
 		t.Fatalf("PutLine: %v", err)
 	}
 	refused(topupd.EGameDisabled, "a line taken off sale")

@@ -23,12 +23,12 @@ func testUpstreamPutAndRead(t *testing.T, e *env) {
 	b := topupd.Upstream{Name: "b", BaseURL: "http://127.0.0.1:9", APIKey: "tpd_secret-b", UpdatedAt: t0}
 	a := topupd.Upstream{Name: "a", BaseURL: "https://a.example", APIKey: "key-a", UpdatedAt: t0}
 	for _, u := range []topupd.Upstream{b, a} {
-		if err := e.s.PutUpstream(e.ctx, u); err != nil {
+		if err := e.s.PutUpstream(e.ctx, nil, u); err != nil {
 			t.Fatal(err)
 		}
 	}
 	b.APIKey, b.BaseURL, b.UpdatedAt = "tpd_rotated", "http://127.0.0.1:10", t0.Add(time.Minute)
-	if err := e.s.PutUpstream(e.ctx, b); err != nil {
+	if err := e.s.PutUpstream(e.ctx, nil, b); err != nil {
 		t.Fatal(err)
 	}
 	got, err := e.s.Upstream(e.ctx, "b")
@@ -47,7 +47,7 @@ var upstreamPack = topupd.Pack{PID: "key-up", Slug: "gamekeypubg", Name: "PUBG k
 
 func testOrderSnapshotsUpstream(t *testing.T, e *env) {
 	e.catalog()
-	if err := e.s.PutPack(e.ctx, upstreamPack); err != nil {
+	if err := e.s.PutPack(e.ctx, nil, upstreamPack); err != nil {
 		t.Fatal(err)
 	}
 	a := e.account("buyer", 10*priceKey)
@@ -58,7 +58,7 @@ func testOrderSnapshotsUpstream(t *testing.T, e *env) {
 	// The pack moves to another upstream; the order keeps what it was sold as.
 	moved := upstreamPack
 	moved.Upstream, moved.UpstreamPID = "c", "c-key"
-	if err := e.s.PutPack(e.ctx, moved); err != nil {
+	if err := e.s.PutPack(e.ctx, nil, moved); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.order(o.ID); got.Upstream != "b" || got.UpstreamPID != "b-key-60" {
@@ -74,13 +74,13 @@ func testSupplierRefKept(t *testing.T, e *env) {
 	e.catalog()
 	a := e.account("buyer", 10*priceTopup)
 	o := e.place(a.ID, topupd.OrderRequest{PID: pidTopup, TrxID: "T-REF", Fields: topupd.AccountFields{UserID: userID}}, t0)
-	got, err := e.s.Settle(e.ctx, o.Seq, topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: t0.Add(time.Second),
+	got, err := e.s.Settle(e.ctx, nil, o.Seq, topupd.Settlement{Status: topupd.StatusProcessing, RetryAt: t0.Add(time.Second),
 		Supplier: topupd.SupplierAccepted, SupplierRef: "up-123", Now: t0})
 	if err != nil || got.SupplierRef != "up-123" {
 		t.Fatalf("reschedule with a ref: %+v, %v", got.SupplierRef, err)
 	}
 	// A later settlement without a ref keeps the one known.
-	got, err = e.s.Settle(e.ctx, o.Seq, topupd.Settlement{Status: topupd.StatusCompleted, Now: t0.Add(2 * time.Second)})
+	got, err = e.s.Settle(e.ctx, nil, o.Seq, topupd.Settlement{Status: topupd.StatusCompleted, Now: t0.Add(2 * time.Second)})
 	if err != nil || got.SupplierRef != "up-123" || got.Status != topupd.StatusCompleted {
 		t.Fatalf("complete: %s %q, %v", got.Status, got.SupplierRef, err)
 	}
@@ -98,7 +98,7 @@ func testRetryOrder(t *testing.T, e *env) {
 		t.Fatalf("claim: %d, %v", len(claimed), err)
 	}
 	later := t0.Add(2 * deadline)
-	got, err := e.s.RetryOrder(e.ctx, o.Seq, later, later.Add(deadline))
+	got, err := e.s.RetryOrder(e.ctx, nil, o.Seq, later, later.Add(deadline))
 	if err != nil || !got.DeadlineAt.Equal(later.Add(deadline)) || got.Status != topupd.StatusProcessing {
 		t.Fatalf("RetryOrder: deadline %v status %s, %v", got.DeadlineAt, got.Status, err)
 	}
@@ -108,7 +108,7 @@ func testRetryOrder(t *testing.T, e *env) {
 	// Leased by a node that died, its lease run out: the retry makes the
 	// order claimable at once.
 	later = t0.Add(time.Hour)
-	if _, err := e.s.RetryOrder(e.ctx, o.Seq, later, later.Add(deadline)); err != nil {
+	if _, err := e.s.RetryOrder(e.ctx, nil, o.Seq, later, later.Add(deadline)); err != nil {
 		t.Fatal(err)
 	}
 	again, err := e.s.ClaimDue(e.ctx, "node-b", later, later.Add(time.Minute), 10)
@@ -116,11 +116,11 @@ func testRetryOrder(t *testing.T, e *env) {
 		t.Fatalf("after a retry the order is claimable at once: %d, %v", len(again), err)
 	}
 	// An earlier deadline never shortens the order's.
-	if got, err := e.s.RetryOrder(e.ctx, o.Seq, later, t0); err != nil || !got.DeadlineAt.Equal(later.Add(deadline)) {
+	if got, err := e.s.RetryOrder(e.ctx, nil, o.Seq, later, t0); err != nil || !got.DeadlineAt.Equal(later.Add(deadline)) {
 		t.Errorf("retry with an earlier deadline: %v, %v", got.DeadlineAt, err)
 	}
 	e.settle(o, topupd.Settlement{Status: topupd.StatusCancelled, Error: "x", Refund: true, Now: later})
-	if _, err := e.s.RetryOrder(e.ctx, o.Seq, later, later); topupd.CodeOf(err) != topupd.EOrderFinal {
+	if _, err := e.s.RetryOrder(e.ctx, nil, o.Seq, later, later); topupd.CodeOf(err) != topupd.EOrderFinal {
 		t.Errorf("retrying a final order: %v", err)
 	}
 }
