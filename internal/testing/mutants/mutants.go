@@ -185,4 +185,33 @@ var mutants = []Mutant{
 			New:  "\tcase prev.AccountID != accountID:\n\t\treturn true, nil\n",
 		}},
 	},
+	{
+		Name: "supplycost",
+		Bug: "a completed order costs its pack's cost, not the cost of the " +
+			"supplier in the pack's list that delivered it",
+		Edits: []Edit{{
+			File: "internal/sqlstore/fulfil.go",
+			Old:  "WHERE a.order_seq = $2 AND a.outcome = 'trying'),",
+			New:  "WHERE a.order_seq = $2 AND a.outcome = 'trying' AND a.cost IS NULL),",
+		}},
+	},
+	{
+		Name: "batchcost",
+		Bug: "a code drawn from stock costs the pack's cost, not the cost of " +
+			"the batch it was uploaded in",
+		Edits: []Edit{{
+			File: "internal/sqlstore/batches.go",
+			Old:  "(SELECT b.cost FROM stock_batches b WHERE b.id = c.batch_id), $3)",
+			New:  "(SELECT b.cost FROM stock_batches b WHERE b.id = c.batch_id AND b.cost < 0), $3)",
+		}},
+	},
+	{
+		Name: "markupdown",
+		Bug:  "a tier's markup on a pack's cost rounds the price down to a whole unit, not up",
+		Edits: []Edit{{
+			File: "price.go",
+			Old:  "\tprice := ceilDiv(n, scale)\n",
+			New:  "\tprice := new(big.Int).Quo(n, scale)\n",
+		}},
+	},
 }

@@ -151,7 +151,7 @@ func (w *World) burstOperator(ctx context.Context, bn []*burstNode) error {
 	w.logf("BURST the operator prices %s at %s while %d accounts order it at once, to %s", p.PID, price.Dollars(), len(rqs), owners(to))
 	var opErr error
 	as := w.placeAll(ctx, rqs, to, func() {
-		_, opErr = w.bursts.svc.UpdatePack(ctx, w.root, p.PID, service.PackPatch{Price: &price})
+		_, opErr = w.bursts.svc.UpdatePack(ctx, w.root, p.PID, service.PackPatch{Price: &price, AllowBelowCost: true})
 	})
 	if opErr != nil {
 		w.fail("the operator prices %s while it is ordered, and is answered %v", p.PID, opErr)

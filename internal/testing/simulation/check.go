@@ -120,6 +120,7 @@ func (w *World) shop(id string) string {
 
 // checkOrder checks one order against itself and the suppliers' truth.
 func (w *World) checkOrder(o *topupd.Order) {
+	w.checkCost(o)
 	if o.Status == topupd.StatusCompleted && o.Refunded {
 		w.fail("#%d is completed and refunded", w.ord(o.Seq))
 	}
@@ -229,6 +230,9 @@ func (w *World) checkRollups(ctx context.Context, orders []topupd.Order) error {
 			want[o.PID] = r
 		}
 		r.CountOrder(o)
+		if o.Status == topupd.StatusCompleted && o.Cost != nil { // each checked against the model (checkCost)
+			r.Cost += *o.Cost
+		}
 	}
 	from := w.began.Add(-48 * time.Hour)
 	rows, err := w.store.SalesReport(ctx, from, w.clk.Now().Add(48*time.Hour), topupd.ByPack)
@@ -236,7 +240,6 @@ func (w *World) checkRollups(ctx context.Context, orders []topupd.Order) error {
 		return fmt.Errorf("check: %w", err)
 	}
 	for _, got := range rows {
-		got.Cost = 0 // what the business paid is not simulated
 		if want[got.Key] == nil {
 			w.fail("sales report has pack %s, which has no order", got.Key)
 			continue

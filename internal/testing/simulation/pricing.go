@@ -9,12 +9,12 @@ import (
 )
 
 // simTier is the one price tier the operator keeps and moves accounts onto
-// and off: its own prices only (the simulated packs have no cost, so a
-// markup would price nothing).
+// and off: its own prices, and now and then a markup on the packs' costs.
 const simTier = "gold"
 
 // priceFor is what the model expects account to pay for one unit of pid:
-// its own price, else its tier's, else the pack's, each as last set.
+// its own price, else its tier's, else its tier's markup on the pack's
+// cost, else the pack's price, each as last set.
 func (m *model) priceFor(account, pid string) topupd.Money {
 	account, _ = topupd.LiveID(account) // a sandbox pays its account's prices
 	if p, ok := m.own[account][pid]; ok {
@@ -24,9 +24,18 @@ func (m *model) priceFor(account, pid string) topupd.Money {
 		if p, ok := m.tier[pid]; ok {
 			return p
 		}
+		if p, ok := m.markedUp(packNamed(pid).Cost); ok {
+			return p
+		}
 	}
 	return m.prices[pid]
 }
+
+// markups are the tier's markups the operator picks from, in
+// topupd.Percent's units: a discount under cost, none, and two above that
+// leave a fraction of a unit on every cost (rounded up, to the unit or the
+// tier's step).
+var markups = []topupd.Percent{-200_000, 0, 125_000, 333_333}
 
 // repriceStep has the operator change one of the prices that override a
 // pack's: the tier's prices, an account's tier, or an account's own price.
@@ -36,18 +45,26 @@ func (w *World) repriceStep(ctx context.Context) {
 	p := packs[w.rng.IntN(len(packs))]
 	price := topupd.Money(100 + w.rng.IntN(500))
 	switch w.rng.IntN(4) {
-	case 0: // the tier's prices, for a random half of the packs
+	case 0: // the tier's prices, for a random half of the packs, and a markup or none
 		t := topupd.Tier{Name: simTier, Prices: map[string]topupd.Money{}}
 		for _, q := range packs {
 			if w.rng.IntN(2) == 0 {
 				t.Prices[q.PID] = topupd.Money(100 + w.rng.IntN(500))
 			}
 		}
-		_, _, err := untilAnswered(func() (topupd.Tier, error) { return w.svc.PutTier(ctx, w.root, t, false) })
-		if err == nil {
-			w.model.tier = t.Prices
+		if w.rng.IntN(2) == 0 {
+			m := markups[w.rng.IntN(len(markups))]
+			t.Markup, t.RoundTo = &m, topupd.Money([]int{0, 0, 5, 50}[w.rng.IntN(4)])
 		}
-		w.logf("operator sets tier %s to %d prices: %v", simTier, len(t.Prices), errText(err))
+		allow := w.rng.IntN(4) == 0
+		below := tierBelowCost(t.Prices, t.Markup, t.RoundTo)
+		_, _, err := untilAnswered(func() (topupd.Tier, error) { return w.svc.PutTier(ctx, w.root, t, allow) })
+		if err == nil {
+			w.model.tier, w.model.tierMarkup, w.model.tierRound = t.Prices, t.Markup, t.RoundTo
+		}
+		w.judgeBelowCost("tier "+simTier, below, allow, err)
+		w.logf("operator sets tier %s to %d prices, markup %s round %v (allowing below cost: %v): %v",
+			simTier, len(t.Prices), showPercent(t.Markup), t.RoundTo, allow, errText(err))
 	case 1: // an account onto the tier, or off it
 		on := !w.model.onTier[id]
 		var tier *string
@@ -63,9 +80,11 @@ func (w *World) repriceStep(ctx context.Context) {
 		}
 		w.logf("operator puts shop%d on tier %v: %v", acct+1, on, errText(err))
 	case 2: // an account's own price
+		allow := w.rng.IntN(4) == 0
 		_, _, err := untilAnswered(func() (struct{}, error) {
-			return struct{}{}, w.svc.SetAccountPrice(ctx, w.root, id, p.PID, price, false)
+			return struct{}{}, w.svc.SetAccountPrice(ctx, w.root, id, p.PID, price, allow)
 		})
+		w.judgeBelowCost("shop's own price of "+p.PID, price < highestCost(p.PID), allow, err)
 		if err == nil {
 			if w.model.own[id] == nil {
 				w.model.own[id] = map[string]topupd.Money{}
@@ -114,5 +133,16 @@ func (m *model) describe(account, pid string) string {
 	case m.onTier[account] && m.tier[pid] != 0:
 		return fmt.Sprintf("tier %s's price", simTier)
 	}
+	if _, ok := m.markedUp(packNamed(pid).Cost); ok && m.onTier[account] {
+		return fmt.Sprintf("tier %s's markup of %s on the cost %v", simTier, showPercent(m.tierMarkup), packNamed(pid).Cost.Dollars())
+	}
 	return "the pack's price"
+}
+
+// showPercent prints a markup, or none.
+func showPercent(p *topupd.Percent) string {
+	if p == nil {
+		return "none"
+	}
+	return topupd.Money(*p).String() + "%"
 }

@@ -37,6 +37,12 @@ type model struct {
 	own    map[string]map[string]topupd.Money
 	tier   map[string]topupd.Money
 	onTier map[string]bool
+	// tierMarkup and tierRound are the tier's markup on a pack's cost and
+	// the step it rounds up to, as last set (costs.go).
+	tierMarkup *topupd.Percent
+	tierRound  topupd.Money
+	// codeCost is the cost of each stock code uploaded with one.
+	codeCost map[string]topupd.Money
 	// sandboxes are the sandbox accounts (topupd.SandboxID) clients test on.
 	sandboxes []string
 	// refs are the credits' references (account, NUL, reference) the
@@ -55,22 +61,24 @@ func newModel() model {
 	return model{credited: map[string]topupd.Money{}, requests: map[string]*request{}, byOperator: map[string]bool{}, orders: map[string]bool{},
 		limits: map[string]topupd.Limits{}, keys: map[string]string{},
 		prices: map[string]topupd.Money{}, voided: map[string]bool{}, refs: map[string]bool{},
-		own: map[string]map[string]topupd.Money{}, tier: map[string]topupd.Money{}, onTier: map[string]bool{}}
+		own: map[string]map[string]topupd.Money{}, tier: map[string]topupd.Money{}, onTier: map[string]bool{},
+		codeCost: map[string]topupd.Money{}}
 }
 
 // The catalog: top-ups by each kind of supplier, keys from stock and from
-// an upstream, and one pack that fails over across three upstreams.
+// an upstream, and one pack that fails over across three upstreams, each
+// with a cost (the failover pack's b and c dearer than its own).
 var packs = []topupd.Pack{
-	{PID: "T-SIM", Slug: "game", Name: "Sim 100", Price: 150, Status: topupd.StatusActive, Provider: topupd.ProviderSim},
-	{PID: "T-MAN", Slug: "game", Name: "Manual 100", Price: 170, Status: topupd.StatusActive, Provider: topupd.ProviderManual},
-	{PID: "T-UP", Slug: "game", Name: "Upstream 100", Price: 160, Status: topupd.StatusActive, Provider: topupd.ProviderUpstream, Upstream: "a", UpstreamPID: "X100"},
-	{PID: "T-FO", Slug: "game", Name: "Failover 100", Price: 180, Status: topupd.StatusActive, Provider: topupd.ProviderUpstream, Upstream: "a", UpstreamPID: "X100",
+	{PID: "T-SIM", Slug: "game", Name: "Sim 100", Price: 150, Cost: 90, Status: topupd.StatusActive, Provider: topupd.ProviderSim},
+	{PID: "T-MAN", Slug: "game", Name: "Manual 100", Price: 170, Cost: 100, Status: topupd.StatusActive, Provider: topupd.ProviderManual},
+	{PID: "T-UP", Slug: "game", Name: "Upstream 100", Price: 160, Cost: 110, Status: topupd.StatusActive, Provider: topupd.ProviderUpstream, Upstream: "a", UpstreamPID: "X100"},
+	{PID: "T-FO", Slug: "game", Name: "Failover 100", Price: 180, Cost: 100, Status: topupd.StatusActive, Provider: topupd.ProviderUpstream, Upstream: "a", UpstreamPID: "X100",
 		Suppliers: []topupd.Supplier{
 			{Provider: topupd.ProviderUpstream, Upstream: "a", UpstreamPID: "X100"},
-			{Provider: topupd.ProviderUpstream, Upstream: "b", UpstreamPID: "Y100"},
-			{Provider: topupd.ProviderUpstream, Upstream: "c", UpstreamPID: "Z100"}}},
-	{PID: "K-STK", Slug: "keys", Name: "Key from stock", Price: 500, Status: topupd.StatusActive, Provider: topupd.ProviderStock},
-	{PID: "K-UP", Slug: "keys", Name: "Key from upstream", Price: 550, Status: topupd.StatusActive, Provider: topupd.ProviderUpstream, Upstream: "b", UpstreamPID: "KEY1"},
+			{Provider: topupd.ProviderUpstream, Upstream: "b", UpstreamPID: "Y100", Cost: 115},
+			{Provider: topupd.ProviderUpstream, Upstream: "c", UpstreamPID: "Z100", Cost: 125}}},
+	{PID: "K-STK", Slug: "keys", Name: "Key from stock", Price: 500, Cost: 250, Status: topupd.StatusActive, Provider: topupd.ProviderStock},
+	{PID: "K-UP", Slug: "keys", Name: "Key from upstream", Price: 550, Cost: 300, Status: topupd.StatusActive, Provider: topupd.ProviderUpstream, Upstream: "b", UpstreamPID: "KEY1"},
 }
 
 // simDelay is the sim supplier's delay (simDelayMs) when it does not
@@ -182,13 +190,23 @@ func (w *World) addStock(ctx context.Context, n int) error {
 	if len(w.model.stock) > 0 && w.rng.IntN(3) == 0 {
 		codes = append(codes, w.model.stock[w.rng.IntN(len(w.model.stock))])
 	}
-	res, err := w.svc.AddStock(ctx, w.root, "K-STK", codes, topupd.StockUpload{})
+	var u topupd.StockUpload
+	if w.rng.IntN(2) == 0 { // a batch bought at a price of its own
+		c := topupd.Money(200 + w.rng.IntN(100))
+		u.Cost = &c
+	}
+	res, err := w.svc.AddStock(ctx, w.root, "K-STK", codes, u)
 	if err != nil {
 		return err
 	}
+	if u.Cost != nil {
+		for _, c := range codes[:n] {
+			w.model.codeCost[c] = *u.Cost
+		}
+	}
 	w.model.stock = append(w.model.stock, codes[:n]...)
 	w.model.batches = append(w.model.batches, res.BatchID)
-	w.logf("stock K-STK +%d: added %d duplicates %d available %d", len(codes), res.Added, res.Duplicates, res.Available)
+	w.logf("stock K-STK +%d at %s: added %d duplicates %d available %d", len(codes), show(u.Cost), res.Added, res.Duplicates, res.Available)
 	return nil
 }
 

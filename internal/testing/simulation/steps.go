@@ -136,13 +136,15 @@ func (w *World) act(ctx context.Context) error {
 	case r < 89:
 		p := packs[w.rng.IntN(len(packs))]
 		price := topupd.Money(100 + w.rng.IntN(500))
+		allow := w.rng.IntN(4) == 0
 		_, _, err := untilAnswered(func() (service.PackView, error) {
-			return w.svc.UpdatePack(ctx, w.root, p.PID, service.PackPatch{Price: &price})
+			return w.svc.UpdatePack(ctx, w.root, p.PID, service.PackPatch{Price: &price, AllowBelowCost: allow})
 		})
 		if err == nil {
 			w.model.prices[p.PID] = price
 		}
-		w.logf("price %s %v: %v", p.PID, price, errText(err))
+		w.judgeBelowCost("the price of "+p.PID, price < highestCost(p.PID), allow, err)
+		w.logf("price %s %v (allowing below cost: %v): %v", p.PID, price, allow, errText(err))
 	case r < 91:
 		return w.addStock(ctx, 1+w.rng.IntN(4))
 	case r < 92:
