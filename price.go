@@ -193,28 +193,54 @@ type Limits struct {
 
 // Allow checks an order's amount against the limits, given what the
 // account's orders of the same UTC day have charged so far (net of
-// refunds): SPEND_LIMIT_EXCEEDED when it is above either.
+// refunds): SPEND_LIMIT_EXCEEDED when it is above one, each limit as its
+// LimitSetting's Per says, in the order of LimitSettings.
 func (l *Limits) Allow(amount, spentToday Money) error {
-	if l.MaxOrder != nil && amount > *l.MaxOrder {
-		return Errorf(ESpendLimit, "the order's %s is above the account's limit of %s an order", amount.Dollars(), l.MaxOrder.Dollars())
-	}
-	if l.Daily != nil && spentToday+amount > *l.Daily {
-		return Errorf(ESpendLimit, "the order's %s with %s spent today is above the account's daily limit of %s",
-			amount.Dollars(), spentToday.Dollars(), l.Daily.Dollars())
+	for _, s := range LimitSettings {
+		limit := *s.Of(l)
+		switch {
+		case limit == nil:
+		case s.Per == PerOrder && amount > *limit:
+			return Errorf(ESpendLimit, "the order's %s is above the account's limit of %s an order", amount.Dollars(), limit.Dollars())
+		case s.Per == PerDay && spentToday+amount > *limit:
+			return Errorf(ESpendLimit, "the order's %s with %s spent today is above the account's daily limit of %s",
+				amount.Dollars(), spentToday.Dollars(), limit.Dollars())
+		}
 	}
 	return nil
 }
 
-// CountsTheDay reports whether Allow needs what the day's orders spent:
-// the store reads it, under the account's lock, only then.
-func (l *Limits) CountsTheDay() bool { return l.Daily != nil }
+// CountsTheDay reports whether Allow needs what the day's orders spent (a
+// PerDay limit is set): the store reads it, under the account's lock,
+// only then.
+func (l *Limits) CountsTheDay() bool {
+	for _, s := range LimitSettings {
+		if s.Per == PerDay && *s.Of(l) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// LimitPer is what a spending limit bounds; Allow and the store's audit
+// hold each limit to its kind.
+type LimitPer int
+
+const (
+	// PerOrder bounds one order's charge.
+	PerOrder LimitPer = iota + 1
+	// PerDay bounds what the account's orders of one UTC day charge, less
+	// what was refunded of them.
+	PerDay
+)
 
 // LimitSetting is one spending limit as the operator sets it. Its entry in
 // LimitSettings names it for every adapter: the admin API's field, the
 // accounts table's column, the console's form field and label, and the
-// action log's field. A new limit is a new entry, a column and its rule in
-// Allow; the store, the admin API, the console and the log take it from
-// here.
+// action log's field; its Per says how Allow and the store's audit hold
+// orders to it. A new limit of a kind already known is a new entry, a
+// field of Limits and a column; the store, the admin API, the console,
+// the log and the audit take it from here.
 type LimitSetting struct {
 	// Name is the admin API's field (and the action log's), in USD.
 	Name string
@@ -224,16 +250,19 @@ type LimitSetting struct {
 	// Form is the console form's field; Label its label, and Short the
 	// label in a sentence.
 	Form, Label, Short string
+	// Per is what the limit bounds.
+	Per LimitPer
 	// Of points at the limit in Limits.
 	Of func(*Limits) **Money
 }
 
-// LimitSettings are the spending limits, in the order they are shown.
+// LimitSettings are the spending limits, in the order they are shown and
+// checked.
 var LimitSettings = []LimitSetting{
 	{Name: "maxOrderUsd", Column: "max_order", Form: "maxOrder", Label: "Most an order (USD)", Short: "Most an order",
-		Of: func(l *Limits) **Money { return &l.MaxOrder }},
+		Per: PerOrder, Of: func(l *Limits) **Money { return &l.MaxOrder }},
 	{Name: "dailyLimitUsd", Column: "daily_limit", Form: "dailyLimit", Label: "Most a UTC day, net of refunds (USD)", Short: "Most a day",
-		Of: func(l *Limits) **Money { return &l.Daily }},
+		Per: PerDay, Of: func(l *Limits) **Money { return &l.Daily }},
 }
 
 // LimitSettingNamed returns the limit the admin API names name.

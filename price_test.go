@@ -89,6 +89,9 @@ func TestLimitsAllow(t *testing.T) {
 		{Limits{Daily: &five}, USD(2), USD(3) + 1, false},
 		{Limits{MaxOrder: &five, Daily: &two}, USD(3), 0, false},
 	} {
+		if c.limits.CountsTheDay() != (c.limits.Daily != nil) {
+			t.Errorf("%+v: CountsTheDay %v", c.limits, c.limits.CountsTheDay())
+		}
 		err := c.limits.Allow(c.amount, c.spent)
 		if (err == nil) != c.ok || (err != nil && CodeOf(err) != ESpendLimit) {
 			t.Errorf("%+v, %s after %s: %v", c.limits, c.amount, c.spent, err)
@@ -200,6 +203,9 @@ func TestLimitSettings(t *testing.T) {
 			t.Errorf("%s points at %s's limit", s.Name, other)
 		}
 		pointers[s.Of(&l)] = s.Name
+		if s.Per != PerOrder && s.Per != PerDay {
+			t.Errorf("%s bounds nothing Allow knows: %d", s.Name, s.Per)
+		}
 		if got, ok := LimitSettingNamed(s.Name); !ok || got.Column != s.Column {
 			t.Errorf("LimitSettingNamed(%s) = %+v, %v", s.Name, got, ok)
 		}

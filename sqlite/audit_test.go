@@ -1,6 +1,7 @@
 package sqlite_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -44,5 +45,50 @@ func TestAuditCatchesDamage(t *testing.T) {
 	}
 	if au.OK() {
 		t.Error("audit OK after damage")
+	}
+}
+
+// TestAuditCatchesLimitsBroken: limits set behind the store's back, over
+// orders already placed, break orders-within-spending-limits: a limit per
+// order names the orders above it, a daily limit the account's days.
+func TestAuditCatchesLimitsBroken(t *testing.T) {
+	for _, c := range []struct {
+		name, damage string
+		orders, days bool // which the check must name
+	}{
+		{"per order", `UPDATE accounts SET max_order = 1, limits_from_seq = 0`, true, false},
+		{"per day", `UPDATE accounts SET daily_limit = 1, limits_from_seq = 0 WHERE sandbox_of IS NULL`, false, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t)
+			db := rawDB(t, f.path)
+			if _, err := db.Exec(c.damage); err != nil {
+				t.Fatal(err)
+			}
+			s, err := sqlite.Open(t.Context(), f.path, f.vault)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			au, err := s.Audit(t.Context(), time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, check := range au.Checks {
+				if check.Name != "orders-within-spending-limits" {
+					continue
+				}
+				var orders, days bool
+				for _, ex := range check.Examples {
+					orders = orders || strings.HasPrefix(ex, "ord_")
+					days = days || strings.Contains(ex, " ")
+				}
+				if check.Violations == 0 || orders != c.orders || days != c.days {
+					t.Errorf("%d violations, e.g. %v; want orders named %v, days named %v", check.Violations, check.Examples, c.orders, c.days)
+				}
+				return
+			}
+			t.Fatal("no check orders-within-spending-limits")
+		})
 	}
 }

@@ -28,15 +28,9 @@ var auditChecks = []struct{ name, query string }{
 	{"charge-is-order-price", `SELECT o.id FROM orders o JOIN ledger l ON l.order_seq = o.seq AND l.kind = 'charge' WHERE -l.amount <> o.amount`},
 	// A completed order, and only a completed order, has one cost.
 	{"one-cost-per-completed-order", `SELECT id FROM orders WHERE (status = 'completed') <> (cost IS NOT NULL) OR cost < 0`},
-	// Orders placed since an account's limits were set keep to them: none
-	// above maxOrderUsd, and no day with such an order spending more than
-	// dailyLimitUsd, net of refunds.
-	{"orders-within-spending-limits", `SELECT o.id FROM orders o JOIN accounts a ON a.id = o.account_id
-		WHERE o.account_seq > a.limits_from_seq AND o.amount > a.max_order
-		UNION ALL SELECT a.id || ' ' || CAST(d.day AS TEXT) FROM accounts a JOIN sales_daily d ON d.account_id = a.id
-		WHERE a.daily_limit IS NOT NULL AND EXISTS (SELECT 1 FROM orders o
-			WHERE o.account_id = a.id AND o.account_seq > a.limits_from_seq AND o.created_at / 86400000 = d.day)
-		GROUP BY a.id, d.day, a.daily_limit HAVING SUM(d.charged - d.refunds) > a.daily_limit`},
+	// Orders placed since an account's limits were set keep to them
+	// (limits.go).
+	{"orders-within-spending-limits", limitsAuditSQL()},
 	{"refund-only-when-cancelled", `SELECT o.id FROM orders o WHERE o.refunded = 1 AND o.status <> 'cancelled'`},
 	{"code-delivered-once", `SELECT MIN(c.pid) FROM codes c WHERE c.order_seq IS NOT NULL
 		GROUP BY c.pid, c.fingerprint HAVING COUNT(*) > 1`},

@@ -63,3 +63,26 @@ func (r limitsRow) limits() topupd.Limits {
 	}
 	return l
 }
+
+// limitsAuditSQL is the audit's check of the spending limits: the orders
+// placed since an account's limits were set above a PerOrder limit, and
+// the days with such an order whose charges, net of refunds, are above a
+// PerDay limit.
+func limitsAuditSQL() string {
+	var parts []string
+	for _, l := range topupd.LimitSettings {
+		switch l.Per {
+		case topupd.PerOrder:
+			parts = append(parts, fmt.Sprintf(`SELECT o.id FROM orders o JOIN accounts a ON a.id = o.account_id
+		WHERE o.account_seq > a.limits_from_seq AND o.amount > a.%s`, l.Column))
+		case topupd.PerDay:
+			parts = append(parts, fmt.Sprintf(`SELECT a.id || ' ' || CAST(d.day AS TEXT) FROM accounts a JOIN sales_daily d ON d.account_id = a.id
+		WHERE a.%[1]s IS NOT NULL AND EXISTS (SELECT 1 FROM orders o
+			WHERE o.account_id = a.id AND o.account_seq > a.limits_from_seq AND o.created_at / 86400000 = d.day)
+		GROUP BY a.id, d.day, a.%[1]s HAVING SUM(d.charged - d.refunds) > a.%[1]s`, l.Column))
+		default:
+			panic(fmt.Sprintf("sqlstore: limit %s: no audit for its kind %d", l.Name, l.Per))
+		}
+	}
+	return strings.Join(parts, "\n\t\tUNION ALL ")
+}
