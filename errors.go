@@ -68,6 +68,9 @@ const (
 	// disabled (the built-in root aside), so no one could sign in to the
 	// console as an owner.
 	ELastOwner ErrorCode = "LAST_OWNER"
+	// EUpstreamLoop: an order or a player check that came round to this
+	// server again, or through more than MaxHops servers (route.go).
+	EUpstreamLoop ErrorCode = "UPSTREAM_LOOP"
 )
 
 // messages holds the spec's `error` text for codes whose text differs from the code.

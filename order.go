@@ -134,6 +134,10 @@ type Order struct {
 	Cost *Money
 	// Sandbox marks an order of an account's sandbox (sandbox.go).
 	Sandbox bool
+	// Route is the servers the order passed through before this one, as
+	// its request said: the engine's calls to an upstream name them
+	// (route.go).
+	Route Route
 }
 
 // The alerts a processing order can raise.

@@ -81,6 +81,7 @@ func newOrder(p *PlaceOrder, pack *Pack, line *Line, draft *Draft) Order {
 		PID: pack.PID, Slug: line.Slug, Game: line.Game, Kind: line.Kind, PackName: pack.Name, Provider: pack.Provider,
 		Quantity: draft.Quantity, Amount: draft.Amount, Fields: draft.Fields, Status: StatusProcessing,
 		CreatedAt: toMillisecond(p.Now), DeadlineAt: toMillisecond(p.Now.Add(p.Deadline)), Supplier: SupplierNew,
+		Route: p.Route,
 	}
 	if pack.Provider == ProviderUpstream {
 		o.Upstream, o.UpstreamPID = pack.Upstream, pack.UpstreamPID

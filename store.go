@@ -34,6 +34,9 @@ type Store interface {
 	Gauges(ctx context.Context) (Gauges, error)
 	// Ping checks that the database answers.
 	Ping(ctx context.Context) error
+	// Instance returns this deployment's instance id (route.go), made by
+	// the first call on the database and never changed.
+	Instance(ctx context.Context) (string, error)
 	// Close releases the database.
 	Close() error
 }
@@ -160,6 +163,9 @@ type PlaceOrder struct {
 	// after placement (never past its deadline), with no lease: the engine
 	// asks again then, as after a recorded pending answer.
 	Sim SimTerms
+	// Route is the servers the request passed through before this one
+	// (ParseRoute): kept with the order.
+	Route Route
 }
 
 // HistoryQuery selects a page of an account's orders, newest first.

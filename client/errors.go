@@ -36,6 +36,7 @@ const (
 	CodeOrdersDisabled       = "API_ORDER_DISABLED"                    // 503: orders off for everyone for a while
 	CodeRateLimitUnavailable = "RATE_LIMIT_UNAVAILABLE"                // 503: the limiter is down
 	CodeSupplierUnavailable  = "SUPPLIER_UNAVAILABLE"                  // 503: a player check's supplier could not be asked
+	CodeUpstreamLoop         = "UPSTREAM_LOOP"                         // 400: the call came back to the server, or through more than 3
 	CodeInvalidJSON          = "INVALID_JSON"                          // 401: the body is not JSON (sent without a code)
 	CodeBodyTooLarge         = "BODY_TOO_LARGE"                        // 413
 	CodeHeaderTooLarge       = "HEADER_TOO_LARGE"                      // 431

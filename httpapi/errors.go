@@ -61,6 +61,7 @@ var statusOf = map[topupd.ErrorCode]int{
 	topupd.EWebhookURLForbidden: http.StatusBadRequest,
 	topupd.EWebhookLimit:        http.StatusConflict,
 	topupd.ELastOwner:           http.StatusConflict,
+	topupd.EUpstreamLoop:        http.StatusBadRequest,
 	topupd.EInternal:            http.StatusInternalServerError,
 }
 

@@ -103,6 +103,14 @@ type callerKey struct{}
 // caller is the request's caller as the service holds it to its books.
 func (c *caller) caller() service.Caller { return service.Caller{Account: c.account} }
 
+// callerVia is caller with the loop guard's headers of r (an order, a
+// player check).
+func (c *caller) callerVia(r *http.Request) service.Caller {
+	out := c.caller()
+	out.Via = service.Via{Instances: r.Header.Get(topupd.HeaderInstance), Hops: r.Header.Get(topupd.HeaderHops)}
+	return out
+}
+
 // callerOf returns the authenticated caller of a request.
 func callerOf(ctx context.Context) *caller {
 	c, _ := ctx.Value(callerKey{}).(*caller)

@@ -72,7 +72,7 @@ func (a *reseller) placeOrder(w http.ResponseWriter, r *http.Request) error {
 	if c.order.bad != nil {
 		return c.order.bad
 	}
-	o, replay, err := a.Service.PlaceOrder(ctx, service.OrderCall{Caller: c.caller(), Settings: c.settings, Request: c.order.req,
+	o, replay, err := a.Service.PlaceOrder(ctx, service.OrderCall{Caller: c.callerVia(r), Settings: c.settings, Request: c.order.req,
 		HintHeld: c.order.held})
 	if topupd.CodeOf(err) == topupd.EDuplicateInFlight {
 		w.Header().Set("Retry-After", strconv.Itoa(1))

@@ -27,7 +27,7 @@ func (a *reseller) checkPlayer(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := a.Service.CheckPlayer(ctx, c.caller(), req)
+	res, err := a.Service.CheckPlayer(ctx, c.callerVia(r), req)
 	if err != nil {
 		return err
 	}

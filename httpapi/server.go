@@ -32,6 +32,9 @@ type ResellerStore interface {
 type Deps struct {
 	// Store is the database, as the API reads it to let a call in.
 	Store ResellerStore
+	// Instance is this deployment's instance id, sent with every answer
+	// (topupd.HeaderInstance).
+	Instance string
 	// Service runs every operation a caller asks for: reads, orders,
 	// player checks.
 	Service *service.Service
@@ -94,7 +97,20 @@ func NewReseller(d Deps) (http.Handler, error) {
 	a := &reseller{Deps: d, keyless: newKeyless(d.KeylessLimiter, d.Logger, d.Now)}
 	mux := http.NewServeMux()
 	a.routes(mux)
-	return guard("reseller", d.Logger, d.Metrics, d.MaxBody, mux, d.TrustedProxies), nil
+	return instanced(d.Instance, guard("reseller", d.Logger, d.Metrics, d.MaxBody, mux, d.TrustedProxies)), nil
+}
+
+// instanced sends every answer of h with Topupd-Instance: id (none when
+// empty), so that a topupd calling this one as its upstream can tell a
+// loop (topupd.Route).
+func instanced(id string, h http.Handler) http.Handler {
+	if id == "" {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(topupd.HeaderInstance, id)
+		h.ServeHTTP(w, r)
+	})
 }
 
 // router is what an API's routes are registered on: its ServeMux, or the

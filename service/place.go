@@ -73,11 +73,15 @@ func (s *Service) PlaceOrder(ctx context.Context, call OrderCall) (o topupd.Orde
 	if s.d.Fulfiller == nil {
 		return o, false, topupd.Errorf(topupd.EInternal, "service.PlaceOrder: no fulfiller")
 	}
+	route, err := s.route(call.Caller)
+	if err != nil {
+		return o, false, err
+	}
 	now := s.d.Now()
 	o, replay, err = s.d.Store.PlaceOrder(ctx, topupd.PlaceOrder{
 		AccountID: call.Account.ID, Sandbox: call.Account.Sandbox, Request: call.Request, Now: now, Deadline: s.d.Deadline,
 		SimOff: s.d.SimOff, LeaseOwner: s.d.Fulfiller.Owner(), LeaseUntil: s.d.Fulfiller.LeaseUntil(now), HintHeld: call.HintHeld,
-		Sim: topupd.SimTermsOf(call.Settings),
+		Sim: topupd.SimTermsOf(call.Settings), Route: route,
 	})
 	if err != nil || replay {
 		return o, replay, err
@@ -103,6 +107,11 @@ func (s *Service) CheckPlayer(ctx context.Context, c Caller, req topupd.OrderReq
 	if s.d.Players == nil {
 		return topupd.PlayerCheck{}, topupd.Errorf(topupd.EInternal, "service.CheckPlayer: no player checker")
 	}
+	route, err := s.route(c)
+	if err != nil {
+		return topupd.PlayerCheck{}, err
+	}
+	ctx = topupd.WithRoute(ctx, route) // for the suppliers it asks
 	pack, draft, err := s.d.Store.PrepareOrder(ctx, topupd.PlaceOrder{AccountID: c.Account.ID, Sandbox: c.Account.Sandbox,
 		Request: req, SimOff: s.d.SimOff})
 	switch {

@@ -13,6 +13,21 @@ import (
 type Caller struct {
 	// Account is the key's account (Sandbox set for a sandbox key).
 	Account topupd.Account
+	// Via is the loop guard's headers of the call, as sent (an order and a
+	// player check read them: topupd.Route).
+	Via Via
+}
+
+// Via is what a call said of the servers it passed through: its
+// Topupd-Instance and Topupd-Hops values, empty when absent.
+type Via struct {
+	Instances, Hops string
+}
+
+// route reads the caller's Via: UPSTREAM_LOOP when the call came round to
+// this deployment again or through too many servers.
+func (s *Service) route(c Caller) (topupd.Route, error) {
+	return topupd.ParseRoute(c.Via.Instances, c.Via.Hops, s.d.Instance)
 }
 
 // Books is the account whose books the caller reads and writes.

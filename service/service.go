@@ -58,6 +58,10 @@ type Store interface {
 type Deps struct {
 	// Store is the database.
 	Store Store
+	// Instance is this deployment's instance id (topupd.Route): orders and
+	// player checks that name it are refused as UPSTREAM_LOOP. Empty
+	// refuses only too many hops.
+	Instance string
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 	// Deadline is how long an order may stay processing before it is

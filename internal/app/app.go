@@ -148,6 +148,9 @@ type App struct {
 	// Schema is the database's schema version and the migrations this
 	// start applied.
 	Schema sqlstore.Schema
+	// Instance is this deployment's instance id (topupd.Route): the
+	// database's, the same on every node.
+	Instance string
 	// Notify tells the event stream's notifiers of its events.
 	Notify *notify.Dispatcher
 	// Service runs the operations every front end calls.
@@ -206,8 +209,11 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 		return nil, err
 	}
 	a.Store, a.Schema = db, db.Schema()
+	if a.Instance, err = a.Store.Instance(ctx); err != nil {
+		return nil, err
+	}
 	a.Metrics = metrics.New(a.Store, now)
-	if a.Engine, err = newEngine(cfg, a.Store, now, a.Metrics); err != nil {
+	if a.Engine, err = newEngine(cfg, a.Store, a.Instance, now, a.Metrics); err != nil {
 		return nil, err
 	}
 	if err := a.Engine.Recover(ctx); err != nil {
@@ -239,7 +245,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	deps := service.Deps{Store: a.Store, Now: cfg.Now, Deadline: cfg.Deadline, Wake: a.Engine.Wake,
 		Fulfiller: a.Engine, Players: a.Engine, CheckWebhookURL: guard.Check, WakeWebhooks: a.Webhooks.Wake,
 		Invalidate: cache.Invalidate, Logger: cfg.Logger, SimOff: cfg.SimOff, Health: a.Engine.Health, ConsoleURL: cfg.ConsoleURL,
-		BotUsername: a.botUsername}
+		BotUsername: a.botUsername, Instance: a.Instance}
 	if a.Service, err = service.New(deps); err != nil {
 		return nil, err
 	}
@@ -254,6 +260,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	a.Reseller, err = httpapi.NewReseller(httpapi.Deps{
 		Store: apiStore, Service: apiService, Limiter: limiter, Orders: orders, Logger: cfg.Logger, Now: cfg.Now,
 		TrustedProxies: cfg.TrustedProxies, MaxBody: cfg.MaxBody, AuthCache: cache, Metrics: a.Metrics, KeylessLimiter: a.limits.keyless,
+		Instance: a.Instance,
 	})
 	if err != nil {
 		return nil, err
@@ -367,10 +374,10 @@ func (a *App) follow(ctx context.Context, cfg Config, cache *httpapi.AuthCache) 
 }
 
 // newEngine builds the engine with every supplier the configuration allows.
-func newEngine(cfg Config, store topupd.Store, now func() time.Time, m *metrics.Metrics) (*fulfil.Engine, error) {
+func newEngine(cfg Config, store topupd.Store, instance string, now func() time.Time, m *metrics.Metrics) (*fulfil.Engine, error) {
 	providers := map[string]topupd.Provider{
 		topupd.ProviderManual:   manual.New(),
-		topupd.ProviderUpstream: upstream.New(store),
+		topupd.ProviderUpstream: upstream.New(store, upstream.WithInstance(instance)),
 		topupd.ProviderSandbox:  sim.New(store, now), // the sandbox's orders, whether or not sim is on
 	}
 	if !cfg.SimOff {

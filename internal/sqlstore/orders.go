@@ -17,9 +17,14 @@ func scanOrder(row scanner) (topupd.Order, error) {
 	var kind, status, supplier string
 	var created, deadline int64
 	var finished, cost sql.NullInt64
+	var via string
 	err := row.Scan(&o.Seq, &o.ID, &o.AccountID, &o.TrxID, &o.IdempotencyKey, &o.Fingerprint, &o.PID, &o.Slug, &o.Game, &kind, &o.PackName, &o.Provider,
 		&o.Quantity, &o.Amount, &o.Fields.UserID, &o.Fields.ZoneID, &o.Fields.ServerID, &o.Fields.Region, &o.Fields.MoreID, &status, &o.Error, &o.Refunded,
-		&created, &finished, &deadline, &supplier, &o.Attempts, &o.Upstream, &o.UpstreamPID, &o.SupplierRef, &o.CodeCount, &o.Alert, &cost, &o.Sandbox)
+		&created, &finished, &deadline, &supplier, &o.Attempts, &o.Upstream, &o.UpstreamPID, &o.SupplierRef, &o.CodeCount, &o.Alert, &cost, &o.Sandbox,
+		&via, &o.Route.Hops)
+	if via != "" {
+		o.Route.Via = strings.Split(via, ",")
+	}
 	if cost.Valid {
 		c := topupd.Money(cost.Int64)
 		o.Cost = &c

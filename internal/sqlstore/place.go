@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/topupd/topupd"
@@ -368,13 +369,15 @@ func insertOrderRow(ctx context.Context, tx *sql.Tx, o *topupd.Order, p topupd.P
 	}
 	err := tx.QueryRowContext(ctx, `INSERT INTO orders (id, account_id, account_seq, trxid, idem_key, fingerprint, pid, slug, game, kind, pack_name, provider,
 			quantity, amount, user_id, zone_id, server_id, region, more_id, status, created_at, finished_at, deadline_at, next_attempt_at, lease_owner, lease_until, supplier,
-			upstream, upstream_pid, code_count, cost, sandbox, attempts)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33)
+			upstream, upstream_pid, code_count, cost, sandbox, attempts, via, hops)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33,
+			$34, $35)
 		ON CONFLICT DO NOTHING RETURNING seq`,
 		o.ID, o.AccountID, accountSeq, o.TrxID, o.IdempotencyKey, o.Fingerprint, o.PID, o.Slug, o.Game, string(o.Kind), o.PackName, o.Provider,
 		o.Quantity, int64(o.Amount), o.Fields.UserID, o.Fields.ZoneID, o.Fields.ServerID, o.Fields.Region, o.Fields.MoreID, string(o.Status),
 		ms(o.CreatedAt), msOrNull(o.FinishedAt), ms(o.DeadlineAt), nextAttempt, leaseOwner, leaseUntil, string(o.Supplier),
-		o.Upstream, o.UpstreamPID, o.CodeCount, moneyOrNull(o.Cost), boolInt(o.Sandbox), o.Attempts).Scan(&o.Seq)
+		o.Upstream, o.UpstreamPID, o.CodeCount, moneyOrNull(o.Cost), boolInt(o.Sandbox), o.Attempts,
+		strings.Join(o.Route.Via, ","), o.Route.Hops).Scan(&o.Seq)
 	if isNoRows(err) {
 		return errOrderTaken
 	}

@@ -19,7 +19,7 @@ const (
 	packColumns  = `pid, slug, name, category, price, status, stock_based, provider, upstream, upstream_pid, cost, low_stock_at, suppliers`
 	orderColumns = `seq, id, account_id, trxid, idem_key, fingerprint, pid, slug, game, kind, pack_name, provider,
 	quantity, amount, user_id, zone_id, server_id, region, more_id, status, error, refunded,
-	created_at, finished_at, deadline_at, supplier, attempts, upstream, upstream_pid, supplier_ref, code_count, alert, cost, sandbox`
+	created_at, finished_at, deadline_at, supplier, attempts, upstream, upstream_pid, supplier_ref, code_count, alert, cost, sandbox, via, hops`
 	// viewColumns are the columns of topupd.Order.ResellerView: lookups and
 	// history pages read only these, about half of orderColumns.
 	viewColumns = `seq, id, account_id, trxid, pid, game, pack_name, quantity, amount,

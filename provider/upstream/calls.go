@@ -15,6 +15,7 @@ const historyLookup = 200
 // Submit places the order upstream under its derived trxid; a repeat is
 // answered with the same upstream order.
 func (p *Provider) Submit(ctx context.Context, o *topupd.Order) (topupd.Outcome, error) {
+	ctx = topupd.WithRoute(ctx, o.Route)
 	c, err := p.clientFor(ctx, o)
 	if err != nil {
 		return topupd.Outcome{}, err
@@ -25,6 +26,7 @@ func (p *Provider) Submit(ctx context.Context, o *topupd.Order) (topupd.Outcome,
 // Status asks the upstream how the order stands: by its SupplierRef when
 // known, otherwise by placing it again (see the package documentation).
 func (p *Provider) Status(ctx context.Context, o *topupd.Order) (topupd.Outcome, error) {
+	ctx = topupd.WithRoute(ctx, o.Route)
 	c, err := p.clientFor(ctx, o)
 	if err != nil {
 		return topupd.Outcome{}, err

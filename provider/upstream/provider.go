@@ -25,6 +25,9 @@ type Provider struct {
 	hc   *http.Client
 	poll time.Duration
 	now  func() time.Time
+	// instance is this deployment's instance id (WithInstance); "" sends
+	// no loop guard's headers.
+	instance string
 
 	mu      sync.Mutex
 	clients map[string]cachedClient // by upstream name
@@ -98,7 +101,10 @@ func (p *Provider) clientOf(ctx context.Context, s *topupd.Supplier) (*client.Cl
 		client.WithBackoff(200*time.Millisecond, 2*time.Second),
 		client.WithUserAgent("topupd-upstream/1"),
 	}
-	if p.hc != nil {
+	switch {
+	case p.instance != "":
+		opts = append(opts, client.WithHTTPClient(routed(p.hc, p.instance)))
+	case p.hc != nil:
 		opts = append(opts, client.WithHTTPClient(p.hc))
 	}
 	c, err := client.New(u.BaseURL, u.APIKey, opts...)

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -14,6 +15,36 @@ var upstreamTests = []test{
 	{"OrderSnapshotsUpstream", testOrderSnapshotsUpstream},
 	{"SupplierRefKept", testSupplierRefKept},
 	{"RetryOrder", testRetryOrder},
+	{"InstanceAndRoute", testInstanceAndRoute},
+}
+
+// testInstanceAndRoute: the deployment's instance id is one, made by the
+// first call and read the same every time after; an order keeps the route it
+// came by, and one placed without a route has none.
+func testInstanceAndRoute(t *testing.T, e *env) {
+	id, err := e.s.Instance(e.ctx)
+	if err != nil || !topupd.ValidInstanceID(id) {
+		t.Fatalf("Instance: %q, %v", id, err)
+	}
+	if again, err := e.s.Instance(e.ctx); err != nil || again != id {
+		t.Errorf("Instance again: %q, %v; was %q", again, err, id)
+	}
+	e.catalog()
+	a := e.account("routed", topupd.USD(10))
+	route := topupd.Route{Via: []string{"ins_0123456789abcdefghij", "ins_aaaaaaaaaaaaaaaaaaaa"}, Hops: 2}
+	o, _, err := e.s.PlaceOrder(e.ctx, topupd.PlaceOrder{AccountID: a.ID, Request: topup("ROUTED"), Now: t0, Deadline: deadline, Route: route})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.order(o.ID).Route; got.Hops != 2 || !slices.Equal(got.Via, route.Via) {
+		t.Errorf("the order's route: %+v, want %+v", got, route)
+	}
+	if got := e.place(a.ID, topup("OWN"), t0).Route; got.Hops != 0 || got.Via != nil {
+		t.Errorf("a reseller's own order has route %+v", got)
+	}
+	if got := e.order(e.place(a.ID, topup("OWN-2"), t0).ID).Route; got.Hops != 0 || len(got.Via) != 0 {
+		t.Errorf("a reseller's own order, read back, has route %+v", got)
+	}
 }
 
 func testUpstreamPutAndRead(t *testing.T, e *env) {
