@@ -71,6 +71,9 @@ const (
 	// EUpstreamLoop: an order or a player check that came round to this
 	// server again, or through more than MaxHops servers (route.go).
 	EUpstreamLoop ErrorCode = "UPSTREAM_LOOP"
+	// EUpstreamInUse: an upstream a pack or a processing order still names
+	// cannot be removed.
+	EUpstreamInUse ErrorCode = "UPSTREAM_IN_USE"
 )
 
 // messages holds the spec's `error` text for codes whose text differs from the code.

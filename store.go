@@ -330,6 +330,10 @@ type UpstreamStore interface {
 	Upstream(ctx context.Context, name string) (Upstream, error)
 	// Upstreams returns every upstream by name, with their API keys.
 	Upstreams(ctx context.Context) ([]Upstream, error)
+	// DeleteUpstream removes an upstream: ENotFound when there is none,
+	// EUpstreamInUse while a pack names it (as its upstream or in its
+	// suppliers) or a processing order is there or may go there.
+	DeleteUpstream(ctx context.Context, ch *Change, name string) error
 }
 
 // StuckCount is how many stuck orders one supplier has.

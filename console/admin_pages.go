@@ -58,6 +58,19 @@ func (c *Console) putUpstream(w http.ResponseWriter, r *http.Request, s *session
 	return c.done(w, r, "/console/suppliers", "Upstream "+name+" is saved.")
 }
 
+// deleteUpstream removes an upstream once the operator confirms it; one
+// still in use is refused with the packs that name it.
+func (c *Console) deleteUpstream(w http.ResponseWriter, r *http.Request, s *session) error {
+	name := r.PathValue("name")
+	if !c.confirmed(w, r, s, "Delete upstream "+name+"? Our API key there is forgotten with it.", "/console/suppliers") {
+		return nil
+	}
+	if err := c.Service.DeleteUpstream(r.Context(), s.actor, name); err != nil {
+		return err
+	}
+	return c.done(w, r, "/console/suppliers", "Upstream "+name+" is deleted.")
+}
+
 // reportData is the reports page.
 type reportData struct {
 	From, To, GroupBy string

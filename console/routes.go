@@ -69,6 +69,7 @@ func (c *Console) routes() {
 	may("GET /console/stock/batches/{id}/codes.txt", topupd.PermExportCodes, c.exportBatch)
 	read("GET /console/suppliers", c.suppliers)
 	may("POST /console/suppliers/upstreams", topupd.PermCatalog, c.putUpstream)
+	may("POST /console/suppliers/upstreams/{name}/delete", topupd.PermCatalog, c.deleteUpstream)
 	may("GET /console/reports", topupd.PermReports, c.reports)
 	may("GET /console/reports.csv", topupd.PermReports, c.reportCSV)
 	may("GET /console/operators", topupd.PermOperators, c.operators)

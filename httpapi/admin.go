@@ -135,6 +135,7 @@ func (a *admin) routes(mux router) {
 	mux.Handle("GET /admin/batches/{id}/codes", a.call(service.OpExportBatch, a.exportBatch))
 
 	mux.Handle("PUT /admin/upstreams/{name}", a.call(service.OpPutUpstream, a.putUpstream))
+	mux.Handle("DELETE /admin/upstreams/{name}", a.call(service.OpDeleteUpstream, a.deleteUpstream))
 	mux.Handle("GET /admin/upstreams", a.read(a.listUpstreams))
 	mux.Handle("GET /admin/providers", a.read(a.listProviders))
 

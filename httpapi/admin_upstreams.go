@@ -40,6 +40,15 @@ func (a *admin) putUpstream(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// deleteUpstream removes an upstream (service.DeleteUpstream).
+func (a *admin) deleteUpstream(w http.ResponseWriter, r *http.Request) error {
+	if err := a.Service.DeleteUpstream(r.Context(), a.actor(r), r.PathValue("name")); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, plainSuccess{Success: true})
+	return nil
+}
+
 // upstreamView is an upstream with its health, which its own members
 // repeat.
 type upstreamView struct {

@@ -62,6 +62,7 @@ var statusOf = map[topupd.ErrorCode]int{
 	topupd.EWebhookLimit:        http.StatusConflict,
 	topupd.ELastOwner:           http.StatusConflict,
 	topupd.EUpstreamLoop:        http.StatusBadRequest,
+	topupd.EUpstreamInUse:       http.StatusConflict,
 	topupd.EInternal:            http.StatusInternalServerError,
 }
 

@@ -18,19 +18,22 @@ const (
 	OpVoidBatch   Op = "batch.void"
 	OpExportBatch Op = "batch.export"
 	OpPutUpstream Op = "upstream.put"
+	// OpDeleteUpstream removes an upstream no pack or processing order names.
+	OpDeleteUpstream Op = "upstream.delete"
 )
 
 // catalogOps are the permissions of the operations on the catalog: lines,
 // packs, stock, batches, upstreams and providers.
 var catalogOps = map[Op]rule{
-	OpPutLine:     {topupd.PermCatalog, topupd.CatalogChanged},
-	OpUpdateLine:  {topupd.PermCatalog, topupd.CatalogChanged},
-	OpPutPack:     {topupd.PermCatalog, topupd.CatalogChanged},
-	OpUpdatePack:  {topupd.PermCatalog, topupd.CatalogChanged},
-	OpAddStock:    {topupd.PermCatalog, topupd.CatalogChanged},
-	OpVoidBatch:   {topupd.PermCatalog, topupd.CatalogChanged},
-	OpExportBatch: {perm: topupd.PermExportCodes}, // reads codes: the catalog stays as it was
-	OpPutUpstream: {topupd.PermCatalog, topupd.CatalogChanged},
+	OpPutLine:        {topupd.PermCatalog, topupd.CatalogChanged},
+	OpUpdateLine:     {topupd.PermCatalog, topupd.CatalogChanged},
+	OpPutPack:        {topupd.PermCatalog, topupd.CatalogChanged},
+	OpUpdatePack:     {topupd.PermCatalog, topupd.CatalogChanged},
+	OpAddStock:       {topupd.PermCatalog, topupd.CatalogChanged},
+	OpVoidBatch:      {topupd.PermCatalog, topupd.CatalogChanged},
+	OpExportBatch:    {perm: topupd.PermExportCodes}, // reads codes: the catalog stays as it was
+	OpPutUpstream:    {topupd.PermCatalog, topupd.CatalogChanged},
+	OpDeleteUpstream: {topupd.PermCatalog, topupd.CatalogChanged},
 }
 
 // catalogStore is what the operations on the catalog: lines, packs,
@@ -48,6 +51,7 @@ type catalogStore interface {
 	VoidBatch(ctx context.Context, ch *topupd.Change, id int64, now time.Time) (topupd.Batch, error)
 	BatchCodes(ctx context.Context, ch *topupd.Change, id int64) (topupd.Batch, []string, error)
 	PutUpstream(ctx context.Context, ch *topupd.Change, u topupd.Upstream) error
+	DeleteUpstream(ctx context.Context, ch *topupd.Change, name string) error
 	Upstream(ctx context.Context, name string) (topupd.Upstream, error)
 	Upstreams(ctx context.Context) ([]topupd.Upstream, error)
 	StuckCounts(ctx context.Context, now time.Time) ([]topupd.StuckCount, error)

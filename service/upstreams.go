@@ -43,6 +43,20 @@ func (s *Service) PutUpstream(ctx context.Context, a Actor, u topupd.Upstream) (
 	return u, nil
 }
 
+// DeleteUpstream removes an upstream: UPSTREAM_IN_USE while a pack names
+// it or a processing order is or may go there (the detail lists the
+// packs), NOT_FOUND when there is none.
+func (s *Service) DeleteUpstream(ctx context.Context, a Actor, name string) error {
+	if err := Allowed(a, OpDeleteUpstream); err != nil {
+		return err
+	}
+	if err := s.d.Store.DeleteUpstream(ctx, change(a, OpDeleteUpstream, name), name); err != nil {
+		return err
+	}
+	s.changed(ctx)
+	return nil
+}
+
 // Upstreams lists every upstream by name with its health.
 func (s *Service) Upstreams(ctx context.Context, a Actor) ([]UpstreamView, error) {
 	if err := readCatalog(a); err != nil {

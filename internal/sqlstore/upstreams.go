@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/topupd/topupd"
 )
@@ -67,4 +68,61 @@ func (s *Store) Upstream(ctx context.Context, name string) (topupd.Upstream, err
 // Upstreams returns every upstream by name.
 func (s *Store) Upstreams(ctx context.Context) ([]topupd.Upstream, error) {
 	return readAll(ctx, s, "store.Upstreams", s.scanUpstream, `SELECT name, base_url, api_key, updated_at FROM upstreams ORDER BY name`)
+}
+
+// DeleteUpstream removes an upstream no pack and no processing order names
+// (see topupd.UpstreamStore).
+func (s *Store) DeleteUpstream(ctx context.Context, ch *topupd.Change, name string) error {
+	ctx = withChange(ctx, ch)
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var base string
+		err := tx.QueryRowContext(ctx, `SELECT base_url FROM upstreams WHERE name = $1`+s.d.LockRow, name).Scan(&base)
+		if isNoRows(err) {
+			return topupd.Errorf(topupd.ENotFound, "upstream %s", name)
+		} else if err != nil {
+			return err
+		}
+		pids, err := packsNaming(ctx, tx, name)
+		if err != nil {
+			return err
+		}
+		var orders int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM orders o WHERE o.status = 'processing' AND (o.upstream = $1
+			OR EXISTS (SELECT 1 FROM order_attempts a WHERE a.order_seq = o.seq AND a.upstream = $1 AND a.outcome IN ('trying', 'waiting')))`,
+			name).Scan(&orders); err != nil {
+			return err
+		}
+		if len(pids) > 0 || orders > 0 {
+			return topupd.Errorf(topupd.EUpstreamInUse, "upstream %s is named by %d packs [%s] and %d processing orders",
+				name, len(pids), strings.Join(pids, ", "), orders)
+		}
+		noteChange(ctx, "", map[string]any{"baseUrl": base}, map[string]any{})
+		_, err = tx.ExecContext(ctx, `DELETE FROM upstreams WHERE name = $1`, name)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store.DeleteUpstream %s: %w", name, err)
+	}
+	return nil
+}
+
+// packsNaming lists the packs that name an upstream, as their upstream or
+// in their suppliers, by pid.
+func packsNaming(ctx context.Context, tx *sql.Tx, name string) ([]string, error) {
+	var pids []string
+	err := eachRow(ctx, tx, func(r scanner) error {
+		var p topupd.Pack
+		if err := r.Scan(&p.PID, &p.Upstream, jsonColumn(&p.Suppliers)); err != nil {
+			return err
+		}
+		named := p.Upstream == name
+		for _, sp := range p.Suppliers {
+			named = named || sp.Upstream == name
+		}
+		if named {
+			pids = append(pids, p.PID)
+		}
+		return nil
+	}, `SELECT pid, upstream, suppliers FROM packs ORDER BY pid`)
+	return pids, err
 }
