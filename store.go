@@ -22,6 +22,7 @@ type Store interface {
 	StreamStore
 	WebhookStore
 	CatalogSyncStore
+	UpstreamDepositStore
 	// Settings returns the operator's settings.
 	Settings(ctx context.Context) (Settings, error)
 	// UpdateSettings applies a patch and returns the new settings.

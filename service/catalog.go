@@ -20,6 +20,8 @@ const (
 	OpPutUpstream Op = "upstream.put"
 	// OpDeleteUpstream removes an upstream no pack or processing order names.
 	OpDeleteUpstream Op = "upstream.delete"
+	// OpAddUpstreamDeposit records money we sent a supplier.
+	OpAddUpstreamDeposit Op = "upstream.deposit"
 )
 
 // catalogOps are the permissions of the operations on the catalog: lines,
@@ -34,6 +36,9 @@ var catalogOps = map[Op]rule{
 	OpExportBatch:    {perm: topupd.PermExportCodes}, // reads codes: the catalog stays as it was
 	OpPutUpstream:    {topupd.PermCatalog, topupd.CatalogChanged},
 	OpDeleteUpstream: {topupd.PermCatalog, topupd.CatalogChanged},
+	// OpAddUpstreamDeposit records money sent to a supplier: the owner's
+	// and finance's, as a credit is.
+	OpAddUpstreamDeposit: {perm: topupd.PermCredit},
 }
 
 // catalogStore is what the operations on the catalog: lines, packs,
@@ -52,6 +57,7 @@ type catalogStore interface {
 	BatchCodes(ctx context.Context, ch *topupd.Change, id int64) (topupd.Batch, []string, error)
 	PutUpstream(ctx context.Context, ch *topupd.Change, u topupd.Upstream) error
 	DeleteUpstream(ctx context.Context, ch *topupd.Change, name string) error
+	topupd.UpstreamDepositStore
 	Upstream(ctx context.Context, name string) (topupd.Upstream, error)
 	Upstreams(ctx context.Context) ([]topupd.Upstream, error)
 	StuckCounts(ctx context.Context, now time.Time) ([]topupd.StuckCount, error)
