@@ -74,6 +74,14 @@ const (
 	// EUpstreamInUse: an upstream a pack or a processing order still names
 	// cannot be removed.
 	EUpstreamInUse ErrorCode = "UPSTREAM_IN_USE"
+	// EUpstreamKeyRefused: saving an upstream whose check was answered
+	// with anything but a balance (EUpstreamRefused on a check).
+	EUpstreamKeyRefused ErrorCode = "UPSTREAM_KEY_REFUSED"
+	// EUpstreamRefused: an upstream's check answered with anything but a
+	// balance.
+	EUpstreamRefused ErrorCode = "UPSTREAM_REFUSED"
+	// EUpstreamUnreachable: an upstream's check got no answer.
+	EUpstreamUnreachable ErrorCode = "UPSTREAM_UNREACHABLE"
 )
 
 // messages holds the spec's `error` text for codes whose text differs from the code.

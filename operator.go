@@ -72,13 +72,16 @@ const (
 	// view masks them, MaskCode): the owner's alone, each read recorded in
 	// the action log as order.codes-viewed.
 	PermOrderCodes Permission = "order-codes"
+	// PermCheckSuppliers asks an upstream for our balance there (its
+	// check): the owner's, finance's and support's.
+	PermCheckSuppliers Permission = "check-suppliers"
 )
 
 // Permissions returns every permission, in the order they are declared
 // (PermExportCodes is declared with batches).
 func Permissions() []Permission {
 	return []Permission{PermRead, PermCredit, PermReports, PermAccounts, PermOrders, PermCatalog, PermSettings,
-		PermOperators, PermPrices, PermDebug, PermOrderCodes, PermExportCodes}
+		PermOperators, PermPrices, PermDebug, PermOrderCodes, PermExportCodes, PermCheckSuppliers}
 }
 
 // Valid reports whether p is one of the permissions.
@@ -97,9 +100,9 @@ func (r Role) May(p Permission) bool {
 	case p == PermRead:
 		return r.Valid()
 	case r == RoleFinance:
-		return p == PermCredit || p == PermReports || p == PermPrices
+		return p == PermCredit || p == PermReports || p == PermPrices || p == PermCheckSuppliers
 	case r == RoleSupport:
-		return p == PermAccounts || p == PermOrders
+		return p == PermAccounts || p == PermOrders || p == PermCheckSuppliers
 	}
 	return false
 }

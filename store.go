@@ -335,6 +335,13 @@ type UpstreamStore interface {
 	// EUpstreamInUse while a pack names it (as its upstream or in its
 	// suppliers) or a processing order is there or may go there.
 	DeleteUpstream(ctx context.Context, ch *Change, name string) error
+	// RecordUpstreamCheck records a check of an upstream: ok with the
+	// balance it read (at at), or failing (balance nil); ENotFound when
+	// there is none.
+	RecordUpstreamCheck(ctx context.Context, ch *Change, name string, balance *Money, at time.Time) (Upstream, error)
+	// SetUpstreamThresholds sets an upstream's runway thresholds (nil
+	// keeps one); EInvalidBody for thresholds CheckThresholds refuses.
+	SetUpstreamThresholds(ctx context.Context, ch *Change, name string, warn, critical *float64) (Upstream, error)
 }
 
 // StuckCount is how many stuck orders one supplier has.

@@ -16,6 +16,65 @@ type Upstream struct {
 	// APIKey is our key at the upstream; it is stored sealed and never shown again.
 	APIKey    string
 	UpdatedAt time.Time
+	// Balance is our balance there as last learned, at BalanceAt; nil
+	// until a read.
+	Balance   *Money
+	BalanceAt *time.Time
+	// State is UpstreamUnchecked until the first successful call, then
+	// UpstreamOK or UpstreamFailing as the last call went.
+	State string
+	// WarnHours and CriticalHours are the runway thresholds of its balance
+	// alert (defaults DefaultWarnHours and DefaultCriticalHours).
+	WarnHours, CriticalHours float64
+}
+
+// CheckThresholds checks an upstream's runway thresholds: both above 0,
+// critical not above warn.
+func CheckThresholds(warn, critical float64) error {
+	switch {
+	case !(warn > 0) || !(critical > 0):
+		return Errorf(EInvalidBody, "warnHours and criticalHours must be above 0")
+	case critical > warn:
+		return Errorf(EInvalidBody, "criticalHours must not be above warnHours")
+	case warn > 100_000:
+		return Errorf(EInvalidBody, "warnHours is too large")
+	}
+	return nil
+}
+
+// CheckFields are what a check or a change of thresholds changes of an
+// upstream, for the action log.
+func (u *Upstream) CheckFields() map[string]any {
+	var bal, at any
+	if u.Balance != nil {
+		bal = *u.Balance
+	}
+	if u.BalanceAt != nil {
+		at = u.BalanceAt.UTC().Format(time.RFC3339Nano)
+	}
+	return map[string]any{"state": u.State, "balanceUsd": bal, "balanceAt": at, "warnHours": u.WarnHours, "criticalHours": u.CriticalHours}
+}
+
+// The states of an upstream.
+const (
+	UpstreamUnchecked = "unchecked"
+	UpstreamOK        = "ok"
+	UpstreamFailing   = "failing"
+)
+
+// The default runway thresholds of an upstream's balance alert, in hours.
+const (
+	DefaultWarnHours     = 24
+	DefaultCriticalHours = 4
+)
+
+// SupplierChecker reads our balance at an upstream (GET /balance with our
+// key), as the check of an upstream does. Its errors are UPSTREAM_LOOP
+// (the answer came from this deployment), UPSTREAM_REFUSED (an answer but
+// no balance: detail says its status and code) or UPSTREAM_UNREACHABLE
+// (no answer: detail says why).
+type SupplierChecker interface {
+	CheckBalance(ctx context.Context, u Upstream) (Money, error)
 }
 
 // Validate checks an upstream as the admin API receives it.

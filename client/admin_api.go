@@ -172,7 +172,11 @@ func (a *Admin) AddStock(ctx context.Context, pid string, codes []string) (Stock
 	return out, err
 }
 
-// PutUpstream creates or replaces an upstream server and our API key there.
+// PutUpstream creates or replaces an upstream server and our API key
+// there, once the server has asked it for our balance with the key (a
+// refusal is UPSTREAM_KEY_REFUSED, no answer UPSTREAM_UNREACHABLE, and
+// nothing is saved). To save one without asking, PUT the body with
+// "check": false through Do.
 func (a *Admin) PutUpstream(ctx context.Context, name, baseURL, apiKey string) error {
 	return a.Do(ctx, http.MethodPut, "/admin/upstreams/"+esc(name), map[string]any{"baseUrl": baseURL, "apiKey": apiKey}, nil)
 }

@@ -52,7 +52,8 @@ func (c *Console) suppliers(w http.ResponseWriter, r *http.Request, s *session) 
 func (c *Console) putUpstream(w http.ResponseWriter, r *http.Request, s *session) error {
 	name := strings.TrimSpace(r.PostFormValue("name"))
 	u := topupd.Upstream{Name: name, BaseURL: strings.TrimSpace(r.PostFormValue("baseUrl")), APIKey: strings.TrimSpace(r.PostFormValue("apiKey"))}
-	if _, err := c.Service.PutUpstream(r.Context(), s.actor, u); err != nil {
+	// Checked (GET /balance with the key) unless the form says not to.
+	if _, err := c.Service.PutUpstream(r.Context(), s.actor, u, r.PostFormValue("unchecked") != "yes"); err != nil {
 		return err
 	}
 	return c.done(w, r, "/console/suppliers", "Upstream "+name+" is saved.")
@@ -69,6 +70,23 @@ func (c *Console) deleteUpstream(w http.ResponseWriter, r *http.Request, s *sess
 		return err
 	}
 	return c.done(w, r, "/console/suppliers", "Upstream "+name+" is deleted.")
+}
+
+// checkUpstream asks an upstream for our balance there at once ("Test the
+// connection"); a failure shows its refusal, and the upstream stays
+// failing until a check or call succeeds.
+func (c *Console) checkUpstream(w http.ResponseWriter, r *http.Request, s *session) error {
+	name := r.PathValue("name")
+	v, err := c.Service.CheckUpstream(r.Context(), s.actor, name)
+	var e *topupd.Error
+	if errors.As(err, &e) && (e.Code == topupd.EUpstreamRefused || e.Code == topupd.EUpstreamUnreachable) {
+		// The supplier's failure, not ours: say so, with what it answered.
+		return pageError{http.StatusBadGateway, fmt.Sprintf("Upstream %s did not answer with our balance (%s): %s. It is marked failing.",
+			name, e.Code, e.Detail)}
+	} else if err != nil {
+		return err
+	}
+	return c.done(w, r, "/console/suppliers", fmt.Sprintf("Upstream %s answers: our balance there is %s.", name, v.Balance.Dollars()))
 }
 
 // reportData is the reports page.

@@ -287,7 +287,7 @@ func TestConsoleDoesWhatTheAPIDoes(t *testing.T) {
 
 	t.Run("suppliers", func(t *testing.T) {
 		b.t = t
-		b.h.AdminCall("PUT", "/admin/upstreams/up", map[string]any{"baseUrl": "http://127.0.0.1:9/", "apiKey": "tpd_live_unused"}, nil)
+		b.h.AdminCall("PUT", "/admin/upstreams/up", map[string]any{"baseUrl": "http://127.0.0.1:9/", "apiKey": "tpd_live_unused", "check": false}, nil)
 		pid := topupdtest.PIDPubgManual
 		page := "/console/catalog/packs/" + pid
 		suppliers := func() string {

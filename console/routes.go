@@ -70,6 +70,7 @@ func (c *Console) routes() {
 	read("GET /console/suppliers", c.suppliers)
 	may("POST /console/suppliers/upstreams", topupd.PermCatalog, c.putUpstream)
 	may("POST /console/suppliers/upstreams/{name}/delete", topupd.PermCatalog, c.deleteUpstream)
+	may("POST /console/suppliers/upstreams/{name}/check", topupd.PermCheckSuppliers, c.checkUpstream)
 	may("GET /console/reports", topupd.PermReports, c.reports)
 	may("GET /console/reports.csv", topupd.PermReports, c.reportCSV)
 	may("GET /console/operators", topupd.PermOperators, c.operators)

@@ -136,6 +136,8 @@ func (a *admin) routes(mux router) {
 
 	mux.Handle("PUT /admin/upstreams/{name}", a.call(service.OpPutUpstream, a.putUpstream))
 	mux.Handle("DELETE /admin/upstreams/{name}", a.call(service.OpDeleteUpstream, a.deleteUpstream))
+	mux.Handle("PATCH /admin/upstreams/{name}", a.call(service.OpUpdateUpstream, a.patchUpstream))
+	mux.Handle("POST /admin/upstreams/{name}/check", a.call(service.OpCheckUpstream, a.checkUpstream))
 	mux.Handle("POST /admin/upstreams/{name}/deposits", a.call(service.OpAddUpstreamDeposit, a.addUpstreamDeposit))
 	mux.Handle("GET /admin/upstreams/{name}/deposits", a.read(a.listUpstreamDeposits))
 	mux.Handle("GET /admin/upstreams", a.read(a.listUpstreams))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/client"
+	"github.com/topupd/topupd/service"
 )
 
 // viewHealth is a supplier's health as the operator sees it; StuckOrders
@@ -15,29 +16,76 @@ func viewHealth(h topupd.Health) client.Health {
 		LastErrorMessage: h.LastErrorMessage, ErrorRate: h.ErrorRate(), Calls: h.Calls, Errors: h.Errors, Alert: h.Alert}
 }
 
-// upstreamAnswer is an upstream as stored; its API key is never shown.
-type upstreamAnswer struct {
-	BaseURL string `json:"baseUrl"`
-	Name    string `json:"name"`
-	Success bool   `json:"success"`
-}
-
 func (a *admin) putUpstream(w http.ResponseWriter, r *http.Request) error {
 	obj, err := readAdminObject(r)
 	if err != nil {
 		return err
 	}
 	u := topupd.Upstream{Name: r.PathValue("name")}
+	check := true
 	obj.take("baseUrl", &u.BaseURL)
 	obj.take("apiKey", &u.APIKey)
+	obj.take("check", &check)
 	if err := obj.done(); err != nil {
 		return err
 	}
-	if u, err = a.Service.PutUpstream(r.Context(), a.actor(r), u); err != nil {
+	v, err := a.Service.PutUpstream(r.Context(), a.actor(r), u, check)
+	if topupd.CodeOf(err) == topupd.EUpstreamUnreachable {
+		return withStatus(err, http.StatusBadRequest) // a save it refuses: 400, as the spec has it
+	} else if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, upstreamAnswer{BaseURL: u.BaseURL, Name: u.Name, Success: true})
+	writeJSON(w, http.StatusOK, upstreamRow{Success: true, upstreamView: viewUpstream(v)})
 	return nil
+}
+
+// patchUpstream changes an upstream's runway thresholds.
+func (a *admin) patchUpstream(w http.ResponseWriter, r *http.Request) error {
+	obj, err := readAdminObject(r)
+	if err != nil {
+		return err
+	}
+	var warn, critical *float64
+	for _, f := range []struct {
+		name string
+		dst  **float64
+	}{{"warnHours", &warn}, {"criticalHours", &critical}} {
+		var h float64
+		if obj.take(f.name, &h) {
+			*f.dst = &h
+		}
+	}
+	if err := obj.done(); err != nil {
+		return err
+	}
+	v, err := a.Service.SetUpstreamThresholds(r.Context(), a.actor(r), r.PathValue("name"), warn, critical)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, upstreamRow{Success: true, upstreamView: viewUpstream(v)})
+	return nil
+}
+
+// checkUpstream asks an upstream for our balance there at once.
+func (a *admin) checkUpstream(w http.ResponseWriter, r *http.Request) error {
+	v, err := a.Service.CheckUpstream(r.Context(), a.actor(r), r.PathValue("name"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Success    bool          `json:"success"`
+		Name       string        `json:"name"`
+		BalanceUSD *topupd.Money `json:"balanceUsd"`
+		BalanceAt  *time.Time    `json:"balanceAt"`
+		State      string        `json:"state"`
+	}{true, v.Name, v.Balance, utcPtr(v.BalanceAt), v.State})
+	return nil
+}
+
+// upstreamRow is one upstream in a whole answer.
+type upstreamRow struct {
+	Success bool `json:"success"`
+	upstreamView
 }
 
 // deleteUpstream removes an upstream (service.DeleteUpstream).
@@ -61,6 +109,21 @@ type upstreamView struct {
 	LastSuccess      *time.Time    `json:"lastSuccess"`
 	Name             string        `json:"name"`
 	UpdatedAt        time.Time     `json:"updatedAt"`
+	BalanceUSD       *topupd.Money `json:"balanceUsd"`
+	BalanceAt        *time.Time    `json:"balanceAt"`
+	State            string        `json:"state"`
+	WarnHours        float64       `json:"warnHours"`
+	CriticalHours    float64       `json:"criticalHours"`
+}
+
+// viewUpstream is an upstream as the admin API shows it. Its alert is
+// its health's, or its state failing.
+func viewUpstream(u service.UpstreamView) upstreamView {
+	v := viewHealth(u.Health)
+	return upstreamView{Name: u.Name, BaseURL: u.BaseURL, UpdatedAt: u.UpdatedAt.UTC(), Health: v,
+		LastSuccess: v.LastSuccess, LastError: v.LastError, LastErrorMessage: v.LastErrorMessage, ErrorRate: v.ErrorRate,
+		Alert: v.Alert || u.State == topupd.UpstreamFailing, BalanceUSD: u.Balance, BalanceAt: utcPtr(u.BalanceAt), State: u.State,
+		WarnHours: u.WarnHours, CriticalHours: u.CriticalHours}
 }
 
 // upstreamsAnswer is the list of upstreams.
@@ -77,9 +140,7 @@ func (a *admin) listUpstreams(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := make([]upstreamView, len(ups))
 	for i, u := range ups {
-		v := viewHealth(u.Health)
-		out[i] = upstreamView{Name: u.Name, BaseURL: u.BaseURL, UpdatedAt: u.UpdatedAt.UTC(), Health: v,
-			LastSuccess: v.LastSuccess, LastError: v.LastError, LastErrorMessage: v.LastErrorMessage, ErrorRate: v.ErrorRate, Alert: v.Alert}
+		out[i] = viewUpstream(u)
 	}
 	writeJSON(w, http.StatusOK, upstreamsAnswer{Success: true, Upstreams: out})
 	return nil

@@ -63,6 +63,10 @@ var statusOf = map[topupd.ErrorCode]int{
 	topupd.ELastOwner:           http.StatusConflict,
 	topupd.EUpstreamLoop:        http.StatusBadRequest,
 	topupd.EUpstreamInUse:       http.StatusConflict,
+	topupd.EUpstreamKeyRefused:  http.StatusBadRequest,
+	topupd.EUpstreamRefused:     http.StatusBadGateway,
+	// 502 on a check; a PUT answers its own 400 (putUpstream).
+	topupd.EUpstreamUnreachable: http.StatusBadGateway,
 	topupd.EInternal:            http.StatusInternalServerError,
 }
 
@@ -119,6 +123,10 @@ func StatusOf(err error) int {
 	if !errors.As(err, &e) {
 		return http.StatusInternalServerError
 	}
+	var st statusError
+	if errors.As(err, &st) {
+		return st.status
+	}
 	if status, ok := statusOf[e.Code]; ok {
 		return status
 	}
@@ -137,6 +145,10 @@ func writeError(w http.ResponseWriter, log *slog.Logger, r *http.Request, err er
 	status, ok := statusOf[e.Code]
 	if !ok {
 		status = http.StatusInternalServerError
+	}
+	var st statusError
+	if errors.As(err, &st) {
+		status = st.status
 	}
 	if rejectedAtSubmit[e.Code] && e.Game != "" {
 		writeJSON(w, status, rejection{Status: string(topupd.StatusCancelled), Game: e.Game, Error: e.Code.Message(), Code: string(e.Code),
@@ -174,3 +186,17 @@ func writeEncoded(w http.ResponseWriter, status int, b []byte) {
 	w.WriteHeader(status)
 	w.Write(b)
 }
+
+// statusError answers its error with a status of its own, where one call
+// answers a code with another status than the table's (UPSTREAM_UNREACHABLE
+// is 502 on a check, 400 on a save).
+type statusError struct {
+	error
+	status int
+}
+
+// Unwrap returns the error.
+func (e statusError) Unwrap() error { return e.error }
+
+// withStatus answers err with status.
+func withStatus(err error, status int) error { return statusError{err, status} }

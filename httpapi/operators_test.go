@@ -40,7 +40,9 @@ func TestRoles(t *testing.T) {
 		{"pack edit", "PATCH", "/admin/products/" + topupdtest.PIDPubg, func() any { return map[string]any{"name": "60 UC " + fresh()} }, nil},
 		{"line edit", "PATCH", "/admin/services/pubg", func() any { return map[string]any{"productName": "PUBG " + fresh()} }, nil},
 		{"stock", "POST", "/admin/products/" + topupdtest.PIDKey + "/stock", func() any { return map[string]any{"codes": []string{"R-" + fresh()}} }, nil},
-		{"upstream", "PUT", "/admin/upstreams/u1", func() any { return map[string]any{"baseUrl": "http://127.0.0.1:1", "apiKey": "k-" + fresh()} }, nil},
+		{"upstream", "PUT", "/admin/upstreams/u1", func() any {
+			return map[string]any{"baseUrl": "http://127.0.0.1:1", "apiKey": "k-" + fresh(), "check": false}
+		}, nil},
 		{"settings", "PATCH", "/admin/settings", func() any { return map[string]any{"simDelayMs": n} }, nil},
 		{"new operator", "POST", "/admin/operators", func() any { return map[string]any{"name": "x" + fresh(), "role": "viewer"} }, nil},
 		{"operator token", "POST", "/admin/operators/op-viewer/tokens", func() any { return nil }, nil},

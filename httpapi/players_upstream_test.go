@@ -81,7 +81,7 @@ func TestPlayerCheckUpstream(t *testing.T) {
 			"sick": standIn(t, http.StatusInternalServerError, "INTERNAL", "INTERNAL ERROR"),
 		}
 		for name, url := range upstreams {
-			a.AdminCall("PUT", "/admin/upstreams/"+name, map[string]any{"baseUrl": url, "apiKey": atB.Key}, nil)
+			a.AdminCall("PUT", "/admin/upstreams/"+name, map[string]any{"baseUrl": url, "apiKey": atB.Key, "check": name == "b"}, nil)
 		}
 		supplier := func(up, pid string) map[string]any {
 			return map[string]any{"provider": "upstream", "upstream": up, "upstreamPid": pid}

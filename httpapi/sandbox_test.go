@@ -272,7 +272,7 @@ func TestSandboxWithSimOff(t *testing.T) {
 		// A key pack an upstream fulfils has no stock of its own: its
 		// sandbox orders complete at once with TEST- codes all the same
 		// (the simulator found them completing with none).
-		h.AdminOK(http.StatusOK, "PUT", "/admin/upstreams/up", map[string]any{"baseUrl": "http://127.0.0.1:9", "apiKey": "k"})
+		h.AdminOK(http.StatusOK, "PUT", "/admin/upstreams/up", map[string]any{"baseUrl": "http://127.0.0.1:9", "apiKey": "k", "check": false})
 		h.PutLine("keys", map[string]any{"productName": "Keys", "gameName": "Keys", "game": "keys", "kind": "gamekey", "status": "active"})
 		h.PutPack("key-up", map[string]any{"slug": "keys", "name": "Key", "priceUsd": 2, "status": "active",
 			"provider": "upstream", "upstream": "up", "upstreamPid": "K1"})

@@ -19,7 +19,7 @@ func TestDeleteUpstream(t *testing.T) {
 		h.LoadCatalog()
 		for _, name := range []string{"single", "listed", "busy", "free"} {
 			// Nothing listens on port 1: an order there stays processing.
-			h.AdminOK(http.StatusOK, "PUT", "/admin/upstreams/"+name, map[string]any{"baseUrl": "http://127.0.0.1:1", "apiKey": "k-" + name})
+			h.AdminOK(http.StatusOK, "PUT", "/admin/upstreams/"+name, map[string]any{"baseUrl": "http://127.0.0.1:1", "apiKey": "k-" + name, "check": false})
 		}
 		h.PutPack("via-single", map[string]any{"slug": "pubg", "name": "60 UC, single", "priceUsd": topupdtest.USD("1.5"), "status": "active",
 			"provider": "upstream", "upstream": "single", "upstreamPid": "x"})

@@ -17,7 +17,7 @@ import (
 func TestUpstreamDeposits(t *testing.T) {
 	t.Parallel()
 	topupdtest.EachStore(t, func(t *testing.T, h *topupdtest.T) {
-		h.AdminOK(http.StatusOK, "PUT", "/admin/upstreams/b", map[string]any{"baseUrl": "http://127.0.0.1:1", "apiKey": "k"})
+		h.AdminOK(http.StatusOK, "PUT", "/admin/upstreams/b", map[string]any{"baseUrl": "http://127.0.0.1:1", "apiKey": "k", "check": false})
 		fin, support := h.NewOperator("fin", "finance"), h.NewOperator("sam", "support")
 		path := "/admin/upstreams/b/deposits"
 		first := h.AdminAs(fin, "POST", path, map[string]any{"amountUsd": topupdtest.USD("250.5"), "reference": "TT-1", "at": "2026-12-01T10:00:00Z"})

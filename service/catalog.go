@@ -22,6 +22,10 @@ const (
 	OpDeleteUpstream Op = "upstream.delete"
 	// OpAddUpstreamDeposit records money we sent a supplier.
 	OpAddUpstreamDeposit Op = "upstream.deposit"
+	// OpCheckUpstream asks an upstream for our balance there.
+	OpCheckUpstream Op = "upstream.check"
+	// OpUpdateUpstream changes an upstream's runway thresholds.
+	OpUpdateUpstream Op = "upstream.update"
 )
 
 // catalogOps are the permissions of the operations on the catalog: lines,
@@ -39,6 +43,8 @@ var catalogOps = map[Op]rule{
 	// OpAddUpstreamDeposit records money sent to a supplier: the owner's
 	// and finance's, as a credit is.
 	OpAddUpstreamDeposit: {perm: topupd.PermCredit},
+	OpCheckUpstream:      {perm: topupd.PermCheckSuppliers},
+	OpUpdateUpstream:     {perm: topupd.PermCatalog},
 }
 
 // catalogStore is what the operations on the catalog: lines, packs,
@@ -57,6 +63,8 @@ type catalogStore interface {
 	BatchCodes(ctx context.Context, ch *topupd.Change, id int64) (topupd.Batch, []string, error)
 	PutUpstream(ctx context.Context, ch *topupd.Change, u topupd.Upstream) error
 	DeleteUpstream(ctx context.Context, ch *topupd.Change, name string) error
+	RecordUpstreamCheck(ctx context.Context, ch *topupd.Change, name string, balance *topupd.Money, at time.Time) (topupd.Upstream, error)
+	SetUpstreamThresholds(ctx context.Context, ch *topupd.Change, name string, warn, critical *float64) (topupd.Upstream, error)
 	topupd.UpstreamDepositStore
 	Upstream(ctx context.Context, name string) (topupd.Upstream, error)
 	Upstreams(ctx context.Context) ([]topupd.Upstream, error)

@@ -52,7 +52,7 @@ func TestCatalogRoles(t *testing.T) {
 			"void a batch":   func() error { _, err := svc.VoidBatch(ctx, a, 1); return err },
 			"export a batch": func() error { _, _, err := svc.ExportBatch(ctx, a, 1); return err },
 			"put an upstream": func() error {
-				_, err := svc.PutUpstream(ctx, a, topupd.Upstream{Name: "up", BaseURL: "https://up.example/"})
+				_, err := svc.PutUpstream(ctx, a, topupd.Upstream{Name: "up", BaseURL: "https://up.example/"}, false)
 				return err
 			},
 		} {
@@ -143,7 +143,7 @@ func TestCatalogOperations(t *testing.T) {
 	if l, err := svc.UpdateLine(ctx, owner, "keys", service.LinePatch{Status: &disabled}); err != nil || l.Status != disabled || l.Kind != topupd.KindGamekey {
 		t.Errorf("disabling the line: %+v, %v", l, err)
 	}
-	if _, err := svc.PutUpstream(ctx, owner, topupd.Upstream{Name: "up1", BaseURL: "https://up.example/", APIKey: "k"}); err != nil {
+	if _, err := svc.PutUpstream(ctx, owner, topupd.Upstream{Name: "up1", BaseURL: "https://up.example/", APIKey: "k"}, false); err != nil {
 		t.Fatal(err)
 	}
 	ups, err := svc.Upstreams(ctx, owner)
@@ -233,7 +233,7 @@ func TestPackRules(t *testing.T) {
 	if _, err := svc.AddStock(ctx, owner, "uc", nil, topupd.StockUpload{}); topupd.CodeOf(err) != topupd.EInvalidBody {
 		t.Errorf("an upload of no codes: %v", err)
 	}
-	if _, err := svc.PutUpstream(ctx, owner, topupd.Upstream{Name: "up", BaseURL: "ftp://up.example/"}); topupd.CodeOf(err) != topupd.EInvalidBody {
+	if _, err := svc.PutUpstream(ctx, owner, topupd.Upstream{Name: "up", BaseURL: "ftp://up.example/"}, false); topupd.CodeOf(err) != topupd.EInvalidBody {
 		t.Errorf("an upstream that is not http: %v", err)
 	}
 	if acts := f.actions(); len(acts) != 1 || acts[0].Action != "pack.put" {

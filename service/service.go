@@ -58,6 +58,9 @@ type Store interface {
 type Deps struct {
 	// Store is the database.
 	Store Store
+	// Suppliers checks upstreams (GET /balance); nil refuses a checked
+	// save or a check as INTERNAL.
+	Suppliers topupd.SupplierChecker
 	// Instance is this deployment's instance id (topupd.Route): orders and
 	// player checks that name it are refused as UPSTREAM_LOOP. Empty
 	// refuses only too many hops.

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"time"
 
@@ -11,9 +12,9 @@ import (
 // UpstreamView is an upstream the business buys from, with its health;
 // our API key there is never shown.
 type UpstreamView struct {
-	Name, BaseURL string
-	UpdatedAt     time.Time
-	Health        topupd.Health
+	// Upstream is as stored, without its API key.
+	topupd.Upstream
+	Health topupd.Health
 }
 
 // ProviderHealth is how a supplier's recent calls went (as this node has
@@ -27,20 +28,81 @@ type ProviderHealth struct {
 }
 
 // PutUpstream creates or replaces an upstream server and our API key
-// there; it answers the upstream as stored.
-func (s *Service) PutUpstream(ctx context.Context, a Actor, u topupd.Upstream) (topupd.Upstream, error) {
+// there; it answers the upstream as stored. With check, the upstream is
+// asked for our balance first and nothing is saved unless it answers one:
+// UPSTREAM_KEY_REFUSED for any other answer, UPSTREAM_UNREACHABLE for
+// none, UPSTREAM_LOOP for an answer from this deployment. Without, it is
+// saved unchecked. An existing upstream keeps its thresholds.
+func (s *Service) PutUpstream(ctx context.Context, a Actor, u topupd.Upstream, check bool) (UpstreamView, error) {
 	if err := Allowed(a, OpPutUpstream); err != nil {
-		return u, err
+		return UpstreamView{}, err
 	}
-	u.UpdatedAt = s.d.Now()
+	now := s.d.Now().UTC().Truncate(time.Millisecond)
+	u.UpdatedAt, u.State, u.Balance, u.BalanceAt = now, topupd.UpstreamUnchecked, nil, nil
 	if err := u.Validate(); err != nil {
-		return u, err
+		return UpstreamView{}, err
+	}
+	if check {
+		bal, err := s.checkBalance(ctx, u)
+		var refused *topupd.Error
+		if errors.As(err, &refused) && refused.Code == topupd.EUpstreamRefused {
+			return UpstreamView{}, topupd.Errorf(topupd.EUpstreamKeyRefused, "%s", refused.Detail)
+		} else if err != nil {
+			return UpstreamView{}, err
+		}
+		u.State, u.Balance, u.BalanceAt = topupd.UpstreamOK, &bal, &now
 	}
 	if err := s.d.Store.PutUpstream(ctx, change(a, OpPutUpstream, u.Name), u); err != nil {
-		return u, err
+		return UpstreamView{}, err
 	}
 	s.changed(ctx)
-	return u, nil
+	stored, err := s.d.Store.Upstream(ctx, u.Name)
+	return s.upstreamView(stored, nil), err
+}
+
+// checkBalance asks an upstream for our balance there.
+func (s *Service) checkBalance(ctx context.Context, u topupd.Upstream) (topupd.Money, error) {
+	if s.d.Suppliers == nil {
+		return 0, topupd.Errorf(topupd.EInternal, "service: no supplier checker")
+	}
+	return s.d.Suppliers.CheckBalance(ctx, u)
+}
+
+// CheckUpstream asks an upstream for our balance there, at once, and
+// records how it went (state ok with the balance, or failing): it answers
+// the upstream as stored, or UPSTREAM_REFUSED, UPSTREAM_UNREACHABLE or
+// UPSTREAM_LOOP (the failure recorded).
+func (s *Service) CheckUpstream(ctx context.Context, a Actor, name string) (UpstreamView, error) {
+	if err := Allowed(a, OpCheckUpstream); err != nil {
+		return UpstreamView{}, err
+	}
+	u, err := s.d.Store.Upstream(ctx, name)
+	if err != nil {
+		return UpstreamView{}, err
+	}
+	bal, cerr := s.checkBalance(ctx, u)
+	if cerr != nil && topupd.CodeOf(cerr) == topupd.EInternal {
+		return UpstreamView{}, cerr
+	}
+	var read *topupd.Money
+	if cerr == nil {
+		read = &bal
+	}
+	now := s.d.Now().UTC().Truncate(time.Millisecond)
+	if u, err = s.d.Store.RecordUpstreamCheck(ctx, change(a, OpCheckUpstream, name), name, read, now); err != nil {
+		return UpstreamView{}, err
+	}
+	return s.upstreamView(u, nil), cerr
+}
+
+// SetUpstreamThresholds changes an upstream's runway thresholds, in hours
+// (nil keeps one): both above 0, critical not above warn.
+func (s *Service) SetUpstreamThresholds(ctx context.Context, a Actor, name string, warn, critical *float64) (UpstreamView, error) {
+	if err := Allowed(a, OpUpdateUpstream); err != nil {
+		return UpstreamView{}, err
+	}
+	u, err := s.d.Store.SetUpstreamThresholds(ctx, update(a, OpUpdateUpstream, name), name, warn, critical)
+	return s.upstreamView(u, nil), err
 }
 
 // DeleteUpstream removes an upstream: UPSTREAM_IN_USE while a pack names
@@ -74,13 +136,30 @@ func (s *Service) Upstreams(ctx context.Context, a Actor) ([]UpstreamView, error
 	}
 	out := make([]UpstreamView, len(ups))
 	for i, u := range ups {
-		h, ok := health[u.Name]
-		if !ok {
-			h = topupd.Health{Provider: topupd.ProviderUpstream, Upstream: u.Name}
-		}
-		out[i] = UpstreamView{Name: u.Name, BaseURL: u.BaseURL, UpdatedAt: u.UpdatedAt, Health: h}
+		out[i] = s.upstreamView(u, health)
 	}
 	return out, nil
+}
+
+// upstreamView is u without its key, with its health as this node saw it
+// (health: by upstream; nil reads it).
+func (s *Service) upstreamView(u topupd.Upstream, health map[string]topupd.Health) UpstreamView {
+	if health == nil {
+		health = map[string]topupd.Health{}
+		if s.d.Health != nil {
+			for _, h := range s.d.Health() {
+				if h.Provider == topupd.ProviderUpstream {
+					health[h.Upstream] = h
+				}
+			}
+		}
+	}
+	h, ok := health[u.Name]
+	if !ok {
+		h = topupd.Health{Provider: topupd.ProviderUpstream, Upstream: u.Name}
+	}
+	u.APIKey = ""
+	return UpstreamView{Upstream: u, Health: h}
 }
 
 // Providers lists every supplier's health and its stuck orders, by

@@ -24,7 +24,13 @@ func TestUpstreamLoop(t *testing.T) {
 	upAcct := a.must("POST", "/admin/accounts", map[string]any{"name": "ourselves, by mistake"})["id"].(string)
 	upKey := a.must("POST", "/admin/accounts/"+upAcct+"/keys", nil)["apiKey"].(string)
 	a.must("POST", "/admin/accounts/"+upAcct+"/credits", map[string]any{"amountUsd": 50, "reference": "opening"})
-	a.must("PUT", "/admin/upstreams/self", map[string]any{"baseUrl": a.api, "apiKey": upKey})
+	// Saved with its check, the upstream is refused: its answer is ours.
+	if status, m := call(t, "PUT", a.admin+"/admin/upstreams/self", testAdminToken, map[string]any{"baseUrl": a.api, "apiKey": upKey}); status != 400 ||
+		m["code"] != "UPSTREAM_LOOP" {
+		t.Errorf("saving an upstream that is this server: %d %v; want 400 UPSTREAM_LOOP", status, m)
+	}
+	// Saved unchecked, as an operator may, it is refused order by order.
+	a.must("PUT", "/admin/upstreams/self", map[string]any{"baseUrl": a.api, "apiKey": upKey, "check": false})
 	a.must("PUT", "/admin/products/loop60", map[string]any{"slug": "pubg", "name": "60 UC, bought from ourselves",
 		"priceUsd": json.Number("1.5"), "status": "active", "provider": "upstream", "upstream": "self", "upstreamPid": "loop60"})
 

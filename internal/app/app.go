@@ -213,7 +213,8 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 		return nil, err
 	}
 	a.Metrics = metrics.New(a.Store, now)
-	if a.Engine, err = newEngine(cfg, a.Store, a.Instance, now, a.Metrics); err != nil {
+	ups := upstream.New(a.Store, upstream.WithInstance(a.Instance))
+	if a.Engine, err = newEngine(cfg, a.Store, ups, now, a.Metrics); err != nil {
 		return nil, err
 	}
 	if err := a.Engine.Recover(ctx); err != nil {
@@ -245,7 +246,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	deps := service.Deps{Store: a.Store, Now: cfg.Now, Deadline: cfg.Deadline, Wake: a.Engine.Wake,
 		Fulfiller: a.Engine, Players: a.Engine, CheckWebhookURL: guard.Check, WakeWebhooks: a.Webhooks.Wake,
 		Invalidate: cache.Invalidate, Logger: cfg.Logger, SimOff: cfg.SimOff, Health: a.Engine.Health, ConsoleURL: cfg.ConsoleURL,
-		BotUsername: a.botUsername, Instance: a.Instance}
+		BotUsername: a.botUsername, Instance: a.Instance, Suppliers: ups}
 	if a.Service, err = service.New(deps); err != nil {
 		return nil, err
 	}
@@ -374,10 +375,10 @@ func (a *App) follow(ctx context.Context, cfg Config, cache *httpapi.AuthCache) 
 }
 
 // newEngine builds the engine with every supplier the configuration allows.
-func newEngine(cfg Config, store topupd.Store, instance string, now func() time.Time, m *metrics.Metrics) (*fulfil.Engine, error) {
+func newEngine(cfg Config, store topupd.Store, ups *upstream.Provider, now func() time.Time, m *metrics.Metrics) (*fulfil.Engine, error) {
 	providers := map[string]topupd.Provider{
 		topupd.ProviderManual:   manual.New(),
-		topupd.ProviderUpstream: upstream.New(store, upstream.WithInstance(instance)),
+		topupd.ProviderUpstream: ups,
 		topupd.ProviderSandbox:  sim.New(store, now), // the sandbox's orders, whether or not sim is on
 	}
 	if !cfg.SimOff {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/topupd/topupd"
 )
@@ -27,9 +28,20 @@ func (s *Store) PutUpstream(ctx context.Context, ch *topupd.Change, u topupd.Ups
 		after := u.LogFields()
 		after["apiKeySet"] = true
 		noteChange(ctx, "", before, after)
-		_, err := tx.ExecContext(ctx, `INSERT INTO upstreams (name, base_url, api_key, updated_at) VALUES ($1, $2, $3, $4)
-			ON CONFLICT (name) DO UPDATE SET base_url = excluded.base_url, api_key = excluded.api_key, updated_at = excluded.updated_at`,
-			u.Name, u.BaseURL, s.vault.Seal(sealContext(u.Name), u.APIKey), ms(u.UpdatedAt))
+		state := u.State
+		if state == "" {
+			state = topupd.UpstreamUnchecked
+		}
+		var bal, balAt any
+		if u.Balance != nil && u.BalanceAt != nil {
+			bal, balAt = int64(*u.Balance), ms(*u.BalanceAt)
+		}
+		// A saved upstream keeps its thresholds; its state and balance are
+		// what its check found (unchecked, and none, without one).
+		_, err := tx.ExecContext(ctx, `INSERT INTO upstreams (name, base_url, api_key, updated_at, state, balance, balance_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+			ON CONFLICT (name) DO UPDATE SET base_url = excluded.base_url, api_key = excluded.api_key, updated_at = excluded.updated_at,
+				state = excluded.state, balance = excluded.balance, balance_at = excluded.balance_at`,
+			u.Name, u.BaseURL, s.vault.Seal(sealContext(u.Name), u.APIKey), ms(u.UpdatedAt), state, bal, balAt)
 		return err
 	})
 	if err != nil {
@@ -38,12 +50,21 @@ func (s *Store) PutUpstream(ctx context.Context, ch *topupd.Change, u topupd.Ups
 	return nil
 }
 
+// upstreamColumns are the columns scanUpstream reads.
+const upstreamColumns = `name, base_url, api_key, updated_at, state, balance, balance_at, warn_hours, critical_hours`
+
 func (s *Store) scanUpstream(row scanner) (topupd.Upstream, error) {
 	var u topupd.Upstream
 	var sealed []byte
 	var updated int64
-	if err := row.Scan(&u.Name, &u.BaseURL, &sealed, &updated); err != nil {
+	var bal, balAt sql.NullInt64
+	if err := row.Scan(&u.Name, &u.BaseURL, &sealed, &updated, &u.State, &bal, &balAt, &u.WarnHours, &u.CriticalHours); err != nil {
 		return u, err
+	}
+	u.Balance = nullMoney(bal)
+	if balAt.Valid {
+		t := fromMS(balAt.Int64)
+		u.BalanceAt = &t
 	}
 	key, err := s.vault.Open(sealContext(u.Name), sealed)
 	if err != nil {
@@ -55,7 +76,7 @@ func (s *Store) scanUpstream(row scanner) (topupd.Upstream, error) {
 
 // Upstream returns one upstream with its API key.
 func (s *Store) Upstream(ctx context.Context, name string) (topupd.Upstream, error) {
-	u, err := s.scanUpstream(s.read.QueryRowContext(ctx, `SELECT name, base_url, api_key, updated_at FROM upstreams WHERE name = $1`, name))
+	u, err := s.scanUpstream(s.read.QueryRowContext(ctx, `SELECT `+upstreamColumns+` FROM upstreams WHERE name = $1`, name))
 	if isNoRows(err) {
 		return u, topupd.Errorf(topupd.ENotFound, "upstream %s", name)
 	}
@@ -67,7 +88,7 @@ func (s *Store) Upstream(ctx context.Context, name string) (topupd.Upstream, err
 
 // Upstreams returns every upstream by name.
 func (s *Store) Upstreams(ctx context.Context) ([]topupd.Upstream, error) {
-	return readAll(ctx, s, "store.Upstreams", s.scanUpstream, `SELECT name, base_url, api_key, updated_at FROM upstreams ORDER BY name`)
+	return readAll(ctx, s, "store.Upstreams", s.scanUpstream, `SELECT `+upstreamColumns+` FROM upstreams ORDER BY name`)
 }
 
 // DeleteUpstream removes an upstream no pack and no processing order names
@@ -125,4 +146,77 @@ func packsNaming(ctx context.Context, tx *sql.Tx, name string) ([]string, error)
 		return nil
 	}, `SELECT pid, upstream, suppliers FROM packs ORDER BY pid`)
 	return pids, err
+}
+
+// RecordUpstreamCheck records how a check of an upstream went: ok with the
+// balance it read, at at, or failing. It answers the upstream as stored;
+// ENotFound when there is none.
+func (s *Store) RecordUpstreamCheck(ctx context.Context, ch *topupd.Change, name string, balance *topupd.Money, at time.Time) (topupd.Upstream, error) {
+	ctx = withChange(ctx, ch)
+	var out topupd.Upstream
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		before, err := s.lockUpstream(ctx, tx, name)
+		if err != nil {
+			return err
+		}
+		if balance != nil {
+			_, err = tx.ExecContext(ctx, `UPDATE upstreams SET state = 'ok', balance = $2, balance_at = $3 WHERE name = $1`, name, int64(*balance), ms(at))
+		} else {
+			_, err = tx.ExecContext(ctx, `UPDATE upstreams SET state = 'failing' WHERE name = $1`, name)
+		}
+		if err != nil {
+			return err
+		}
+		out, err = s.scanUpstream(tx.QueryRowContext(ctx, `SELECT `+upstreamColumns+` FROM upstreams WHERE name = $1`, name))
+		noteChange(ctx, "", before.CheckFields(), out.CheckFields())
+		return err
+	})
+	if err != nil {
+		return out, fmt.Errorf("store.RecordUpstreamCheck %s: %w", name, err)
+	}
+	return out, nil
+}
+
+// SetUpstreamThresholds sets an upstream's runway thresholds (nil keeps
+// one): EInvalidBody unless both are above 0 and critical is not above
+// warn; ENotFound when there is none.
+func (s *Store) SetUpstreamThresholds(ctx context.Context, ch *topupd.Change, name string, warn, critical *float64) (topupd.Upstream, error) {
+	ctx = withChange(ctx, ch)
+	var out topupd.Upstream
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		before, err := s.lockUpstream(ctx, tx, name)
+		if err != nil {
+			return err
+		}
+		out = before
+		if warn != nil {
+			out.WarnHours = *warn
+		}
+		if critical != nil {
+			out.CriticalHours = *critical
+		}
+		if err := topupd.CheckThresholds(out.WarnHours, out.CriticalHours); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE upstreams SET warn_hours = $2, critical_hours = $3 WHERE name = $1`,
+			name, out.WarnHours, out.CriticalHours); err != nil {
+			return err
+		}
+		noteChange(ctx, "", before.CheckFields(), out.CheckFields())
+		return nil
+	})
+	if err != nil {
+		return out, fmt.Errorf("store.SetUpstreamThresholds %s: %w", name, err)
+	}
+	return out, nil
+}
+
+// lockUpstream reads an upstream under its row lock: ENotFound when there
+// is none.
+func (s *Store) lockUpstream(ctx context.Context, tx *sql.Tx, name string) (topupd.Upstream, error) {
+	u, err := s.scanUpstream(tx.QueryRowContext(ctx, `SELECT `+upstreamColumns+` FROM upstreams WHERE name = $1`+s.d.LockRow, name))
+	if isNoRows(err) {
+		return u, topupd.Errorf(topupd.ENotFound, "upstream %s", name)
+	}
+	return u, err
 }

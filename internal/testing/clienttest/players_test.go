@@ -52,7 +52,7 @@ func TestCheckPlayerUnavailable(t *testing.T) {
 	s := newTestServer(t)
 	down := httptest.NewServer(http.NotFoundHandler())
 	down.Close()
-	s.AdminCall("PUT", "/admin/upstreams/down", map[string]any{"baseUrl": down.URL, "apiKey": "their-key"}, nil)
+	s.AdminCall("PUT", "/admin/upstreams/down", map[string]any{"baseUrl": down.URL, "apiKey": "their-key", "check": false}, nil)
 	s.PutPack("up-down", map[string]any{"slug": "pubg", "name": "60 UC", "priceUsd": topupdtest.USD("1.5"), "status": "active",
 		"provider": "upstream", "upstream": "down", "upstreamPid": topupdtest.PIDPubg})
 	c := newClient(t, s, mustAccount(t, s, "").Key, client.WithRetries(0))

@@ -105,7 +105,7 @@ func (w *World) setup(ctx context.Context) error {
 	for _, name := range []string{"a", "b", "c"} {
 		s := &supplier{w: w, name: name, orders: map[string]*supOrder{}}
 		w.sups[name], w.supOrd = s, append(w.supOrd, s)
-		if _, err := svc.PutUpstream(ctx, w.root, topupd.Upstream{Name: name, BaseURL: "http://" + name + ".sim.invalid", APIKey: "key-" + name}); err != nil {
+		if _, err := svc.PutUpstream(ctx, w.root, topupd.Upstream{Name: name, BaseURL: "http://" + name + ".sim.invalid", APIKey: "key-" + name}, false); err != nil {
 			return err
 		}
 	}

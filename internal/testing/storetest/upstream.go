@@ -58,6 +58,10 @@ func testUpstreamPutAndRead(t *testing.T, e *env) {
 			t.Fatal(err)
 		}
 	}
+	// Stored unchecked, with the default thresholds.
+	for _, u := range []*topupd.Upstream{&a, &b} {
+		u.State, u.WarnHours, u.CriticalHours = topupd.UpstreamUnchecked, topupd.DefaultWarnHours, topupd.DefaultCriticalHours
+	}
 	b.APIKey, b.BaseURL, b.UpdatedAt = "tpd_rotated", "http://127.0.0.1:10", t0.Add(time.Minute)
 	if err := e.s.PutUpstream(e.ctx, nil, b); err != nil {
 		t.Fatal(err)
@@ -69,6 +73,33 @@ func testUpstreamPutAndRead(t *testing.T, e *env) {
 	all, err := e.s.Upstreams(e.ctx)
 	if err != nil || len(all) != 2 || all[0] != a || all[1] != b {
 		t.Fatalf("Upstreams = %+v, %v", all, err)
+	}
+	// A check keeps what it learned; thresholds change; a save keeps them
+	// and takes its own check's state.
+	bal := topupd.USD(12)
+	if got, err = e.s.RecordUpstreamCheck(e.ctx, nil, "b", &bal, t0.Add(2*time.Minute)); err != nil || got.State != topupd.UpstreamOK ||
+		got.Balance == nil || *got.Balance != bal || got.BalanceAt == nil || !got.BalanceAt.Equal(t0.Add(2*time.Minute)) {
+		t.Errorf("a check that read 12: %+v, %v", got, err)
+	}
+	if got, err = e.s.RecordUpstreamCheck(e.ctx, nil, "b", nil, t0.Add(3*time.Minute)); err != nil || got.State != topupd.UpstreamFailing ||
+		got.Balance == nil || *got.Balance != bal {
+		t.Errorf("a check that failed keeps the balance last read: %+v, %v", got, err)
+	}
+	warn, critical, tooHigh := 10.0, 2.0, 11.0
+	if got, err = e.s.SetUpstreamThresholds(e.ctx, nil, "b", &warn, &critical); err != nil || got.WarnHours != 10 || got.CriticalHours != 2 {
+		t.Errorf("thresholds: %+v, %v", got, err)
+	}
+	if _, err = e.s.SetUpstreamThresholds(e.ctx, nil, "b", nil, &tooHigh); topupd.CodeOf(err) != topupd.EInvalidBody {
+		t.Errorf("critical above warn: %v", err)
+	}
+	if _, err = e.s.RecordUpstreamCheck(e.ctx, nil, "nobody", nil, t0); topupd.CodeOf(err) != topupd.ENotFound {
+		t.Errorf("checking nobody: %v", err)
+	}
+	if err := e.s.PutUpstream(e.ctx, nil, b); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ = e.s.Upstream(e.ctx, "b"); got.WarnHours != 10 || got.CriticalHours != 2 || got.State != topupd.UpstreamUnchecked || got.Balance != nil {
+		t.Errorf("after an unchecked save: %+v", got)
 	}
 }
 
