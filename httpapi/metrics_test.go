@@ -145,3 +145,37 @@ func scrapeUntil(t *testing.T, h *topupdtest.T, want ...string) (int, string) {
 		}
 	}
 }
+
+// TestMetricsSuppliers: each upstream's state is a series of 1 among its
+// three states, and our balance there a series once it is known (a
+// checked save, a check), read from the database at each scrape.
+func TestMetricsSuppliers(t *testing.T) {
+	t.Parallel()
+	b := topupdtest.New(t)
+	ours := b.NewAccount("42.5", nil)
+	h := topupdtest.New(t)
+	h.AdminOK(http.StatusOK, "PUT", "/admin/upstreams/b", map[string]any{"baseUrl": b.API.URL, "apiKey": ours.Key})
+	h.AdminOK(http.StatusOK, "PUT", "/admin/upstreams/gone", map[string]any{"baseUrl": downURL(), "apiKey": "k", "check": false})
+	series := func() string {
+		t.Helper()
+		status, body := scrape(t, h, h.MetricsToken)
+		if status != http.StatusOK {
+			t.Fatalf("GET /metrics: %d", status)
+		}
+		return grepLines(body, "topupd_supplier_")
+	}
+	got := series()
+	for _, want := range []string{`topupd_supplier_balance_usd{supplier="b"} 42.5`, `topupd_supplier_health{state="ok",supplier="b"} 1`,
+		`topupd_supplier_health{state="failing",supplier="b"} 0`, `topupd_supplier_health{state="unchecked",supplier="gone"} 1`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the supplier series lack %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, `topupd_supplier_balance_usd{supplier="gone"}`) {
+		t.Errorf("an unknown balance has a series:\n%s", got)
+	}
+	h.AdminDo("POST", "/admin/upstreams/gone/check", nil)
+	if got := series(); !strings.Contains(got, `topupd_supplier_health{state="failing",supplier="gone"} 1`) {
+		t.Errorf("after a failed check:\n%s", got)
+	}
+}

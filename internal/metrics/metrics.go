@@ -34,6 +34,9 @@ type Source interface {
 	// StuckCounts counts, per provider and upstream, the orders
 	// processing past their deadline at now or carrying an alert.
 	StuckCounts(ctx context.Context, now time.Time) ([]topupd.StuckCount, error)
+	// Upstreams returns every upstream, with what the database knows of
+	// it: its state and our balance there.
+	Upstreams(ctx context.Context) ([]topupd.Upstream, error)
 }
 
 // Metrics are one process's series. A nil *Metrics records nothing.
@@ -185,7 +188,11 @@ var (
 		"1 while a pack's low-stock alert is raised (its stock is at or below its lowStockAt), else 0; for packs with lowStockAt set.", []string{"pid"}, nil)
 	balancesDesc = prometheus.NewDesc("topupd_reseller_balances_usd",
 		"The sum of every reseller's balance, in USD: what the business owes its resellers.", nil, nil)
-	scrapeErrDesc = prometheus.NewDesc("topupd_metrics_database_errors", "1 when the database could not be read for this scrape.", nil, nil)
+	scrapeErrDesc       = prometheus.NewDesc("topupd_metrics_database_errors", "1 when the database could not be read for this scrape.", nil, nil)
+	supplierBalanceDesc = prometheus.NewDesc("topupd_supplier_balance_usd",
+		"Our balance at an upstream as last learned, in USD; no series while it is unknown.", []string{"supplier"}, nil)
+	supplierHealthDesc = prometheus.NewDesc("topupd_supplier_health",
+		"1 for an upstream's current state (unchecked, ok, failing), 0 for the other two.", []string{"supplier", "state"}, nil)
 )
 
 // Describe sends the series' descriptions.
@@ -196,6 +203,8 @@ func (c *dbCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- stockLowDesc
 	ch <- balancesDesc
 	ch <- scrapeErrDesc
+	ch <- supplierBalanceDesc
+	ch <- supplierHealthDesc
 }
 
 // Collect reads the database, within 5 s.
@@ -232,6 +241,22 @@ func (c *dbCollector) Collect(ch chan<- prometheus.Metric) {
 				v = 1
 			}
 			ch <- prometheus.MustNewConstMetric(stockLowDesc, prometheus.GaugeValue, v, pid)
+		}
+	} else {
+		failed = 1
+	}
+	if ups, err := c.src.Upstreams(ctx); err == nil {
+		for _, u := range ups {
+			if u.Balance != nil {
+				ch <- prometheus.MustNewConstMetric(supplierBalanceDesc, prometheus.GaugeValue, float64(*u.Balance)/topupd.MoneyScale, u.Name)
+			}
+			for _, st := range []string{topupd.UpstreamUnchecked, topupd.UpstreamOK, topupd.UpstreamFailing} {
+				v := 0.0
+				if u.State == st {
+					v = 1
+				}
+				ch <- prometheus.MustNewConstMetric(supplierHealthDesc, prometheus.GaugeValue, v, u.Name, st)
+			}
 		}
 	} else {
 		failed = 1
