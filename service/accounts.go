@@ -183,11 +183,6 @@ func chatAccountPatch(a Actor, p topupd.AccountPatch) error {
 			return topupd.Errorf(topupd.ERoleForbidden, "a reseller's chat may not change %s", f.name)
 		}
 	}
-	for _, l := range topupd.LimitSettings {
-		if _, ok := p.Limits[l.Name]; ok {
-			return topupd.Errorf(topupd.ERoleForbidden, "a reseller's chat may not change %s", l.Name)
-		}
-	}
 	if len(p.Limits) > 0 {
 		return topupd.Errorf(topupd.ERoleForbidden, "a reseller's chat may not change spending limits")
 	}

@@ -57,7 +57,7 @@ func (s *Service) PutUpstream(ctx context.Context, a Actor, u topupd.Upstream, c
 	}
 	s.changed(ctx)
 	stored, err := s.d.Store.Upstream(ctx, u.Name)
-	return s.upstreamView(stored, nil), err
+	return upstreamView(stored, s.upstreamHealth()), err
 }
 
 // checkBalance asks an upstream for our balance there.
@@ -92,7 +92,7 @@ func (s *Service) CheckUpstream(ctx context.Context, a Actor, name string) (Upst
 	if u, err = s.d.Store.RecordUpstreamCheck(ctx, change(a, OpCheckUpstream, name), name, read, now); err != nil {
 		return UpstreamView{}, err
 	}
-	return s.upstreamView(u, nil), cerr
+	return upstreamView(u, s.upstreamHealth()), cerr
 }
 
 // SetUpstreamThresholds changes an upstream's runway thresholds, in hours
@@ -102,7 +102,7 @@ func (s *Service) SetUpstreamThresholds(ctx context.Context, a Actor, name strin
 		return UpstreamView{}, err
 	}
 	u, err := s.d.Store.SetUpstreamThresholds(ctx, update(a, OpUpdateUpstream, name), name, warn, critical)
-	return s.upstreamView(u, nil), err
+	return upstreamView(u, s.upstreamHealth()), err
 }
 
 // DeleteUpstream removes an upstream: UPSTREAM_IN_USE while a pack names
@@ -128,32 +128,27 @@ func (s *Service) Upstreams(ctx context.Context, a Actor) ([]UpstreamView, error
 	if err != nil {
 		return nil, err
 	}
+	health := s.upstreamHealth()
+	out := make([]UpstreamView, len(ups))
+	for i, u := range ups {
+		out[i] = upstreamView(u, health)
+	}
+	return out, nil
+}
+
+// upstreamHealth is each upstream's health as this node saw it, by name.
+func (s *Service) upstreamHealth() map[string]topupd.Health {
 	health := map[string]topupd.Health{}
 	for _, h := range s.d.Health() {
 		if h.Provider == topupd.ProviderUpstream {
 			health[h.Upstream] = h
 		}
 	}
-	out := make([]UpstreamView, len(ups))
-	for i, u := range ups {
-		out[i] = s.upstreamView(u, health)
-	}
-	return out, nil
+	return health
 }
 
-// upstreamView is u without its key, with its health as this node saw it
-// (health: by upstream; nil reads it).
-func (s *Service) upstreamView(u topupd.Upstream, health map[string]topupd.Health) UpstreamView {
-	if health == nil {
-		health = map[string]topupd.Health{}
-		if s.d.Health != nil {
-			for _, h := range s.d.Health() {
-				if h.Provider == topupd.ProviderUpstream {
-					health[h.Upstream] = h
-				}
-			}
-		}
-	}
+// upstreamView is u without its key, with its health in health (by name).
+func upstreamView(u topupd.Upstream, health map[string]topupd.Health) UpstreamView {
 	h, ok := health[u.Name]
 	if !ok {
 		h = topupd.Health{Provider: topupd.ProviderUpstream, Upstream: u.Name}

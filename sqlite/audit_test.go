@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/sqlite"
 )
 
@@ -13,28 +14,12 @@ import (
 // a roll-up of durations), and names it: a changed roll-up row differs
 // from its orders both ways.
 func TestAuditCatchesDamage(t *testing.T) {
-	f := newFixture(t)
-	db := rawDB(t, f.path)
-	for _, damage := range []string{
-		`UPDATE stock_levels SET available = available + 5 WHERE pid = 'key-1'`,
-		`UPDATE sales_daily SET revenue = revenue + 1 WHERE rowid = (SELECT MIN(rowid) FROM sales_daily)`,
-		`UPDATE durations_daily SET orders = orders + 1 WHERE rowid = (SELECT MIN(rowid) FROM durations_daily)`,
-	} {
-		if _, err := db.Exec(damage); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s, err := sqlite.Open(t.Context(), f.path, f.vault)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
 	// A year after the fixture's orders, its two processing ones are past
 	// their deadline: orders-final names them.
-	au, err := s.Audit(t.Context(), time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC))
-	if err != nil {
-		t.Fatal(err)
-	}
+	au := auditAfter(t,
+		`UPDATE stock_levels SET available = available + 5 WHERE pid = 'key-1'`,
+		`UPDATE sales_daily SET revenue = revenue + 1 WHERE rowid = (SELECT MIN(rowid) FROM sales_daily)`,
+		`UPDATE durations_daily SET orders = orders + 1 WHERE rowid = (SELECT MIN(rowid) FROM durations_daily)`)
 	got := map[string]int{}
 	for _, c := range au.Checks {
 		got[c.Name] = c.Violations
@@ -60,21 +45,7 @@ func TestAuditCatchesLimitsBroken(t *testing.T) {
 		{"per day", `UPDATE accounts SET daily_limit = 1, limits_from_seq = 0 WHERE sandbox_of IS NULL`, false, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			f := newFixture(t)
-			db := rawDB(t, f.path)
-			if _, err := db.Exec(c.damage); err != nil {
-				t.Fatal(err)
-			}
-			s, err := sqlite.Open(t.Context(), f.path, f.vault)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			au, err := s.Audit(t.Context(), time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, check := range au.Checks {
+			for _, check := range auditAfter(t, c.damage).Checks {
 				if check.Name != "orders-within-spending-limits" {
 					continue
 				}
@@ -91,4 +62,27 @@ func TestAuditCatchesLimitsBroken(t *testing.T) {
 			t.Fatal("no check orders-within-spending-limits")
 		})
 	}
+}
+
+// auditAfter damages a copy of the fixture with raw SQL, behind the
+// store's back, and audits it a year after the fixture's orders.
+func auditAfter(t *testing.T, damage ...string) topupd.Audit {
+	t.Helper()
+	f := newFixture(t)
+	db := rawDB(t, f.path)
+	for _, d := range damage {
+		if _, err := db.Exec(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := sqlite.Open(t.Context(), f.path, f.vault)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	au, err := s.Audit(t.Context(), time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return au
 }

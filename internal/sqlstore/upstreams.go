@@ -96,11 +96,8 @@ func (s *Store) Upstreams(ctx context.Context) ([]topupd.Upstream, error) {
 func (s *Store) DeleteUpstream(ctx context.Context, ch *topupd.Change, name string) error {
 	ctx = withChange(ctx, ch)
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		var base string
-		err := tx.QueryRowContext(ctx, `SELECT base_url FROM upstreams WHERE name = $1`+s.d.LockRow, name).Scan(&base)
-		if isNoRows(err) {
-			return topupd.Errorf(topupd.ENotFound, "upstream %s", name)
-		} else if err != nil {
+		u, err := s.lockUpstream(ctx, tx, name)
+		if err != nil {
 			return err
 		}
 		pids, err := packsNaming(ctx, tx, name)
@@ -117,7 +114,7 @@ func (s *Store) DeleteUpstream(ctx context.Context, ch *topupd.Change, name stri
 			return topupd.Errorf(topupd.EUpstreamInUse, "upstream %s is named by %d packs [%s] and %d processing orders",
 				name, len(pids), strings.Join(pids, ", "), orders)
 		}
-		noteChange(ctx, "", map[string]any{"baseUrl": base}, map[string]any{})
+		noteChange(ctx, "", u.LogFields(), map[string]any{})
 		_, err = tx.ExecContext(ctx, `DELETE FROM upstreams WHERE name = $1`, name)
 		return err
 	})

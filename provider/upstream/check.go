@@ -19,9 +19,9 @@ const checkTimeout = 10 * time.Second
 // its status; any other answer but a balance is UPSTREAM_REFUSED, and no
 // answer UPSTREAM_UNREACHABLE.
 func (p *Provider) CheckBalance(ctx context.Context, u topupd.Upstream) (topupd.Money, error) {
-	seen := &answerInstance{}
 	hc := routed(p.hc, p.instance)
-	seen.base, hc.Transport = hc.Transport, seen
+	seen := &answerInstance{base: hc.Transport}
+	hc.Transport = seen
 	c, err := client.New(u.BaseURL, u.APIKey, client.WithRetries(0), client.WithHTTPClient(hc), client.WithUserAgent("topupd-upstream/1"))
 	if err != nil {
 		return 0, topupd.Errorf(topupd.EUpstreamUnreachable, "%v", err)
