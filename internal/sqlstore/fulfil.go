@@ -138,7 +138,7 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 		}
 	case topupd.StatusProcessing:
 		_, err = tx.ExecContext(ctx, `UPDATE orders SET next_attempt_at = $2, supplier = $3, attempts = attempts + 1, alert = $4,
-			lease_owner = NULL, lease_until = NULL WHERE seq = $1`, seq, ms(st.RetryAt), string(settled.Supplier), st.Alert)
+			lease_owner = NULL, lease_until = NULL WHERE seq = $1`, seq, msUp(st.RetryAt), string(settled.Supplier), st.Alert)
 	}
 	if err == nil {
 		err = s.settledBooks(ctx, tx, &st, &settled)

@@ -12,6 +12,16 @@ import (
 // ms stores a time as Unix milliseconds.
 func ms(t time.Time) int64 { return t.UnixMilli() }
 
+// msUp is t in Unix milliseconds, rounded up: a time an order must not
+// fall due before (a supplier's "ask again at"), kept to the millisecond.
+func msUp(t time.Time) int64 {
+	v := t.UnixMilli()
+	if time.UnixMilli(v).Before(t) {
+		v++
+	}
+	return v
+}
+
 // fromMS reads Unix milliseconds as a UTC time.
 func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }
 

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -55,5 +56,24 @@ func TestWithExtra(t *testing.T) {
 	var a, b, c string
 	if err := withExtra(fakeRow{"1", "2", "3"}, &c).Scan(&a, &b); err != nil || a+b+c != "123" {
 		t.Errorf("Scan = %q %q %q, %v", a, b, c, err)
+	}
+}
+
+// TestMsUp: a time is kept to the millisecond rounded up, never before
+// itself; a whole millisecond stays as it is.
+func TestMsUp(t *testing.T) {
+	base := time.Date(2026, 12, 6, 9, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		t    time.Time
+		want int64
+	}{
+		{base, base.UnixMilli()},
+		{base.Add(time.Microsecond), base.UnixMilli() + 1},
+		{base.Add(999 * time.Microsecond), base.UnixMilli() + 1},
+		{base.Add(time.Millisecond), base.UnixMilli() + 1},
+	} {
+		if got := msUp(c.t); got != c.want || fromMS(got).Before(c.t) {
+			t.Errorf("msUp(%v) = %d, want %d", c.t, got, c.want)
+		}
 	}
 }
