@@ -85,3 +85,60 @@ type FailoverStore interface {
 // supplier. It is wrapped together with ErrNeedsOperator when only the
 // operator can clear the cause.
 var ErrSupplierRefused = errors.New("the supplier refused the order and holds none")
+
+// AttemptFunds is the money side of one supplier of an order: the known
+// balance at its upstream (nil while unknown, or for a supplier that is
+// not an upstream) and what the order costs there.
+type AttemptFunds struct {
+	// Attempt is the supplier's place in the order's list; 0 for an order
+	// whose pack lists no suppliers (its one supplier).
+	Attempt  int
+	Upstream string
+	Balance  *Money
+	Cost     Money
+	Outcome  AttemptOutcome
+	Why      string
+}
+
+// Park leaves an order that no supplier can take for want of money
+// waiting for funds: its current attempt (From, 0 for an order without a
+// list) ends as Outcome with Why, the order holds no supplier (it is
+// submitted afresh when it resumes), carries AlertWaitingFunds, and falls
+// due again at Until (its deadline, or earlier when a read wakes it).
+type Park struct {
+	LeaseOwner string
+	From       int
+	Outcome    AttemptOutcome
+	Why        string
+	Until, Now time.Time
+}
+
+// Resume sends a parked order to the supplier of attempt To (0 for an
+// order without a list), one left for the money, and renews the lease
+// until LeaseUntil for the submit to come.
+type Resume struct {
+	LeaseOwner string
+	LeaseUntil time.Time
+	To         int
+	Now        time.Time
+}
+
+// FundsRouting is what the engine needs of the store to keep orders away
+// from suppliers that cannot cover them.
+type FundsRouting interface {
+	// SupplierFunds returns each supplier of an order with its balance and
+	// the order's cost there, by place in the list (one, Attempt 0, for an
+	// order without a list).
+	SupplierFunds(ctx context.Context, seq int64) ([]AttemptFunds, error)
+	// ParkOrder parks a processing order leased to p.LeaseOwner that no
+	// supplier holds: EConflict when it is not leased to it, or its
+	// supplier has it; EOrderFinal when it is final.
+	ParkOrder(ctx context.Context, seq int64, p Park) (Order, error)
+	// ResumeOrder sends a parked order to a supplier left for the money:
+	// EConflict unless it is parked, leased to r.LeaseOwner, and attempt
+	// r.To was left for the money.
+	ResumeOrder(ctx context.Context, seq int64, r Resume) (Order, error)
+	// RecordSupplierDry records an INSUFFICIENT BALANCE answer of an
+	// upstream at at: its known balance is 0 until the next read.
+	RecordSupplierDry(ctx context.Context, name string, at time.Time) error
+}

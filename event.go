@@ -46,6 +46,12 @@ const (
 	// WebhookDisabled: the server disabled a webhook endpoint of the
 	// account (WebhookDisabledData).
 	WebhookDisabled EventType = "webhook.disabled"
+	// SupplierBalanceWarn, SupplierBalanceCritical and
+	// SupplierBalanceRecovered: an upstream's balance alert changed to
+	// warn, critical or none (SupplierBalanceData). Operator events only.
+	SupplierBalanceWarn      EventType = "supplier.balance.warn"
+	SupplierBalanceCritical  EventType = "supplier.balance.critical"
+	SupplierBalanceRecovered EventType = "supplier.balance.recovered"
 )
 
 // EventData is an event's payload: one struct per event type, each
@@ -66,6 +72,10 @@ type EventKind struct {
 	// Webhook is the webhook event type (integration.md "Events") that the
 	// account's endpoints are sent for each event of the type; "" for none.
 	Webhook string
+	// Operator marks an operator event (back-office.md "Operator
+	// events"): told in GET /admin/events and to operators' chats, never
+	// to a reseller.
+	Operator bool
 }
 
 // EventKinds is the one registry of event types: the stream's types, their
@@ -83,6 +93,20 @@ var EventKinds = []EventKind{
 	{Type: CatalogChanged, New: func() EventData { return new(CatalogChangedData) }},
 	{Type: PacksChanged, New: func() EventData { return new(PacksChangedData) }, Webhook: WebhookCatalogChanged},
 	{Type: WebhookDisabled, New: func() EventData { return new(WebhookDisabledData) }},
+	{Type: SupplierBalanceWarn, New: func() EventData { return &SupplierBalanceData{Type: SupplierBalanceWarn} }, Operator: true},
+	{Type: SupplierBalanceCritical, New: func() EventData { return &SupplierBalanceData{Type: SupplierBalanceCritical} }, Operator: true},
+	{Type: SupplierBalanceRecovered, New: func() EventData { return &SupplierBalanceData{Type: SupplierBalanceRecovered} }, Operator: true},
+}
+
+// OperatorEventTypes are the operator events' types, in the registry's order.
+func OperatorEventTypes() []EventType {
+	var out []EventType
+	for _, k := range EventKinds {
+		if k.Operator {
+			out = append(out, k.Type)
+		}
+	}
+	return out
 }
 
 // KindOf finds an event type in EventKinds.
@@ -255,6 +279,34 @@ type WebhookDisabledData struct {
 	Status     int    `json:"status"`
 }
 
+// SupplierBalanceData is the payload of a supplier.balance.* operator
+// event: the upstream, its new level, its known balance and runway then
+// (null while unknown).
+type SupplierBalanceData struct {
+	// Type is the event's type, one of the three.
+	Type        EventType `json:"-"`
+	Supplier    string    `json:"supplier"`
+	Level       string    `json:"level"`
+	Balance     *Money    `json:"balanceUsd"`
+	RunwayHours *float64  `json:"runwayHours"`
+}
+
+// SupplierBalanceEvent is the operator event of an upstream's balance
+// alert changing to level.
+func SupplierBalanceEvent(u *Upstream, level string) *SupplierBalanceData {
+	d := &SupplierBalanceData{Type: SupplierBalanceRecovered, Supplier: u.Name, Level: level, Balance: u.Balance}
+	switch level {
+	case BalanceAlertWarn:
+		d.Type = SupplierBalanceWarn
+	case BalanceAlertCritical:
+		d.Type = SupplierBalanceCritical
+	}
+	if h, ok := u.Runway(); ok {
+		d.RunwayHours = &h
+	}
+	return d
+}
+
 // UnknownEventData is the payload of an event of a type this release does
 // not know, as it was stored.
 type UnknownEventData struct {
@@ -292,7 +344,8 @@ func (*CatalogChangedData) EventType() EventType { return CatalogChanged }
 func (*PacksChangedData) EventType() EventType { return PacksChanged }
 
 // EventType is webhook.disabled.
-func (*WebhookDisabledData) EventType() EventType { return WebhookDisabled }
+func (*WebhookDisabledData) EventType() EventType   { return WebhookDisabled }
+func (d *SupplierBalanceData) EventType() EventType { return d.Type }
 
 // EventType is the type it was stored under.
 func (d *UnknownEventData) EventType() EventType { return d.Type }

@@ -33,6 +33,15 @@ func TestEventKinds(t *testing.T) {
 		topupd.PacksChanged:    &topupd.PacksChangedData{PIDs: []string{"a", "b"}, AllPacks: true, Accounts: []string{"acc_1"}},
 		topupd.WebhookDisabled: &topupd.WebhookDisabledData{EndpointID: "we_1", URL: "https://x", Reason: topupd.WebhookGone, Status: 410},
 	}
+	bal, burnt := topupd.USD(3)+topupd.MoneyScale/2, topupd.USD(72)
+	up := topupd.Upstream{Name: "up-1", Balance: &bal, Day: burnt}
+	for _, level := range []string{topupd.BalanceAlertWarn, topupd.BalanceAlertCritical, topupd.BalanceAlertNone} {
+		d := topupd.SupplierBalanceEvent(&up, level)
+		samples[d.Type] = d
+	}
+	if d := samples[topupd.SupplierBalanceWarn].(*topupd.SupplierBalanceData); d.RunwayHours == nil || *d.RunwayHours != 1.1 {
+		t.Errorf("runway of $3.50 at $72 a day: %v, want 1.1 hours", d.RunwayHours)
+	}
 	seen := map[topupd.EventType]bool{}
 	for _, k := range topupd.EventKinds {
 		if seen[k.Type] {

@@ -44,7 +44,8 @@ func nullMoney(m *Money) any {
 // LogFields are the settings.
 func (s *Settings) LogFields() map[string]any {
 	return map[string]any{"maintenance": s.Maintenance, "ordersDisabled": s.OrdersDisabled,
-		"eligibilityMinTopupUsd": s.EligibilityMinTopup, "simDelayMs": s.SimDelayMs, "simCallMs": s.SimCallMs}
+		"eligibilityMinTopupUsd": s.EligibilityMinTopup, "simDelayMs": s.SimDelayMs, "simCallMs": s.SimCallMs,
+		"upstreamBalancePollMinutes": s.UpstreamBalancePollMinutes}
 }
 
 // LogFields are the pack's fields.

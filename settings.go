@@ -7,6 +7,9 @@ type Settings struct {
 	EligibilityMinTopup Money
 	SimDelayMs          int
 	SimCallMs           int
+	// UpstreamBalancePollMinutes is how often each upstream's balance is
+	// read, 0 to 1440 (0: never by the clock); default 5.
+	UpstreamBalancePollMinutes int
 }
 
 // SettingsPatch changes the named settings; nil fields stay as they are.
@@ -16,6 +19,8 @@ type SettingsPatch struct {
 	EligibilityMinTopup *Money
 	SimDelayMs          *int
 	SimCallMs           *int
+	// UpstreamBalancePollMinutes: 0 to 1440.
+	UpstreamBalancePollMinutes *int
 }
 
 // maxSimMs bounds the sim provider's delays to one day.
@@ -47,6 +52,12 @@ func (p SettingsPatch) Apply(s Settings) (Settings, error) {
 			return s, Errorf(EInvalidBody, "%s: 0 to %d", f.name, maxSimMs)
 		}
 		*f.out = *f.in
+	}
+	if p.UpstreamBalancePollMinutes != nil {
+		if m := *p.UpstreamBalancePollMinutes; m < 0 || m > 1440 {
+			return s, Errorf(EInvalidBody, "upstreamBalancePollMinutes: 0 to 1440")
+		}
+		s.UpstreamBalancePollMinutes = *p.UpstreamBalancePollMinutes
 	}
 	return s, nil
 }

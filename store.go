@@ -23,6 +23,7 @@ type Store interface {
 	WebhookStore
 	CatalogSyncStore
 	UpstreamDepositStore
+	FundsStore
 	// Settings returns the operator's settings.
 	Settings(ctx context.Context) (Settings, error)
 	// UpdateSettings applies a patch and returns the new settings.
@@ -296,6 +297,7 @@ type Settlement struct {
 // FulfilmentStore lets the engine claim and settle processing orders.
 type FulfilmentStore interface {
 	FailoverStore
+	FundsRouting
 	// ClaimDue leases up to limit processing orders whose next attempt is due
 	// and whose lease (if any) has run out.
 	ClaimDue(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]Order, error)

@@ -26,6 +26,30 @@ type Upstream struct {
 	// WarnHours and CriticalHours are the runway thresholds of its balance
 	// alert (defaults DefaultWarnHours and DefaultCriticalHours).
 	WarnHours, CriticalHours float64
+	// Day is the known cost of the orders completed there in the last 24
+	// hours, as read (its burn is Day ÷ 24 an hour).
+	Day Money
+	// BalanceAlert is the balance alert's level: BalanceAlertNone, Warn
+	// or Critical.
+	BalanceAlert string
+}
+
+// Funds is what u's balance alert is worked out from.
+func (u *Upstream) Funds() Funds {
+	return Funds{Balance: u.Balance, Day: u.Day, WarnHours: u.WarnHours, CriticalHours: u.CriticalHours}
+}
+
+// Runway is how long u's known balance lasts at its burn, in hours rounded
+// down to 0.1; ok is false while the balance is unknown or the burn is 0.
+func (u *Upstream) Runway() (hours float64, ok bool) {
+	t, ok := RunwayTenths(u.Balance, u.Day)
+	return float64(t) / 10, ok
+}
+
+// Alerting reports whether u needs the operator: its last call failed, or
+// its balance alert is raised (the admin rows' alert).
+func (u *Upstream) Alerting() bool {
+	return u.State == UpstreamFailing || (u.BalanceAlert != "" && u.BalanceAlert != BalanceAlertNone)
 }
 
 // CheckThresholds checks an upstream's runway thresholds: both above 0,

@@ -243,6 +243,8 @@ type Settings struct {
 	EligibilityMinTopupUSD Money `json:"eligibilityMinTopupUsd"`
 	SimDelayMs             int   `json:"simDelayMs"`
 	SimCallMs              int   `json:"simCallMs"`
+	// UpstreamBalancePollMinutes is how often upstreams' balances are read (0: never by the clock).
+	UpstreamBalancePollMinutes int `json:"upstreamBalancePollMinutes"`
 }
 
 // AuditCheck is one invariant of the books and how many rows break it.

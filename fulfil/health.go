@@ -44,7 +44,9 @@ func (b *healthBook) record(o *topupd.Order, at time.Time, err error) {
 		b.by[key] = h
 		b.order = append(b.order, key)
 	}
-	failed := err != nil
+	// An answer that our balance there is too low is an answer: the
+	// balance, not the supplier's health, keeps orders away (funds.go).
+	failed := err != nil && !errors.Is(err, topupd.ErrSupplierDry)
 	if len(h.recent) < healthWindow {
 		h.recent = append(h.recent, failed)
 	} else {

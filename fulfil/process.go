@@ -22,6 +22,16 @@ func (e *Engine) process(ctx context.Context, o topupd.Order, fresh bool, hold t
 	if !e.cfg.Now().Before(o.DeadlineAt) {
 		return e.expire(ctx, o, e.cfg.Providers[o.Provider])
 	}
+	if o.Alert == topupd.AlertWaitingFunds && o.Supplier == topupd.SupplierNew {
+		next, resumed, err := e.resume(ctx, o)
+		if err != nil {
+			return e.stopped(ctx, o, err)
+		}
+		if !resumed {
+			return next
+		}
+		o, fresh = next, true
+	}
 	if untouched(&o, fresh) && !e.healthy(o.Provider, o.Upstream) {
 		next, moved, err := e.passOver(ctx, o)
 		if err != nil {
@@ -30,6 +40,16 @@ func (e *Engine) process(ctx context.Context, o topupd.Order, fresh bool, hold t
 		o, fresh = next, fresh || moved
 	}
 	for {
+		if untouched(&o, fresh) {
+			next, moved, parked, err := e.fundsRoute(ctx, o)
+			switch {
+			case err != nil:
+				return e.stopped(ctx, o, err)
+			case parked:
+				return next
+			}
+			o, fresh = next, fresh || moved
+		}
 		prov, ok := e.cfg.Providers[o.Provider]
 		if !ok {
 			return e.retry(ctx, o, fmt.Errorf("no provider %q on this node", o.Provider))
@@ -64,13 +84,24 @@ func (e *Engine) process(ctx context.Context, o topupd.Order, fresh bool, hold t
 			}
 		}
 		cancel()
+		dry := e.dry(ctx, &o, a.err)
 		if a.refused() {
-			next, moved, err := e.moveOn(ctx, o, topupd.AttemptRefused, a.why())
+			why := a.why()
+			if dry {
+				why = topupd.WhyInsufficient
+			}
+			next, moved, err := e.moveOn(ctx, o, topupd.AttemptRefused, why)
+			if err == nil && !moved {
+				next, moved, err = e.parkRefused(ctx, o, why, dry)
+				if err == nil && moved {
+					return next
+				}
+			}
 			if err != nil {
 				return e.stopped(ctx, o, err)
 			}
 			if moved {
-				if errors.Is(a.err, topupd.ErrNeedsOperator) {
+				if errors.Is(a.err, topupd.ErrNeedsOperator) && !dry {
 					e.cfg.Logger.ErrorContext(ctx, "fulfil: ALERT: the supplier needs the operator; it refused the order, which went to its next supplier",
 						"order", o.ID, "provider", o.Provider, "upstream", o.Upstream, "err", a.err)
 				}

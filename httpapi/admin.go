@@ -141,6 +141,7 @@ func (a *admin) routes(mux router) {
 	mux.Handle("POST /admin/upstreams/{name}/deposits", a.call(service.OpAddUpstreamDeposit, a.addUpstreamDeposit))
 	mux.Handle("GET /admin/upstreams/{name}/deposits", a.read(a.listUpstreamDeposits))
 	mux.Handle("GET /admin/upstreams", a.read(a.listUpstreams))
+	mux.Handle("GET /admin/events", a.read(a.listOperatorEvents))
 	mux.Handle("GET /admin/providers", a.read(a.listProviders))
 
 	mux.Handle("GET /admin/orders", a.call(service.OpRead, a.listOrders))

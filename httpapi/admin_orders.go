@@ -183,11 +183,13 @@ type settingsView struct {
 	EligibilityMinTopupUsd topupd.Money `json:"eligibilityMinTopupUsd"`
 	SimDelayMs             int          `json:"simDelayMs"`
 	SimCallMs              int          `json:"simCallMs"`
+	// UpstreamBalancePollMinutes is how often upstreams' balances are read.
+	UpstreamBalancePollMinutes int `json:"upstreamBalancePollMinutes"`
 }
 
 // viewSettings shows the settings.
 func viewSettings(s topupd.Settings) settingsView {
-	return settingsView{s.Maintenance, s.OrdersDisabled, s.EligibilityMinTopup, s.SimDelayMs, s.SimCallMs}
+	return settingsView{s.Maintenance, s.OrdersDisabled, s.EligibilityMinTopup, s.SimDelayMs, s.SimCallMs, s.UpstreamBalancePollMinutes}
 }
 
 func (a *admin) getSettings(w http.ResponseWriter, r *http.Request) error {
@@ -206,7 +208,7 @@ func (a *admin) patchSettings(w http.ResponseWriter, r *http.Request) error {
 	}
 	var p topupd.SettingsPatch
 	var m, od bool
-	var delay, call int
+	var delay, call, poll int
 	if obj.take("maintenance", &m) {
 		p.Maintenance = &m
 	}
@@ -221,6 +223,9 @@ func (a *admin) patchSettings(w http.ResponseWriter, r *http.Request) error {
 	}
 	if obj.take("simCallMs", &call) {
 		p.SimCallMs = &call
+	}
+	if obj.take("upstreamBalancePollMinutes", &poll) {
+		p.UpstreamBalancePollMinutes = &poll
 	}
 	if err := obj.done(); err != nil {
 		return err

@@ -114,16 +114,23 @@ type upstreamView struct {
 	State            string        `json:"state"`
 	WarnHours        float64       `json:"warnHours"`
 	CriticalHours    float64       `json:"criticalHours"`
+	BurnUSDPerHour   topupd.Money  `json:"burnUsdPerHour"`
+	RunwayHours      *float64      `json:"runwayHours"`
+	BalanceAlert     string        `json:"balanceAlert"`
 }
 
 // viewUpstream is an upstream as the admin API shows it. Its alert is
-// its health's, or its state failing.
+// true while its state is failing or its balance alert is raised.
 func viewUpstream(u service.UpstreamView) upstreamView {
 	v := viewHealth(u.Health)
-	return upstreamView{Name: u.Name, BaseURL: u.BaseURL, UpdatedAt: u.UpdatedAt.UTC(), Health: v,
+	out := upstreamView{Name: u.Name, BaseURL: u.BaseURL, UpdatedAt: u.UpdatedAt.UTC(), Health: v,
 		LastSuccess: v.LastSuccess, LastError: v.LastError, LastErrorMessage: v.LastErrorMessage, ErrorRate: v.ErrorRate,
-		Alert: v.Alert || u.State == topupd.UpstreamFailing, BalanceUSD: u.Balance, BalanceAt: utcPtr(u.BalanceAt), State: u.State,
-		WarnHours: u.WarnHours, CriticalHours: u.CriticalHours}
+		Alert: u.Alerting(), BalanceUSD: u.Balance, BalanceAt: utcPtr(u.BalanceAt), State: u.State,
+		WarnHours: u.WarnHours, CriticalHours: u.CriticalHours, BurnUSDPerHour: topupd.BurnPerHour(u.Day), BalanceAlert: u.BalanceAlert}
+	if h, ok := u.Runway(); ok {
+		out.RunwayHours = &h
+	}
+	return out
 }
 
 // upstreamsAnswer is the list of upstreams.

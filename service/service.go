@@ -52,6 +52,7 @@ type Store interface {
 	loginStore
 	chatStore
 	resellerStore
+	topupd.FundsStore
 }
 
 // Deps are the service's dependencies.

@@ -23,12 +23,25 @@ type trio struct {
 // and an account of ours credited 500, then A with aFlags.
 func newTrio(t *testing.T, aFlags ...string) *trio {
 	dir := t.TempDir()
+	return newTrioOn(t, trioDBs{a: dir + "/a.db", b: dir + "/b.db", c: dir + "/c.db", bCredit: "500", cCredit: "500"}, aFlags...)
+}
+
+// trioDBs are the databases of a trio's servers (files or PostgreSQL
+// URLs), the environment they run in, and our credit at B and at C.
+type trioDBs struct {
+	a, b, c          string
+	env              []string
+	bCredit, cCredit string
+}
+
+// newTrioOn is newTrio on the databases dbs.
+func newTrioOn(t *testing.T, dbs trioDBs, aFlags ...string) *trio {
 	tr := &trio{listed: "a-listed", misnamed: "a-misnamed"}
-	tr.b = startProc(t, dir+"/b.db")
-	tr.bAcct, tr.bKey = tr.b.setup("500")
-	tr.c = startProc(t, dir+"/c.db")
-	tr.cAcct, tr.cKey = tr.c.setup("500")
-	tr.a = startProc(t, dir+"/a.db", append([]string{"--retry-base", "50ms", "--retry-max", "400ms"}, aFlags...)...)
+	tr.b = startProcEnv(t, dbs.env, dbs.b)
+	tr.bAcct, tr.bKey = tr.b.setup(dbs.bCredit)
+	tr.c = startProcEnv(t, dbs.env, dbs.c)
+	tr.cAcct, tr.cKey = tr.c.setup(dbs.cCredit)
+	tr.a = startProcEnv(t, dbs.env, dbs.a, append([]string{"--retry-base", "50ms", "--retry-max", "400ms"}, aFlags...)...)
 	tr.a.must("PUT", "/admin/upstreams/b", map[string]any{"baseUrl": tr.b.api, "apiKey": tr.bKey})
 	tr.a.must("PUT", "/admin/upstreams/c", map[string]any{"baseUrl": tr.c.api, "apiKey": tr.cKey})
 	tr.a.must("PUT", "/admin/services/pubg", map[string]any{"productName": "PUBG UC", "gameName": "PUBG Mobile", "game": "pubg",

@@ -127,6 +127,9 @@ type Config struct {
 	WrapConnector func(driver.Connector) driver.Connector
 	// RedisHook, when set, is added to the Redis client.
 	RedisHook redis.Hook
+	// WatchEvery is how often the watch of suppliers' money looks for
+	// polls due and balance alerts to work out (default 10 s).
+	WatchEvery time.Duration
 }
 
 // App is a running topupd: the store, the engine (working from New until
@@ -157,6 +160,8 @@ type App struct {
 	Service *service.Service
 	// Webhooks makes this node's webhook delivery attempts.
 	Webhooks *webhooks.Deliverer
+	// Watch keeps the database's view of each upstream's money current.
+	Watch *fulfil.Watch
 
 	log           *slog.Logger
 	limits        *limits
@@ -168,6 +173,7 @@ type App struct {
 	unlock        func() error // lets go of the SQLite file (Config.Exclusive)
 	stopNotify    func()
 	stopWebhooks  func()
+	stopWatch     func()
 }
 
 // New opens the store, builds every part and starts the engine. Close
@@ -213,7 +219,9 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 		return nil, err
 	}
 	a.Metrics = metrics.New(a.Store, now)
-	ups := upstream.New(a.Store, upstream.WithInstance(a.Instance))
+	a.Watch = &fulfil.Watch{Store: a.Store, Now: now, Logger: cfg.Logger, Every: cfg.WatchEvery}
+	ups := upstream.New(a.Store, upstream.WithInstance(a.Instance), upstream.WithObserver(a.Watch))
+	a.Watch.Checker = ups
 	if a.Engine, err = newEngine(cfg, a.Store, ups, now, a.Metrics); err != nil {
 		return nil, err
 	}
@@ -284,6 +292,10 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	engineCtx, stop := context.WithCancel(context.Background())
 	a.stopEngine, a.engineDone = stop, make(chan struct{})
 	go func() { a.Engine.Run(engineCtx); close(a.engineDone) }()
+	watchCtx, stopWatch := context.WithCancel(context.Background())
+	watchDone := make(chan struct{})
+	a.stopWatch = func() { stopWatch(); <-watchDone }
+	go func() { a.Watch.Run(watchCtx); close(watchDone) }()
 	return a, nil
 }
 
@@ -302,6 +314,10 @@ func (a *App) Close() error {
 	if a.stopWebhooks != nil {
 		a.stopWebhooks()
 		a.stopWebhooks = nil
+	}
+	if a.stopWatch != nil {
+		a.stopWatch()
+		a.stopWatch = nil
 	}
 	if a.stopEngine != nil {
 		a.stopEngine()

@@ -24,6 +24,8 @@ import (
 
 // Source is what the scrape-time series are read from: the store.
 type Source interface {
+	// WaitingFunds counts the orders waiting for supplier funds.
+	WaitingFunds(ctx context.Context) (int, error)
 	// Gauges counts the orders processing and sums the reseller balances.
 	Gauges(ctx context.Context) (topupd.Gauges, error)
 	// StockLevels returns the codes available per PID.
@@ -193,6 +195,11 @@ var (
 		"Our balance at an upstream as last learned, in USD; no series while it is unknown.", []string{"supplier"}, nil)
 	supplierHealthDesc = prometheus.NewDesc("topupd_supplier_health",
 		"1 for an upstream's current state (unchecked, ok, failing), 0 for the other two.", []string{"supplier", "state"}, nil)
+	supplierRunwayDesc = prometheus.NewDesc("topupd_supplier_runway_hours",
+		"How long our known balance at an upstream lasts at its burn (the last 24 hours' costs), in hours rounded down to 0.1; no series while unknown or without burn.",
+		[]string{"supplier"}, nil)
+	waitingFundsDesc = prometheus.NewDesc("topupd_orders_waiting_funds",
+		"Orders waiting for supplier funds: no supplier of theirs could cover them.", nil, nil)
 )
 
 // Describe sends the series' descriptions.
@@ -205,6 +212,8 @@ func (c *dbCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- scrapeErrDesc
 	ch <- supplierBalanceDesc
 	ch <- supplierHealthDesc
+	ch <- supplierRunwayDesc
+	ch <- waitingFundsDesc
 }
 
 // Collect reads the database, within 5 s.
@@ -250,6 +259,9 @@ func (c *dbCollector) Collect(ch chan<- prometheus.Metric) {
 			if u.Balance != nil {
 				ch <- prometheus.MustNewConstMetric(supplierBalanceDesc, prometheus.GaugeValue, float64(*u.Balance)/topupd.MoneyScale, u.Name)
 			}
+			if h, ok := u.Runway(); ok {
+				ch <- prometheus.MustNewConstMetric(supplierRunwayDesc, prometheus.GaugeValue, h, u.Name)
+			}
 			for _, st := range []string{topupd.UpstreamUnchecked, topupd.UpstreamOK, topupd.UpstreamFailing} {
 				v := 0.0
 				if u.State == st {
@@ -258,6 +270,11 @@ func (c *dbCollector) Collect(ch chan<- prometheus.Metric) {
 				ch <- prometheus.MustNewConstMetric(supplierHealthDesc, prometheus.GaugeValue, v, u.Name, st)
 			}
 		}
+	} else {
+		failed = 1
+	}
+	if n, err := c.src.WaitingFunds(ctx); err == nil {
+		ch <- prometheus.MustNewConstMetric(waitingFundsDesc, prometheus.GaugeValue, float64(n))
 	} else {
 		failed = 1
 	}

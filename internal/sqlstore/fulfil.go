@@ -110,6 +110,9 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 			return o, err
 		}
 	}
+	if err := s.acceptedCost(ctx, tx, &o, &st); err != nil {
+		return o, err
+	}
 	// What the statements below store, as a lookup will read it back: the
 	// answer is settled rather than read again inside the transaction
 	// (storetest checks the two agree, field by field).

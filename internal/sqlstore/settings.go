@@ -10,7 +10,7 @@ import (
 
 func scanSettings(row scanner) (topupd.Settings, error) {
 	var st topupd.Settings
-	err := row.Scan(&st.Maintenance, &st.OrdersDisabled, &st.EligibilityMinTopup, &st.SimDelayMs, &st.SimCallMs)
+	err := row.Scan(&st.Maintenance, &st.OrdersDisabled, &st.EligibilityMinTopup, &st.SimDelayMs, &st.SimCallMs, &st.UpstreamBalancePollMinutes)
 	return st, err
 }
 
@@ -37,8 +37,9 @@ func (s *Store) UpdateSettings(ctx context.Context, ch *topupd.Change, p topupd.
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE settings SET maintenance = $1, orders_disabled = $2, eligibility_min_topup = $3,
-			sim_delay_ms = $4, sim_call_ms = $5 WHERE id = 1`,
-			boolInt(out.Maintenance), boolInt(out.OrdersDisabled), int64(out.EligibilityMinTopup), out.SimDelayMs, out.SimCallMs)
+			sim_delay_ms = $4, sim_call_ms = $5, upstream_balance_poll_minutes = $6 WHERE id = 1`,
+			boolInt(out.Maintenance), boolInt(out.OrdersDisabled), int64(out.EligibilityMinTopup), out.SimDelayMs, out.SimCallMs,
+			out.UpstreamBalancePollMinutes)
 		noteChange(ctx, "", cur.LogFields(), out.LogFields())
 		return err
 	})

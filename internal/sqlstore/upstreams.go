@@ -50,15 +50,23 @@ func (s *Store) PutUpstream(ctx context.Context, ch *topupd.Change, u topupd.Ups
 	return nil
 }
 
-// upstreamColumns are the columns scanUpstream reads.
-const upstreamColumns = `name, base_url, api_key, updated_at, state, balance, balance_at, warn_hours, critical_hours`
+// upstreamSelect reads the upstreams for scanUpstream; $1 is when the day
+// of its burn starts (dayStart): an upstream's day is the known cost of
+// the orders completed there since (orders_upstream_done).
+const upstreamSelect = `SELECT name, base_url, api_key, updated_at, state, balance, balance_at, warn_hours, critical_hours, balance_alert,
+	(SELECT CAST(COALESCE(SUM(o.cost), 0) AS BIGINT) FROM orders o WHERE o.status = 'completed' AND o.upstream = upstreams.name
+		AND o.finished_at >= $1) FROM upstreams`
+
+// dayStart is the start of the 24 hours before now, for upstreamSelect.
+func dayStart(now time.Time) int64 { return ms(now.Add(-24 * time.Hour)) }
 
 func (s *Store) scanUpstream(row scanner) (topupd.Upstream, error) {
 	var u topupd.Upstream
 	var sealed []byte
 	var updated int64
 	var bal, balAt sql.NullInt64
-	if err := row.Scan(&u.Name, &u.BaseURL, &sealed, &updated, &u.State, &bal, &balAt, &u.WarnHours, &u.CriticalHours); err != nil {
+	if err := row.Scan(&u.Name, &u.BaseURL, &sealed, &updated, &u.State, &bal, &balAt, &u.WarnHours, &u.CriticalHours,
+		&u.BalanceAlert, &u.Day); err != nil {
 		return u, err
 	}
 	u.Balance = nullMoney(bal)
@@ -76,7 +84,7 @@ func (s *Store) scanUpstream(row scanner) (topupd.Upstream, error) {
 
 // Upstream returns one upstream with its API key.
 func (s *Store) Upstream(ctx context.Context, name string) (topupd.Upstream, error) {
-	u, err := s.scanUpstream(s.read.QueryRowContext(ctx, `SELECT `+upstreamColumns+` FROM upstreams WHERE name = $1`, name))
+	u, err := s.scanUpstream(s.read.QueryRowContext(ctx, upstreamSelect+` WHERE name = $2`, dayStart(s.now()), name))
 	if isNoRows(err) {
 		return u, topupd.Errorf(topupd.ENotFound, "upstream %s", name)
 	}
@@ -88,7 +96,7 @@ func (s *Store) Upstream(ctx context.Context, name string) (topupd.Upstream, err
 
 // Upstreams returns every upstream by name.
 func (s *Store) Upstreams(ctx context.Context) ([]topupd.Upstream, error) {
-	return readAll(ctx, s, "store.Upstreams", s.scanUpstream, `SELECT `+upstreamColumns+` FROM upstreams ORDER BY name`)
+	return readAll(ctx, s, "store.Upstreams", s.scanUpstream, upstreamSelect+` ORDER BY name`, dayStart(s.now()))
 }
 
 // DeleteUpstream removes an upstream no pack and no processing order names
@@ -164,12 +172,21 @@ func (s *Store) RecordUpstreamCheck(ctx context.Context, ch *topupd.Change, name
 		if err != nil {
 			return err
 		}
-		out, err = s.scanUpstream(tx.QueryRowContext(ctx, `SELECT `+upstreamColumns+` FROM upstreams WHERE name = $1`, name))
+		out, err = s.scanUpstream(tx.QueryRowContext(ctx, upstreamSelect+` WHERE name = $2`, dayStart(at), name))
+		if err != nil {
+			return err
+		}
+		if err := s.setBalanceAlert(ctx, tx, &out, topUp(&before, balance), at); err != nil {
+			return err
+		}
 		noteChange(ctx, "", before.CheckFields(), out.CheckFields())
-		return err
+		return nil
 	})
 	if err != nil {
 		return out, fmt.Errorf("store.RecordUpstreamCheck %s: %w", name, err)
+	}
+	if balance != nil {
+		s.wakeWaitingFunds(ctx, at)
 	}
 	return out, nil
 }
@@ -211,7 +228,7 @@ func (s *Store) SetUpstreamThresholds(ctx context.Context, ch *topupd.Change, na
 // lockUpstream reads an upstream under its row lock: ENotFound when there
 // is none.
 func (s *Store) lockUpstream(ctx context.Context, tx *sql.Tx, name string) (topupd.Upstream, error) {
-	u, err := s.scanUpstream(tx.QueryRowContext(ctx, `SELECT `+upstreamColumns+` FROM upstreams WHERE name = $1`+s.d.LockRow, name))
+	u, err := s.scanUpstream(tx.QueryRowContext(ctx, upstreamSelect+` WHERE name = $2`+s.d.LockRow, dayStart(s.now()), name))
 	if isNoRows(err) {
 		return u, topupd.Errorf(topupd.ENotFound, "upstream %s", name)
 	}

@@ -77,7 +77,7 @@ func placeFailure(name string, err error) (topupd.Outcome, error) {
 	case e.Code == client.CodeInsufficientBalance || e.Message == "INSUFFICIENT BALANCE":
 		// Refused before it was taken: the upstream holds no order, so an
 		// order that lists another supplier may go there (and the alert stands).
-		return topupd.Outcome{}, fmt.Errorf("%w (%w)", needsOperator(name, "our balance there is too low", err), topupd.ErrSupplierRefused)
+		return topupd.Outcome{}, fmt.Errorf("%w (%w, %w)", needsOperator(name, "our balance there is too low", err), topupd.ErrSupplierRefused, topupd.ErrSupplierDry)
 	case e.StatusCode == 400 || e.StatusCode == 422 || e.StatusCode == 403 || e.Rejected() ||
 		e.Code == client.CodeIdempotencyKeyReused:
 		return topupd.Outcome{State: topupd.OutcomeFailed, Message: refusal(e)}, nil

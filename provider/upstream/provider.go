@@ -28,6 +28,8 @@ type Provider struct {
 	// instance is this deployment's instance id (WithInstance); "" sends
 	// no loop guard's headers.
 	instance string
+	// observer, when set, is told of every call (WithObserver).
+	observer Observer
 
 	mu      sync.Mutex
 	clients map[string]cachedClient // by upstream name
@@ -103,9 +105,11 @@ func (p *Provider) clientOf(ctx context.Context, s *topupd.Supplier) (*client.Cl
 	}
 	switch {
 	case p.instance != "":
-		opts = append(opts, client.WithHTTPClient(routed(p.hc, p.instance)))
+		opts = append(opts, client.WithHTTPClient(observed(routed(p.hc, p.instance), s.Upstream, p.observer)))
 	case p.hc != nil:
-		opts = append(opts, client.WithHTTPClient(p.hc))
+		opts = append(opts, client.WithHTTPClient(observed(p.hc, s.Upstream, p.observer)))
+	case p.observer != nil:
+		opts = append(opts, client.WithHTTPClient(observed(&http.Client{Timeout: client.DefaultTimeout}, s.Upstream, p.observer)))
 	}
 	c, err := client.New(u.BaseURL, u.APIKey, opts...)
 	if err != nil {

@@ -428,11 +428,11 @@ func testSettings(t *testing.T, e *env) {
 	if err != nil {
 		t.Fatalf("Settings: %v", err)
 	}
-	if diff := cmp.Diff(topupd.Settings{}, got); diff != "" {
+	if diff := cmp.Diff(topupd.Settings{UpstreamBalancePollMinutes: 5}, got); diff != "" {
 		t.Errorf("default settings (-want +got):\n%s", diff)
 	}
-	yes, minTopup, delay, call := true, topupd.USD(50), 1500, 200
-	want := topupd.Settings{}
+	yes, minTopup, delay, call, poll := true, topupd.USD(50), 1500, 200, 0
+	want := topupd.Settings{UpstreamBalancePollMinutes: 5}
 	for _, st := range []struct {
 		patch topupd.SettingsPatch
 		edit  func(*topupd.Settings)
@@ -441,6 +441,7 @@ func testSettings(t *testing.T, e *env) {
 		{topupd.SettingsPatch{OrdersDisabled: &yes, EligibilityMinTopup: &minTopup},
 			func(s *topupd.Settings) { s.OrdersDisabled, s.EligibilityMinTopup = true, minTopup }},
 		{topupd.SettingsPatch{SimDelayMs: &delay, SimCallMs: &call}, func(s *topupd.Settings) { s.SimDelayMs, s.SimCallMs = delay, call }},
+		{topupd.SettingsPatch{UpstreamBalancePollMinutes: &poll}, func(s *topupd.Settings) { s.UpstreamBalancePollMinutes = poll }},
 		{topupd.SettingsPatch{}, func(*topupd.Settings) {}},
 	} {
 		st.edit(&want)
@@ -455,12 +456,14 @@ func testSettings(t *testing.T, e *env) {
 			t.Errorf("Settings after update (-want +got):\n%s (err %v)", cmp.Diff(want, got), err)
 		}
 	}
-	neg, tooLong, negMoney := -1, 86_400_001, topupd.Money(-1)
+	neg, tooLong, negMoney, dayAndMinute := -1, 86_400_001, topupd.Money(-1), 1441
 	no := false
 	for _, bad := range []topupd.SettingsPatch{
 		{SimDelayMs: &neg, Maintenance: &no},
 		{SimCallMs: &tooLong, Maintenance: &no},
 		{EligibilityMinTopup: &negMoney, Maintenance: &no},
+		{UpstreamBalancePollMinutes: &neg, Maintenance: &no},
+		{UpstreamBalancePollMinutes: &dayAndMinute, Maintenance: &no},
 	} {
 		_, err := e.s.UpdateSettings(e.ctx, nil, bad)
 		codeIs(t, err, topupd.EInvalidBody, "UpdateSettings(bad patch)")

@@ -70,6 +70,7 @@ func run(t *testing.T, open func(t *testing.T) topupd.Store, skip map[string]boo
 		{"Console", consoleTests},
 		{"Chats", chatTests},
 		{"Failover", failoverTests},
+		{"Funds", fundsTests},
 		{"Batches", batchTests},
 		{"Stream", streamTests},
 	}

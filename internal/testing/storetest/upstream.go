@@ -60,7 +60,8 @@ func testUpstreamPutAndRead(t *testing.T, e *env) {
 	}
 	// Stored unchecked, with the default thresholds.
 	for _, u := range []*topupd.Upstream{&a, &b} {
-		u.State, u.WarnHours, u.CriticalHours = topupd.UpstreamUnchecked, topupd.DefaultWarnHours, topupd.DefaultCriticalHours
+		u.State, u.WarnHours, u.CriticalHours, u.BalanceAlert = topupd.UpstreamUnchecked, topupd.DefaultWarnHours, topupd.DefaultCriticalHours,
+			topupd.BalanceAlertNone
 	}
 	b.APIKey, b.BaseURL, b.UpdatedAt = "tpd_rotated", "http://127.0.0.1:10", t0.Add(time.Minute)
 	if err := e.s.PutUpstream(e.ctx, nil, b); err != nil {
