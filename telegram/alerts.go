@@ -13,9 +13,10 @@ import (
 
 // operatorAlerts tells every operator's chat when an alert starts and
 // when it clears, once each: a supplier alerting (failing, or needing
-// the operator: our balance or key at an upstream), orders stuck past
-// their deadline, a pack low on stock (by its lowStockAt when set), a
-// webhook endpoint the server disabled (until it is enabled or deleted). The
+// the operator: our balance or key at an upstream), an upstream's balance
+// alert at warn or critical, orders waiting for supplier funds, orders
+// stuck past their deadline, a pack low on stock (by its lowStockAt when
+// set), a webhook endpoint the server disabled (until it is enabled or deleted). The
 // store keeps the alerts told, so a restart or a takeover neither repeats
 // nor forgets one; an alert is recorded before it is sent, so a send lost
 // to a crash is not sent twice, and undone when the Bot API took it for
@@ -98,8 +99,11 @@ func (w *watcher) currentAlerts(ctx context.Context) (map[string]string, error) 
 	}
 	for _, h := range health {
 		if h.Alert {
-			out["supplier:"+h.Provider+"/"+h.Upstream] = "supplier " + h.Provider + upstreamOf(h.Upstream) + " is failing or needs you (see /stuck)."
+			out[supplierAlertKey(h.Provider, h.Upstream)] = supplierAlert(h.Provider, h.Upstream)
 		}
+	}
+	if err := w.supplierAlerts(ctx, system, out); err != nil {
+		return nil, err
 	}
 	stuck, err := w.b.Service.StuckOrders(ctx, service.RootActor("telegram-alerts"), 0, nil)
 	if err != nil {

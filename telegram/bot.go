@@ -51,6 +51,7 @@ type Store interface {
 	BotAlerts(ctx context.Context) (map[string]string, error)
 	SetBotAlert(ctx context.Context, key, message string, on bool, at time.Time) (changed bool, err error)
 	LowStock(ctx context.Context) (map[string]bool, error)
+	WaitingFunds(ctx context.Context) (int, error)
 }
 
 // Deps are what the bot needs.

@@ -141,6 +141,7 @@ var operatorCommands = &commandSet{
 	unknown: "I do not know that command. /help lists them.",
 	commands: []command{
 		{name: "/stuck", help: "orders past their deadline or with an alert, and supplier alerts", readOnly: true, run: (*Bot).stuck},
+		{name: "/suppliers", help: "each upstream's balance, runway, balance alert and state", readOnly: true, run: (*Bot).suppliers},
 		{name: "/find", forms: []string{"<trxid or orderId>"}, help: "an order, with its account", readOnly: true, run: (*Bot).find},
 		{name: "/credit", forms: []string{"<accountId> <usd> <reference>"}, help: "credit an account (asks first; finance and owner)",
 			readOnly: true, run: (*Bot).askCredit},

@@ -43,6 +43,8 @@ var specCommands = map[*commandSet][]struct {
 		{"/stuck", false},
 		{"/find <trxid or orderId>", false},
 		{"/credit <accountId> <usd> <reference>", false},
+		// back-office.md, section 1: "/suppliers in an operator's chat".
+		{"/suppliers", false},
 	},
 }
 

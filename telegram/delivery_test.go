@@ -340,10 +340,11 @@ func TestEveryCommandOnce(t *testing.T) {
 				"/help":    {{"/help", "/alert balance <usd>"}},
 			}},
 			{"operator", func(int) botapitest.Chat { return fin }, map[string][]sample{
-				"/stuck":  {{"/stuck", "Nothing is stuck"}},
-				"/find":   {{"/find nothing-here", "No order"}},
-				"/credit": {{"/credit " + a.ID + " 5 bank-1", "Credit 5.00 USD to " + a.ID}},
-				"/help":   {{"/help", "/credit <accountId> <usd> <reference>"}},
+				"/stuck":     {{"/stuck", "Nothing is stuck"}},
+				"/find":      {{"/find nothing-here", "No order"}},
+				"/suppliers": {{"/suppliers", "No upstream is set up."}},
+				"/credit":    {{"/credit " + a.ID + " 5 bank-1", "Credit 5.00 USD to " + a.ID}},
+				"/help":      {{"/help", "/credit <accountId> <usd> <reference>"}},
 			}},
 		} {
 			names := telegram.CommandNames(kind.who)

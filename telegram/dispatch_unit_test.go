@@ -32,6 +32,9 @@ type fakeStore struct {
 	seen   map[int64]bool
 	offset int64
 	links  int // LinkChat calls
+	// upstreams and waiting are what the supplier alerts read.
+	upstreams []topupd.Upstream
+	waiting   int
 }
 
 var _ Store = (*fakeStore)(nil)
@@ -204,7 +207,7 @@ func TestDispatchHelpPerChatKind(t *testing.T) {
 		{chat: resellerChat, text: "/help", want: []string{"/balance – the balance", "/newkey [label]", "/api on, /api off",
 			"/webhook add <URL>", "Keys and webhook secrets are shown only in a private chat."}, wantNotIn: []string{"/stuck", "/start <code>"}},
 		{chat: resellerChat, text: "/HELP@topupd_test_bot", want: []string{"/balance – the balance"}},
-		{chat: operatorChat, text: "/help", want: []string{"/stuck – ", "/find <trxid or orderId>", "/credit <accountId> <usd> <reference>"},
+		{chat: operatorChat, text: "/help", want: []string{"/stuck – ", "/suppliers – ", "/find <trxid or orderId>", "/credit <accountId> <usd> <reference>"},
 			wantNotIn: []string{"/balance", "/newkey"}},
 	}
 	for _, tt := range tests {
@@ -255,6 +258,7 @@ func TestDispatchUnknownCommand(t *testing.T) {
 	}{
 		{unlinkedChat, "/balance", "This chat is not linked to an account."},
 		{resellerChat, "/stuck", "I do not know that command. /help lists them."},
+		{resellerChat, "/suppliers", "I do not know that command. /help lists them."},
 		{operatorChat, "/balance", "I do not know that command. /help lists them."},
 		{operatorChat, "/frobnicate", "I do not know that command. /help lists them."},
 	} {

@@ -33,11 +33,21 @@ func (b *Bot) stuck(ctx context.Context, r *request, _ topupd.Chat) {
 		return
 	}
 	var lines []string
+	listed := map[string]bool{}
 	for _, h := range health {
 		if h.Alert {
 			lines = append(lines, fmt.Sprintf("Supplier %s%s: alert, %d stuck orders, last error %s", h.Provider, upstreamOf(h.Upstream), h.StuckOrders, h.LastErrorMessage))
+			if h.Provider == topupd.ProviderUpstream {
+				listed[h.Upstream] = true
+			}
 		}
 	}
+	more, err := b.alertingUpstreams(ctx, r.actor, listed)
+	if err != nil {
+		b.fail(ctx, r, err)
+		return
+	}
+	lines = append(lines, more...)
 	for _, o := range page.Orders {
 		lines = append(lines, fmt.Sprintf("%s %s %s: %s since %s%s", o.ID, o.AccountID, o.PackName, o.Status,
 			o.CreatedAt.UTC().Format("2006-01-02 15:04"), alertOf(o.Alert)))

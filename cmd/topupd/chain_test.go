@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -179,7 +178,8 @@ func TestChainReselling(t *testing.T) {
 		}
 	}
 	// A's money at B runs out: our problem, not the client's. A keeps the
-	// order processing, raises an alert, and finishes it once B is topped up.
+	// order processing, waiting for funds, raises an alert, and finishes it
+	// once a read shows B topped up.
 	bal := c.b.must("GET", "/admin/accounts/"+c.bAcct, nil)["balanceUsd"].(float64)
 	c.b.must("POST", "/admin/accounts/"+c.bAcct+"/credits", map[string]any{
 		"amountUsd": json.Number(strconv.FormatFloat(-bal, 'f', -1, 64)), "reference": "drain"})
@@ -188,10 +188,14 @@ func TestChainReselling(t *testing.T) {
 		t.Errorf("with no money at B, A's order is %v", broke)
 	}
 	alert := c.a.must("GET", "/admin/upstreams", nil)["upstreams"].([]any)[0].(map[string]any)
-	if alert["alert"] != true || !strings.Contains(fmt.Sprint(alert["lastErrorMessage"]), "INSUFFICIENT BALANCE") {
+	if alert["alert"] != true || alert["balanceAlert"] != "critical" || alert["balanceUsd"] != 0.0 {
 		t.Errorf("no operator alert for our balance at B: %v", alert)
 	}
+	if m := c.a.must("GET", "/admin/orders/"+broke["orderId"].(string), nil); m["alert"] != "WAITING FOR SUPPLIER FUNDS" {
+		t.Errorf("with no money at B, A's order has alert %v", m["alert"])
+	}
 	c.b.must("POST", "/admin/accounts/"+c.bAcct+"/credits", map[string]any{"amountUsd": 50, "reference": "top up again"})
+	c.a.must("POST", "/admin/upstreams/b/check", nil)
 	if m := c.final(t, broke["orderId"].(string), 10*time.Second); m["status"] != "completed" {
 		t.Errorf("after B was topped up: %v", m)
 	}

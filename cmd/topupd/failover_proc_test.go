@@ -203,7 +203,9 @@ func TestFailoverRefusedThenBroke(t *testing.T) {
 			alert = u
 		}
 	}
-	if alert["alert"] != true || !strings.Contains(fmt.Sprint(alert["lastErrorMessage"]), "INSUFFICIENT BALANCE") {
+	// INSUFFICIENT BALANCE is an answer, not a failing call: the known
+	// balance is 0 and the balance alert critical.
+	if alert["alert"] != true || alert["balanceAlert"] != "critical" || alert["balanceUsd"] != 0.0 || alert["state"] != "ok" {
 		t.Errorf("no operator alert for our balance at B: %v", alert)
 	}
 

@@ -122,21 +122,23 @@ var auditChecks = []struct{ name, query string }{
 	// order is, the supplier the order row carries, with every attempt
 	// before it left (skipped, refused, not-found) and every one after it
 	// waiting; a completed order there costs that supplier's cost per unit.
-	// An order that was left waiting for supplier funds may have gone back
-	// to a supplier it left for the money (so left ones follow it), and
-	// while it waits, or if it ended waiting, none holds it: every
-	// attempt was left, one at least for the money.
+	// An order that waited for supplier funds (its history has a waiting
+	// step) may have gone back to a supplier it left for the money (so
+	// left ones follow it), and while it waits, or if it ended waiting,
+	// none holds it: every attempt was left, one at least for the money.
 	{"supplier-attempts-consistent", `SELECT o.id FROM orders o JOIN order_attempts a ON a.order_seq = o.seq
-		GROUP BY o.seq, o.id, o.status, o.alert
+		LEFT JOIN (SELECT DISTINCT order_seq FROM order_events WHERE kind = '` + topupd.EventWaiting + `') w ON w.order_seq = o.seq
+		GROUP BY o.seq, o.id, o.status, o.alert, w.order_seq
 		HAVING (SUM(CASE WHEN a.outcome IN ('trying', 'completed', 'cancelled') THEN 1 ELSE 0 END) <> 1
 		        AND NOT (SUM(CASE WHEN a.outcome IN ('trying', 'completed', 'cancelled', 'waiting') THEN 1 ELSE 0 END) = 0
-		            AND SUM(` + fundsLeft + `) > 0 AND (o.status <> 'processing' OR o.alert = '` + topupd.AlertWaitingFunds + `')))
+		            AND w.order_seq IS NOT NULL AND SUM(` + fundsLeft + `) > 0
+		            AND (o.status <> 'processing' OR o.alert = '` + topupd.AlertWaitingFunds + `')))
 		    OR (SUM(CASE WHEN a.outcome IN ('trying', 'completed', 'cancelled') THEN 1 ELSE 0 END) = 1
 		        AND SUM(CASE WHEN a.outcome = (CASE o.status WHEN 'processing' THEN 'trying' ELSE o.status END)
 		        AND a.provider = o.provider AND a.upstream = o.upstream AND a.upstream_pid = o.upstream_pid
 		        AND (a.outcome <> 'completed' OR a.cost IS NULL OR o.cost = a.cost * o.quantity) THEN 1 ELSE 0 END) <> 1)
 		    OR (MAX(CASE WHEN a.outcome IN ('skipped', 'refused', 'not-found') THEN a.attempt ELSE 0 END)
-		        > MIN(CASE WHEN a.outcome IN ('trying', 'completed', 'cancelled') THEN a.attempt END) AND SUM(` + fundsLeft + `) = 0)
+		        > MIN(CASE WHEN a.outcome IN ('trying', 'completed', 'cancelled') THEN a.attempt END) AND w.order_seq IS NULL)
 		    OR MIN(CASE WHEN a.outcome = 'waiting' THEN a.attempt END)
 		        < MIN(CASE WHEN a.outcome IN ('trying', 'completed', 'cancelled') THEN a.attempt END)`},
 }

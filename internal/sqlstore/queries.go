@@ -60,7 +60,7 @@ type queries struct {
 	lockPack      string // takes a pack's row lock
 	lockSettings  string // reads the settings and takes their row lock
 	accountLocked string // reads an account and takes its row lock
-	retryOrder    string // makes an order due now and extends its deadline, leaving a live lease
+	retryOrder    string // makes an order due now and extends its deadline, leaving a live lease (and an order waiting for funds waiting)
 	orderEvents   string // an order's history, oldest first
 	orderEntries  string // an order's charge and refund, oldest first
 	stuckCounts   string // the stuck orders of each supplier, counted from orders_stuck
@@ -123,7 +123,7 @@ func render(d Dialect) queries {
 		// A lease still running is the node's that works on the order now:
 		// it keeps it (another node claims the order once it lets go or
 		// its lease runs out); one run out is cleared.
-		retryOrder: `UPDATE orders SET next_attempt_at = $2, alert = '',
+		retryOrder: `UPDATE orders SET next_attempt_at = $2, alert = CASE WHEN alert = '` + topupd.AlertWaitingFunds + `' THEN alert ELSE '' END,
 			lease_owner = CASE WHEN lease_until > $2 THEN lease_owner END, lease_until = CASE WHEN lease_until > $2 THEN lease_until END,
 			deadline_at = ` + d.Greatest + `(deadline_at, $3) WHERE seq = $1`,
 		orderEvents: `SELECT at, kind, note FROM order_events WHERE order_seq = $1 ORDER BY at, id`,

@@ -68,7 +68,7 @@ func (p burstProvider) Submit(_ context.Context, o *topupd.Order) (topupd.Outcom
 		return so.outcome(so.state), nil
 	}
 	if s.broke {
-		return topupd.Outcome{}, fmt.Errorf("%s: insufficient balance: %w: %w", s.name, topupd.ErrSupplierRefused, topupd.ErrNeedsOperator)
+		return topupd.Outcome{}, fmt.Errorf("%s: insufficient balance: %w: %w: %w", s.name, topupd.ErrSupplierRefused, topupd.ErrNeedsOperator, topupd.ErrSupplierDry)
 	}
 	s.refs++
 	so := &supOrder{state: topupd.OutcomePending, ref: fmt.Sprintf("%s-%d", s.name, s.refs)}

@@ -98,7 +98,7 @@ func (w *World) check(ctx context.Context, full, final bool) error {
 			// Orders are processing until the faults stop: the audit's
 			// "orders-final" holds only once they are all settled.
 			if c.Violations > 0 && (final || c.Name != "orders-final") {
-				w.fail("audit %s: %d violations (%v)", c.Name, c.Violations, c.Examples)
+				w.fail("audit %s: %d violations (%v)%s", c.Name, c.Violations, c.Examples, w.attemptsOf(ctx, c.Examples))
 			}
 		}
 	}
@@ -136,6 +136,10 @@ func (w *World) checkOrder(o *topupd.Order) {
 	}
 	if len(holders) > 1 {
 		w.fail("#%d is bought from %s and %s", w.ord(o.Seq), holders[0].name, holders[1].name)
+		return
+	}
+	if o.Status == topupd.StatusProcessing && o.Alert == topupd.AlertWaitingFunds && len(holders) > 0 {
+		w.fail("#%d waits for supplier funds but supplier %s holds it", w.ord(o.Seq), holders[0].name)
 		return
 	}
 	if len(holders) == 1 && (o.Provider != topupd.ProviderUpstream || holders[0].name != o.Upstream) {
@@ -253,4 +257,22 @@ func (w *World) checkRollups(ctx context.Context, orders []topupd.Order) error {
 		w.fail("sales report misses pack %s", pid)
 	}
 	return nil
+}
+
+// attemptsOf spells the supplier attempts of the orders named, to explain
+// a broken supplier-attempts-consistent.
+func (w *World) attemptsOf(ctx context.Context, ids []string) string {
+	var b strings.Builder
+	for _, id := range ids {
+		o, err := w.store.Order(ctx, "", id)
+		if err != nil {
+			continue
+		}
+		list, _ := w.store.SupplierAttempts(ctx, o.Seq)
+		fmt.Fprintf(&b, "; #%d %s %s alert %q on %s:", w.ord(o.Seq), o.Status, o.Supplier, o.Alert, o.Upstream)
+		for _, a := range list {
+			fmt.Fprintf(&b, " %s/%s(%s)", a.Upstream, a.Outcome, a.Why)
+		}
+	}
+	return b.String()
 }

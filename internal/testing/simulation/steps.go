@@ -52,6 +52,7 @@ func (w *World) settleDown(ctx context.Context) error {
 	w.logf("faults stop")
 	for _, s := range w.supOrd {
 		s.down, s.broke = false, false
+		w.balanceRead(ctx, s, topupd.USD(1000)) // topped up: orders waiting for funds go on
 	}
 	for _, n := range w.nodes {
 		if n.dead {
@@ -160,10 +161,18 @@ func (w *World) act(ctx context.Context) error {
 			return nil
 		}
 		s := w.supOrd[w.rng.IntN(len(w.supOrd))]
-		if w.rng.IntN(2) == 0 {
+		switch w.rng.IntN(3) {
+		case 0:
 			s.down = !s.down
-		} else {
+		case 1:
 			s.broke = !s.broke
+			if !s.broke { // a top-up, and the operator's check reads it
+				w.balanceRead(ctx, s, topupd.USD(1000))
+			}
+		default:
+			// A read of our balance there: dry, too low for most orders,
+			// or plenty (orders waiting for funds go on).
+			w.balanceRead(ctx, s, []topupd.Money{0, topupd.USD(1), topupd.USD(1000)}[w.rng.IntN(3)])
 		}
 		w.logf("supplier %s down=%v broke=%v", s.name, s.down, s.broke)
 	}

@@ -70,7 +70,7 @@ func (s *supplier) Submit(_ context.Context, o *topupd.Order) (topupd.Outcome, e
 	}
 	if s.broke {
 		w.logf("  %s submit #%d: out of our balance", s.name, w.ord(o.Seq))
-		return topupd.Outcome{}, fmt.Errorf("%s: insufficient balance: %w: %w", s.name, topupd.ErrSupplierRefused, topupd.ErrNeedsOperator)
+		return topupd.Outcome{}, fmt.Errorf("%s: insufficient balance: %w: %w: %w", s.name, topupd.ErrSupplierRefused, topupd.ErrNeedsOperator, topupd.ErrSupplierDry)
 	}
 	m := &w.mix
 	switch r := w.faultN(100); {
@@ -174,4 +174,14 @@ func (u upstreams) Status(ctx context.Context, o *topupd.Order) (topupd.Outcome,
 		return topupd.Outcome{}, fmt.Errorf("no upstream %q", o.Upstream)
 	}
 	return s.Status(ctx, o)
+}
+
+// balanceRead records a read of our balance at a supplier, as a poll or
+// an operator's check would: it wakes the orders waiting for funds.
+func (w *World) balanceRead(ctx context.Context, s *supplier, bal topupd.Money) {
+	if _, err := w.store.RecordSupplierRead(ctx, topupd.SupplierRead{Upstream: s.name, Balance: bal, At: w.clk.Now()}); err != nil {
+		w.fail("reading the balance at %s: %v", s.name, err)
+		return
+	}
+	w.logf("supplier %s: balance read %v", s.name, bal)
 }
