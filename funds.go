@@ -185,6 +185,6 @@ type FundsStore interface {
 // BalancePollStore shares the schedule of balance polls among nodes.
 type BalancePollStore interface {
 	// ClaimBalancePoll takes the poll of an upstream's balance due at now
-	// (none since every before now): true for one node only.
+	// (none since every before now, nor a save): true for one node only.
 	ClaimBalancePoll(ctx context.Context, name string, now time.Time, every time.Duration) (bool, error)
 }

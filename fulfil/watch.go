@@ -128,6 +128,9 @@ func (w *Watch) poll(ctx context.Context, every time.Duration) {
 		return
 	}
 	for _, u := range ups {
+		if u.BalanceAt != nil && w.now().Sub(*u.BalanceAt) < every {
+			continue // read within the period: by a check, an answer or a poll
+		}
 		mine, err := w.Store.ClaimBalancePoll(ctx, u.Name, w.now(), every)
 		if err != nil || !mine {
 			continue

@@ -69,6 +69,11 @@ func TestWatchPolls(t *testing.T) {
 	f, c, w := watchFixture(t)
 	ctx := context.Background()
 	w[0].Look(ctx)
+	if c.count() != 0 {
+		t.Fatalf("polled as soon as it was saved")
+	}
+	f.clock.Advance(5 * time.Minute)
+	w[0].Look(ctx)
 	w[1].Look(ctx)
 	if c.count() != 1 {
 		t.Fatalf("two nodes looked at once: %d polls, want 1", c.count())

@@ -55,6 +55,13 @@ func (s *Service) PutUpstream(ctx context.Context, a Actor, u topupd.Upstream, c
 	if err := s.d.Store.PutUpstream(ctx, change(a, OpPutUpstream, u.Name), u); err != nil {
 		return UpstreamView{}, err
 	}
+	if u.Balance != nil {
+		// A checked save is a read: the balance alert follows it, and
+		// orders waiting for funds look again.
+		if _, err := s.d.Store.RecordSupplierRead(ctx, topupd.SupplierRead{Upstream: u.Name, Balance: *u.Balance, At: now}); err != nil {
+			return UpstreamView{}, err
+		}
+	}
 	s.changed(ctx)
 	stored, err := s.d.Store.Upstream(ctx, u.Name)
 	return upstreamView(stored, s.upstreamHealth()), err

@@ -226,11 +226,12 @@ func (s *Store) OperatorEvents(ctx context.Context, after string, limit int, sin
 }
 
 // ClaimBalancePoll takes the poll of an upstream's balance for this node
-// when none was taken within every before now.
+// when none was taken within every before now; an upstream never polled
+// is first polled every after it was saved.
 func (s *Store) ClaimBalancePoll(ctx context.Context, name string, now time.Time, every time.Duration) (bool, error) {
 	var n int64
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE upstreams SET polled_at = $2 WHERE name = $1 AND (polled_at IS NULL OR polled_at <= $3)`,
+		res, err := tx.ExecContext(ctx, `UPDATE upstreams SET polled_at = $2 WHERE name = $1 AND COALESCE(polled_at, updated_at) <= $3`,
 			name, ms(now), ms(now.Add(-every)))
 		n, err = rowsAffected(res, err)
 		return err
