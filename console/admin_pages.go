@@ -22,30 +22,45 @@ import (
 type suppliersData struct {
 	Providers []service.ProviderHealth
 	Upstreams []service.UpstreamView
-	Stuck     service.OrderPage
+	// Funds are the upstreams' money: balance, burn, runway, balance
+	// alert, thresholds and recorded deposits (upstream_funds.go).
+	Funds []upstreamFunds
+	Stuck service.OrderPage
 }
 
 // suppliers shows each provider and upstream with its health and alerts,
-// and the orders that need the operator.
+// our money at each upstream, and the orders that need the operator.
 func (c *Console) suppliers(w http.ResponseWriter, r *http.Request, s *session) error {
-	var d suppliersData
-	var err error
-	if d.Providers, err = c.Service.Providers(r.Context(), s.actor); err != nil {
-		return err
-	}
-	if d.Upstreams, err = c.Service.Upstreams(r.Context(), s.actor); err != nil {
-		return err
-	}
-	stuck, err := c.Service.StuckOrders(r.Context(), s.actor, 0, nil)
+	d, err := c.suppliersData(r, s)
 	if err != nil {
 		return err
 	}
-	if err := c.nameAccounts(r.Context(), s, &stuck); err != nil {
-		return err
-	}
-	d.Stuck = stuck
 	c.render(w, r, s, http.StatusOK, "suppliers", "Suppliers", d)
 	return nil
+}
+
+// suppliersData reads the suppliers page.
+func (c *Console) suppliersData(r *http.Request, s *session) (suppliersData, error) {
+	var d suppliersData
+	var err error
+	if d.Providers, err = c.Service.Providers(r.Context(), s.actor); err != nil {
+		return d, err
+	}
+	if d.Upstreams, err = c.Service.Upstreams(r.Context(), s.actor); err != nil {
+		return d, err
+	}
+	if d.Funds, err = c.upstreamFundsOf(r.Context(), s, d.Upstreams); err != nil {
+		return d, err
+	}
+	stuck, err := c.Service.StuckOrders(r.Context(), s.actor, 0, nil)
+	if err != nil {
+		return d, err
+	}
+	if err := c.nameAccounts(r.Context(), s, &stuck); err != nil {
+		return d, err
+	}
+	d.Stuck = stuck
+	return d, nil
 }
 
 // putUpstream adds or changes an upstream's address and key.

@@ -24,6 +24,13 @@ type dashData struct {
 	Providers int
 	// Durations are each line's times to a final state, one cell a period.
 	Durations []lineDurations
+
+	// UpstreamAlerts are the upstreams whose balance alert is raised or
+	// whose last call failed; Waiting the orders waiting for supplier
+	// funds (the first waitingShown), MoreWaiting how many more wait.
+	UpstreamAlerts []upstreamMoney
+	Waiting        []topupd.Order
+	MoreWaiting    int
 }
 
 // lineDurations is one line's times to a final state in each period.
@@ -48,7 +55,8 @@ type period struct {
 func (p period) Pending() topupd.Money { return p.Net() - p.Revenue }
 
 // dashboard is the console's front page: takings (for a role that reads
-// reports), orders processing and stuck, supplier alerts, packs low on
+// reports), orders processing and stuck, supplier alerts (upstreams short
+// of money or failing, orders waiting for supplier funds), packs low on
 // stock, and what the business owes its resellers.
 func (c *Console) dashboard(w http.ResponseWriter, r *http.Request, s *session) error {
 	var d dashData
@@ -59,11 +67,14 @@ func (c *Console) dashboard(w http.ResponseWriter, r *http.Request, s *session) 
 	if !s.may(topupd.PermReports) {
 		d.Gauges.Balances = 0 // a finance figure: the page shows it only with reports
 	}
-	stuck, err := c.Service.StuckOrders(r.Context(), s.actor, 0, nil)
+	stuck, err := c.Service.StuckOrders(r.Context(), s.actor, service.MaxPage, nil)
 	if err != nil {
 		return err
 	}
 	d.Stuck = stuck.Orders
+	if err := c.fundsAlerts(r.Context(), s, &d, stuck.Orders); err != nil { // upstream_funds.go
+		return err
+	}
 	health, err := c.Service.Providers(r.Context(), s.actor)
 	if err != nil {
 		return err

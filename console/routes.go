@@ -71,6 +71,8 @@ func (c *Console) routes() {
 	may("POST /console/suppliers/upstreams", topupd.PermCatalog, c.putUpstream)
 	may("POST /console/suppliers/upstreams/{name}/delete", topupd.PermCatalog, c.deleteUpstream)
 	may("POST /console/suppliers/upstreams/{name}/check", topupd.PermCheckSuppliers, c.checkUpstream)
+	may("POST /console/suppliers/upstreams/{name}/thresholds", topupd.PermCatalog, c.setUpstreamThresholds)
+	may("POST /console/suppliers/upstreams/{name}/deposits", topupd.PermCredit, c.addUpstreamDeposit)
 	may("GET /console/reports", topupd.PermReports, c.reports)
 	may("GET /console/reports.csv", topupd.PermReports, c.reportCSV)
 	may("GET /console/operators", topupd.PermOperators, c.operators)
