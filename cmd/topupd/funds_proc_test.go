@@ -152,7 +152,7 @@ func supplierFunds(t *testing.T, dbs trioDBs) {
 		d := e["data"].(map[string]any)
 		seen = append(seen, fmt.Sprintf("%v %v", e["type"], d["supplier"]))
 	}
-	for _, want := range []string{"supplier.balance.critical b", "supplier.balance.critical c"} {
+	for _, want := range []string{"supplier.balance.critical b", "supplier.balance.critical c", "supplier.balance.recovered b"} {
 		if !strings.Contains(strings.Join(seen, ","), want) {
 			t.Errorf("operator events %v lack %q", seen, want)
 		}
