@@ -103,17 +103,10 @@ func (s *Store) moveSupplier(ctx context.Context, tx *sql.Tx, seq int64, m topup
 	if m.To <= m.From || m.LeaseOwner == "" || m.LeaseUntil.IsZero() {
 		return topupd.Order{}, fmt.Errorf("a move from attempt %d to %d by %q", m.From, m.To, m.LeaseOwner)
 	}
-	var owner string
-	o, err := scanOrder(withExtra(tx.QueryRowContext(ctx, s.q.lockOrder, seq), &owner))
+	o, err := s.lockLeased(ctx, tx, seq, m.LeaseOwner)
 	switch {
-	case isNoRows(err):
-		return o, topupd.Fail(topupd.EOrderNotFound)
 	case err != nil:
 		return o, err
-	case o.Status.Final():
-		return o, topupd.Errorf(topupd.EOrderFinal, "order %s is already %s", o.ID, o.Status)
-	case owner != m.LeaseOwner:
-		return o, topupd.Errorf(topupd.EConflict, "order %s is no longer leased to %s", o.ID, m.LeaseOwner)
 	case o.SupplierRef != "" || o.Supplier == topupd.SupplierAccepted:
 		// The supplier said it holds the order: it never moves on.
 		return o, topupd.Errorf(topupd.EConflict, "order %s is held by its supplier (%s)", o.ID, o.SupplierRef)
