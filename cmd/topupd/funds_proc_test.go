@@ -116,7 +116,7 @@ func supplierFunds(t *testing.T, dbs trioDBs) {
 	if c := tr.a.must("POST", "/admin/upstreams/b/check", nil); c["balanceUsd"] != 5.0 || c["state"] != "ok" {
 		t.Errorf("the check: %v", c)
 	}
-	if m := tr.final(t, o4, 10*time.Second); m["status"] != "completed" || outcomes(m) != "b:completed c:refused" {
+	if m := tr.final(t, o4, 30*time.Second); m["status"] != "completed" || outcomes(m) != "b:completed c:refused" {
 		t.Errorf("order 4 resumed: %v, attempts %s", m["status"], outcomes(m))
 	}
 	if who := tr.charged(t, o4); who != "b" {

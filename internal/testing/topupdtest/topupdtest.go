@@ -53,6 +53,7 @@ type config struct {
 	webhookConcurrency         int
 	counter                    *dbcount.Counter
 	webhookPoll                time.Duration
+	watchEvery                 time.Duration
 }
 
 // Option shapes a server.
@@ -117,6 +118,10 @@ func WithCounter(c *dbcount.Counter) Option { return func(cfg *config) { cfg.cou
 // WithWebhookPoll sets how long an idle webhook deliverer waits before
 // looking again (by default 50 ms); each look is a write transaction.
 func WithWebhookPoll(d time.Duration) Option { return func(cfg *config) { cfg.webhookPoll = d } }
+
+// WithWatchEvery makes the watch of suppliers' money look every d (polls
+// due, balance alerts) instead of every 10 s.
+func WithWatchEvery(d time.Duration) Option { return func(cfg *config) { cfg.watchEvery = d } }
 
 // WithRedis gives the server a Redis (a URL), under a key prefix of its
 // own: the auth cache's invalidations and the limit on calls without a
@@ -249,6 +254,7 @@ func New(tb testing.TB, opts ...Option) *T {
 		WrapStore: cfg.wrapStore, WrapProvider: h.Calls.watch, MetricsToken: h.MetricsToken,
 		RateInvalidKeyPerMinute: cfg.invalidKeyPerMinute,
 		WebhookAllowPrivate:     cfg.webhookAllowPrivate, WebhookConcurrency: cfg.webhookConcurrency, WebhookPoll: cmp.Or(cfg.webhookPoll, 50*time.Millisecond),
+		WatchEvery: cfg.watchEvery,
 	}
 	if cfg.telegramToken != "" {
 		ac.TelegramToken, ac.TelegramAPI, ac.TelegramPoll, ac.TelegramLease = cfg.telegramToken, cfg.telegramAPI, 5*time.Second, 3*time.Second
