@@ -138,9 +138,15 @@ func (w *World) checkOrder(o *topupd.Order) {
 		w.fail("#%d is bought from %s and %s", w.ord(o.Seq), holders[0].name, holders[1].name)
 		return
 	}
-	if o.Status == topupd.StatusProcessing && o.Alert == topupd.AlertWaitingFunds && len(holders) > 0 {
-		w.fail("#%d waits for supplier funds but supplier %s holds it", w.ord(o.Seq), holders[0].name)
-		return
+	if o.Status == topupd.StatusProcessing && o.Alert == topupd.AlertWaitingFunds {
+		if len(holders) > 0 {
+			w.fail("#%d waits for supplier funds but supplier %s holds it", w.ord(o.Seq), holders[0].name)
+			return
+		}
+		if !w.model.waited[o.ID] {
+			w.model.waited[o.ID] = true
+			w.logf("#%d waits for supplier funds", w.ord(o.Seq))
+		}
 	}
 	if len(holders) == 1 && (o.Provider != topupd.ProviderUpstream || holders[0].name != o.Upstream) {
 		w.fail("#%d is held by supplier %s but the order says %s %s", w.ord(o.Seq), holders[0].name, o.Provider, o.Upstream)

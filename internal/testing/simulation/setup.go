@@ -20,6 +20,8 @@ type model struct {
 	// byOperator are the orders an operator settled by hand: the
 	// operator's word, not a supplier's, decided them.
 	byOperator map[string]bool
+	// waited are the orders seen waiting for supplier funds.
+	waited map[string]bool
 	// stock is every code uploaded to stock.
 	stock  []string
 	orders map[string]bool
@@ -58,7 +60,7 @@ type request struct {
 }
 
 func newModel() model {
-	return model{credited: map[string]topupd.Money{}, requests: map[string]*request{}, byOperator: map[string]bool{}, orders: map[string]bool{},
+	return model{credited: map[string]topupd.Money{}, requests: map[string]*request{}, byOperator: map[string]bool{}, waited: map[string]bool{}, orders: map[string]bool{},
 		limits: map[string]topupd.Limits{}, keys: map[string]string{},
 		prices: map[string]topupd.Money{}, voided: map[string]bool{}, refs: map[string]bool{},
 		own: map[string]map[string]topupd.Money{}, tier: map[string]topupd.Money{}, onTier: map[string]bool{},
