@@ -103,7 +103,7 @@ var mutants = []Mutant{
 	},
 	{
 		Name: "lease",
-		Bug: "MarkSubmitting, MoveSupplier and Settle no longer check that the " +
+		Bug: "MarkSubmitting, MoveSupplier (and parking) and Settle no longer check that the " +
 			"worker still holds the order's lease",
 		Edits: []Edit{
 			{
@@ -117,9 +117,9 @@ var mutants = []Mutant{
 				New:  "if st.LeaseOwner != \"\" && owner != st.LeaseOwner && false {",
 			},
 			{
-				File: "internal/sqlstore/attempts.go",
-				Old:  "\tcase owner != m.LeaseOwner:\n",
-				New:  "\tcase owner != m.LeaseOwner && false:\n",
+				File: "internal/sqlstore/parking.go",
+				Old:  "\tcase leaseOwner == \"\" || owner != leaseOwner:\n",
+				New:  "\tcase (leaseOwner == \"\" || owner != leaseOwner) && false:\n",
 			},
 		},
 	},
@@ -212,6 +212,17 @@ var mutants = []Mutant{
 			File: "price.go",
 			Old:  "\tprice := ceilDiv(n, scale)\n",
 			New:  "\tprice := new(big.Int).Quo(n, scale)\n",
+		}},
+	},
+	{
+		Name: "parklost",
+		Bug: "an order whose submit's answer was lost waits for supplier funds, so it may be " +
+			"sent elsewhere or refunded while the supplier holds it",
+		Edits: []Edit{{
+			File: "fulfil/process.go",
+			Old:  "\t\tif a.err != nil {\n\t\t\treturn e.retry(ctx, o, a.err)\n\t\t}\n",
+			New: "\t\tif a.err != nil {\n\t\t\tif a.first {\n\t\t\t\tif p, perr := e.park(ctx, o, 0, topupd.AttemptRefused, a.why()); perr == nil {\n" +
+				"\t\t\t\t\treturn p\n\t\t\t\t}\n\t\t\t}\n\t\t\treturn e.retry(ctx, o, a.err)\n\t\t}\n",
 		}},
 	},
 }
