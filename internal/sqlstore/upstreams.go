@@ -114,8 +114,9 @@ func (s *Store) DeleteUpstream(ctx context.Context, ch *topupd.Change, name stri
 		}
 		var orders int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM orders o WHERE o.status = 'processing' AND (o.upstream = $1
-			OR EXISTS (SELECT 1 FROM order_attempts a WHERE a.order_seq = o.seq AND a.upstream = $1 AND a.outcome IN ('trying', 'waiting')))`,
-			name).Scan(&orders); err != nil {
+			OR EXISTS (SELECT 1 FROM order_attempts a WHERE a.order_seq = o.seq AND a.upstream = $1 AND (a.outcome IN ('trying', 'waiting')
+				OR (a.outcome IN ('skipped', 'refused') AND a.why IN ($2, $3)))))`,
+			name, topupd.WhyBalance, topupd.WhyInsufficient).Scan(&orders); err != nil {
 			return err
 		}
 		if len(pids) > 0 || orders > 0 {

@@ -141,6 +141,16 @@ func testOperatorEvents(t *testing.T, e *env) {
 	codeIs(t, err, topupd.EInvalidRequest, "OperatorEvents(unknown after)")
 }
 
+// packByHand makes pidListed a pack of the manual supplier alone.
+func (e *env) packByHand() {
+	e.t.Helper()
+	p := topupd.Pack{PID: pidListed, Slug: "freefire", Name: "100 Diamonds (by hand)", Price: priceTopup, Status: topupd.StatusActive,
+		Cost: 10_000, Provider: topupd.ProviderManual}
+	if err := e.s.PutPack(e.ctx, nil, p); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
 // claim claims an order due at at for w1.
 func (e *env) claim(o topupd.Order, at time.Time) topupd.Order {
 	e.t.Helper()
@@ -198,6 +208,12 @@ func testParkAndResume(t *testing.T, e *env) {
 		t.Errorf("WaitingFunds = %d, %v", n, err)
 	}
 	checkAuditClean(t, e)
+	// While it waits, b, which refused it for good, is not in use once no
+	// pack names it.
+	e.packByHand()
+	if err := e.s.DeleteUpstream(e.ctx, nil, "b"); err != nil {
+		t.Errorf("DeleteUpstream(b), which refused the order for good: %v", err)
+	}
 	// A read wakes it.
 	e.read("c", topupd.USD(5), t0.Add(time.Second))
 	due, err := e.s.ClaimDue(e.ctx, "w1", t0.Add(2*time.Second), t0.Add(time.Minute), 10)
@@ -234,6 +250,10 @@ func testParkedToTheDeadline(t *testing.T, e *env) {
 	a := e.account("a", topupd.USD(100))
 	o := e.leased(a.ID, "T-1", "w1")
 	e.park(o, 1, topupd.AttemptSkipped, topupd.WhyBalance, t0.Add(time.Minute))
+	// While it waits, c (which it may go to) is in use, even once no pack
+	// names it and the order was last on b.
+	e.packByHand()
+	codeIs(t, e.s.DeleteUpstream(e.ctx, nil, "c"), topupd.EUpstreamInUse, "DeleteUpstream(c) while an order may go to it")
 	due, err := e.s.ClaimDue(e.ctx, "w1", t0.Add(2*time.Minute), t0.Add(3*time.Minute), 10)
 	if err != nil || len(due) != 1 {
 		t.Fatalf("at the deadline, due: %d orders, %v", len(due), err)
