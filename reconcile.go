@@ -1,0 +1,200 @@
+package topupd
+
+import (
+	"sort"
+	"time"
+)
+
+// Reconciliation with a supplier (back-office.md, section 2): our orders
+// sent to an upstream and the supplier's books, matched on each order's
+// reference (its upstream trxid, UpstreamTrxID), give the references
+// that agree and at most one typed mismatch for each that does not.
+
+// The kinds of mismatch, in the order they are tried: a reference gets
+// the first that applies.
+const (
+	MismatchDuplicate       = "duplicate_upstream"
+	MismatchMissingHere     = "missing_here"
+	MismatchMissingUpstream = "missing_upstream"
+	MismatchStatus          = "status_mismatch"
+	MismatchCost            = "cost_mismatch"
+)
+
+// TheirRow is one line of a supplier's books about a reference: a charge
+// (Amount above 0), a refund (below 0) or a status alone (0), with their
+// status of the order when the line says one, their own order id when
+// known, and when.
+type TheirRow struct {
+	Reference string
+	Amount    Money
+	Status    OrderStatus
+	Order     string
+	At        time.Time
+	// Beyond marks a line from outside the period, looked up for a
+	// reference our side lists in it: it matches, and counts in no total.
+	Beyond bool
+}
+
+// OurOrder is one of our orders at an upstream as a reconciliation reads it.
+type OurOrder struct {
+	ID          string
+	SupplierRef string
+	Status      OrderStatus
+	// Cost is its recorded cost, nil until it completed.
+	Cost      *Money
+	CreatedAt time.Time
+	// Beyond marks an order created outside the period, looked up for a
+	// reference the supplier lists in it: it matches, and counts in no total.
+	Beyond bool
+}
+
+// Reference is the order's reference at its upstream.
+func (o *OurOrder) Reference() string { return UpstreamTrxID(&Order{ID: o.ID}) }
+
+// ReconTotals are a reconciliation's totals: our orders sent there in the
+// period, the references they list in it, the recorded costs of ours that
+// completed there, and their charges less refunds in it.
+type ReconTotals struct {
+	OurOrders, TheirOrders int
+	OurCost, TheirCost     Money
+}
+
+// Mismatch is one reference on which the two books disagree.
+type Mismatch struct {
+	// ID numbers it within its reconciliation, from 1.
+	ID          int
+	Kind        string
+	Reference   string
+	OrderID     string
+	SupplierRef string
+	// Ours is our recorded cost; Theirs their charges less refunds for it.
+	Ours, Theirs          *Money
+	OurStatus, TheirStatus OrderStatus
+}
+
+// theirSide is what the supplier's lines say of one reference.
+type theirSide struct {
+	net              Money
+	charges, refunds int
+	orders           map[string]bool
+	statuses         map[OrderStatus]bool
+	listed           bool
+}
+
+// status is the supplier's status of a reference: cancelled when what it
+// charged was refunded; else the one status its lines say; else
+// processing while none says completed or cancelled, cancelled when one
+// says so and nothing is left charged, and completed otherwise (a line
+// without a status is a completed order).
+func (s *theirSide) status() OrderStatus {
+	switch {
+	case s.refunds > 0 && s.net <= 0:
+		return StatusCancelled
+	case len(s.statuses) == 1:
+		for st := range s.statuses {
+			return st
+		}
+	case s.statuses[StatusProcessing] && !s.statuses[StatusCompleted] && !s.statuses[StatusCancelled]:
+		return StatusProcessing
+	case s.statuses[StatusCancelled] && s.net <= 0:
+		return StatusCancelled
+	}
+	return StatusCompleted
+}
+
+// Match compares our orders with the supplier's lines: the mismatches (at
+// most one a reference, of the first kind that applies, numbered in the
+// order of their references), how many references matched, and the totals.
+func Match(ours []OurOrder, theirs []TheirRow) (out []Mismatch, matched int, t ReconTotals) {
+	byRef := map[string]*OurOrder{}
+	refs := map[string]bool{}
+	for i := range ours {
+		o := &ours[i]
+		byRef[o.Reference()] = o
+		refs[o.Reference()] = true
+		if !o.Beyond {
+			t.OurOrders++
+			if o.Status == StatusCompleted && o.Cost != nil {
+				t.OurCost += *o.Cost
+			}
+		}
+	}
+	sides := map[string]*theirSide{}
+	listedIn := map[string]bool{}
+	for _, r := range theirs {
+		s := sides[r.Reference]
+		if s == nil {
+			s = &theirSide{orders: map[string]bool{}, statuses: map[OrderStatus]bool{}}
+			sides[r.Reference] = s
+		}
+		s.listed = true
+		s.net += r.Amount
+		switch {
+		case r.Amount > 0:
+			s.charges++
+		case r.Amount < 0:
+			s.refunds++
+		}
+		if r.Order != "" {
+			s.orders[r.Order] = true
+		}
+		if r.Status != "" {
+			s.statuses[r.Status] = true
+		}
+		refs[r.Reference] = true
+		if !r.Beyond {
+			t.TheirCost += r.Amount
+			listedIn[r.Reference] = true
+		}
+	}
+	t.TheirOrders = len(listedIn)
+	sorted := make([]string, 0, len(refs))
+	for ref := range refs {
+		sorted = append(sorted, ref)
+	}
+	sort.Strings(sorted)
+	for _, ref := range sorted {
+		o, s := byRef[ref], sides[ref]
+		if (o == nil || o.Beyond) && !listedIn[ref] {
+			continue // neither side lists it in the period
+		}
+		m, ok := mismatchOf(ref, o, s)
+		if !ok {
+			matched++
+			continue
+		}
+		m.ID = len(out) + 1
+		out = append(out, m)
+	}
+	return out, matched, t
+}
+
+// mismatchOf is the mismatch of one reference, if the sides disagree.
+func mismatchOf(ref string, o *OurOrder, s *theirSide) (Mismatch, bool) {
+	m := Mismatch{Reference: ref}
+	if o != nil {
+		m.OrderID, m.SupplierRef, m.OurStatus, m.Ours = o.ID, o.SupplierRef, o.Status, o.Cost
+	}
+	var theirStatus OrderStatus
+	if s != nil {
+		net := s.net
+		m.Theirs, theirStatus = &net, s.status()
+		m.TheirStatus = theirStatus
+	}
+	switch {
+	case s != nil && (len(s.orders) > 1 || s.charges-s.refunds > 1):
+		m.Kind = MismatchDuplicate
+	case s != nil && (theirStatus == StatusCompleted || s.net > 0) && (o == nil || o.Status == StatusCancelled):
+		m.Kind = MismatchMissingHere
+	case o != nil && o.Status == StatusCompleted && s == nil:
+		m.Kind = MismatchMissingUpstream
+	case o != nil && s != nil && o.Status != theirStatus && (o.Status == StatusProcessing || theirStatus == StatusProcessing ||
+		(theirStatus == StatusCancelled && o.Status == StatusCompleted)):
+		m.Kind = MismatchStatus
+	case o != nil && s != nil && o.Status == StatusCompleted && theirStatus == StatusCompleted && o.Cost != nil && *o.Cost != s.net:
+		m.Kind = MismatchCost
+	default:
+		return m, false
+	}
+	return m, true
+}
