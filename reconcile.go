@@ -68,7 +68,7 @@ type Mismatch struct {
 	OrderID     string
 	SupplierRef string
 	// Ours is our recorded cost; Theirs their charges less refunds for it.
-	Ours, Theirs          *Money
+	Ours, Theirs           *Money
 	OurStatus, TheirStatus OrderStatus
 }
 
