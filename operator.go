@@ -75,13 +75,16 @@ const (
 	// PermCheckSuppliers asks an upstream for our balance there (its
 	// check): the owner's, finance's and support's.
 	PermCheckSuppliers Permission = "check-suppliers"
+	// PermReconcile runs reconciliations with suppliers, resolves their
+	// mismatches and closes them (back-office.md, section 2).
+	PermReconcile Permission = "reconcile"
 )
 
 // Permissions returns every permission, in the order they are declared
 // (PermExportCodes is declared with batches).
 func Permissions() []Permission {
 	return []Permission{PermRead, PermCredit, PermReports, PermAccounts, PermOrders, PermCatalog, PermSettings,
-		PermOperators, PermPrices, PermDebug, PermOrderCodes, PermExportCodes, PermCheckSuppliers}
+		PermOperators, PermPrices, PermDebug, PermOrderCodes, PermExportCodes, PermCheckSuppliers, PermReconcile}
 }
 
 // Valid reports whether p is one of the permissions.
@@ -100,7 +103,7 @@ func (r Role) May(p Permission) bool {
 	case p == PermRead:
 		return r.Valid()
 	case r == RoleFinance:
-		return p == PermCredit || p == PermReports || p == PermPrices || p == PermCheckSuppliers
+		return p == PermCredit || p == PermReports || p == PermPrices || p == PermCheckSuppliers || p == PermReconcile
 	case r == RoleSupport:
 		return p == PermAccounts || p == PermOrders || p == PermCheckSuppliers
 	}

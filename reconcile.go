@@ -1,6 +1,7 @@
 package topupd
 
 import (
+	"context"
 	"sort"
 	"time"
 )
@@ -197,4 +198,87 @@ func mismatchOf(ref string, o *OurOrder, s *theirSide) (Mismatch, bool) {
 		return m, false
 	}
 	return m, true
+}
+
+// The sources and states of a reconciliation.
+const (
+	ReconPull   = "pull"
+	ReconCSV    = "csv"
+	ReconOpen   = "open"
+	ReconClosed = "closed"
+)
+
+// Reconciliation is one matching of our books with a supplier's over a
+// period.
+type Reconciliation struct {
+	Seq      int64
+	ID       string
+	Supplier string
+	Period   ReconPeriod
+	// Source is ReconPull or ReconCSV; State ReconOpen or ReconClosed.
+	Source, State string
+	CreatedAt     time.Time
+	Operator      string
+	ClosedAt      *time.Time
+	// Matched counts the references without a mismatch.
+	Matched int
+	Totals  ReconTotals
+	// BalanceDrift is how far their balance moved beyond what our
+	// deposits and costs explain; nil for a file, or without a statement.
+	BalanceDrift *Money
+	// Mismatches are its mismatches by ID (none in a list's rows).
+	Mismatches []Mismatch
+}
+
+// ReconciliationsQuery selects a page of reconciliations, newest first.
+type ReconciliationsQuery struct {
+	// Supplier and State, when set, keep those of this upstream and state.
+	Supplier, State string
+	// Before, when set, starts the page after the reconciliation of this seq.
+	Before int64
+	Limit  int
+}
+
+// ReconciliationStore keeps reconciliations and reads the orders they match.
+type ReconciliationStore interface {
+	// UpstreamOrders returns our orders at an upstream created in
+	// [start, end).
+	UpstreamOrders(ctx context.Context, upstream string, start, end time.Time) ([]OurOrder, error)
+	// UpstreamOrdersByRef returns our orders at an upstream whose
+	// references are among refs, wherever they were created (Beyond set).
+	UpstreamOrdersByRef(ctx context.Context, upstream string, refs []string) ([]OurOrder, error)
+	// AddReconciliation stores a reconciliation and its mismatches (r.Seq
+	// set), logged as the change ch.
+	AddReconciliation(ctx context.Context, ch *Change, r Reconciliation) (Reconciliation, error)
+	// Reconciliation returns one with its mismatches, or ENotFound.
+	Reconciliation(ctx context.Context, id string) (Reconciliation, error)
+	// Reconciliations returns a page, without mismatches.
+	Reconciliations(ctx context.Context, q ReconciliationsQuery) ([]Reconciliation, error)
+	// UpstreamDepositsTotal sums the deposits recorded for an upstream
+	// with at in [start, end).
+	UpstreamDepositsTotal(ctx context.Context, upstream string, start, end time.Time) (Money, error)
+}
+
+// SupplierStatement is a supplier's books over a period, as a pull reads
+// them: its lines about our orders (those looked up beyond the period
+// marked Beyond), and our balance there at the period's edges (nil
+// without a statement).
+type SupplierStatement struct {
+	Rows             []TheirRow
+	Opening, Closing *Money
+}
+
+// SupplierBooks reads a supplier's books over a period (the upstream
+// provider implements it); ours are the references of our orders in the
+// period, each looked up beyond it when the books do not list it. Its
+// errors are UPSTREAM_REFUSED and UPSTREAM_UNREACHABLE.
+type SupplierBooks interface {
+	Books(ctx context.Context, u Upstream, p ReconPeriod, ours []string) (SupplierStatement, error)
+}
+
+// BalanceDrift is how far a supplier's balance moved beyond what our
+// deposits and costs explain: (closing − opening) − (deposits − our cost).
+// 0 when the books agree; negative when their balance fell by more.
+func BalanceDrift(opening, closing, deposits, ourCost Money) Money {
+	return (closing - opening) - (deposits - ourCost)
 }

@@ -24,6 +24,7 @@ type Store interface {
 	CatalogSyncStore
 	UpstreamDepositStore
 	FundsStore
+	ReconciliationStore
 	// Settings returns the operator's settings.
 	Settings(ctx context.Context) (Settings, error)
 	// UpdateSettings applies a patch and returns the new settings.

@@ -142,6 +142,9 @@ func (a *admin) routes(mux router) {
 	mux.Handle("GET /admin/upstreams/{name}/deposits", a.read(a.listUpstreamDeposits))
 	mux.Handle("GET /admin/upstreams", a.read(a.listUpstreams))
 	mux.Handle("GET /admin/events", a.read(a.listOperatorEvents))
+	mux.Handle("POST /admin/upstreams/{name}/reconciliations", a.call(service.OpRunReconciliation, a.runReconciliation))
+	mux.Handle("GET /admin/reconciliations", a.read(a.listReconciliations))
+	mux.Handle("GET /admin/reconciliations/{id}", a.read(a.getReconciliation))
 	mux.Handle("GET /admin/providers", a.read(a.listProviders))
 
 	mux.Handle("GET /admin/orders", a.call(service.OpRead, a.listOrders))

@@ -53,6 +53,7 @@ type Store interface {
 	chatStore
 	resellerStore
 	topupd.FundsStore
+	topupd.ReconciliationStore
 }
 
 // Deps are the service's dependencies.
@@ -62,6 +63,9 @@ type Deps struct {
 	// Suppliers checks upstreams (GET /balance); nil refuses a checked
 	// save or a check as INTERNAL.
 	Suppliers topupd.SupplierChecker
+	// Books reads suppliers' books for a reconciliation's pull; nil
+	// refuses a pull as INTERNAL.
+	Books topupd.SupplierBooks
 	// Instance is this deployment's instance id (topupd.Route): orders and
 	// player checks that name it are refused as UPSTREAM_LOOP. Empty
 	// refuses only too many hops.
@@ -177,7 +181,7 @@ type rule struct {
 // ruleOf is every operation's rule.
 var ruleOf = func() map[Op]rule {
 	all := map[Op]rule{OpRead: {perm: topupd.PermRead}}
-	for _, table := range []map[Op]rule{orderOps, accountOps, catalogOps, adminOps, webhookOps, chatOps} {
+	for _, table := range []map[Op]rule{orderOps, accountOps, catalogOps, adminOps, webhookOps, chatOps, reconOps} {
 		for op, r := range table {
 			if _, dup := all[op]; dup {
 				panic("service: operation " + string(op) + " declared twice")

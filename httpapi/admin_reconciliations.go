@@ -1,0 +1,183 @@
+package httpapi
+
+import (
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/topupd/topupd"
+)
+
+// reconTotals are a reconciliation's totals as the admin API shows them.
+type reconTotals struct {
+	OurOrders    int          `json:"ourOrders"`
+	TheirOrders  int          `json:"theirOrders"`
+	OurCostUSD   topupd.Money `json:"ourCostUsd"`
+	TheirCostUSD topupd.Money `json:"theirCostUsd"`
+}
+
+// mismatchView is one mismatch as the admin API shows it.
+type mismatchView struct {
+	ID             int           `json:"id"`
+	Kind           string        `json:"kind"`
+	Reference      string        `json:"reference"`
+	OrderID        string        `json:"orderId,omitempty"`
+	SupplierRef    string        `json:"supplierRef,omitempty"`
+	OurAmountUSD   *topupd.Money `json:"ourAmountUsd,omitempty"`
+	TheirAmountUSD *topupd.Money `json:"theirAmountUsd,omitempty"`
+	OurStatus      string        `json:"ourStatus,omitempty"`
+	TheirStatus    string        `json:"theirStatus,omitempty"`
+	State          string        `json:"state"`
+}
+
+// reconView is a reconciliation as the admin API shows it; a list's rows
+// leave its mismatches out.
+type reconView struct {
+	Success         bool            `json:"success,omitempty"`
+	ID              string          `json:"id"`
+	Supplier        string          `json:"supplier"`
+	From            string          `json:"from"`
+	To              string          `json:"to"`
+	Source          string          `json:"source"`
+	State           string          `json:"state"`
+	CreatedAt       time.Time       `json:"createdAt"`
+	Operator        string          `json:"operator"`
+	ClosedAt        *time.Time      `json:"closedAt"`
+	Matched         int             `json:"matched"`
+	Totals          reconTotals     `json:"totals"`
+	BalanceDriftUSD *topupd.Money   `json:"balanceDriftUsd"`
+	Mismatches      *[]mismatchView `json:"mismatches,omitempty"`
+}
+
+// viewRecon shows a reconciliation, with its mismatches when whole.
+func viewRecon(r *topupd.Reconciliation, whole bool) reconView {
+	v := reconView{Success: whole, ID: r.ID, Supplier: r.Supplier, From: r.Period.From.Format(time.DateOnly), To: r.Period.To.Format(time.DateOnly),
+		Source: r.Source, State: r.State, CreatedAt: r.CreatedAt.UTC(), Operator: r.Operator, ClosedAt: utcPtr(r.ClosedAt), Matched: r.Matched,
+		Totals:          reconTotals{r.Totals.OurOrders, r.Totals.TheirOrders, r.Totals.OurCost, r.Totals.TheirCost},
+		BalanceDriftUSD: r.BalanceDrift}
+	if whole {
+		ms := make([]mismatchView, len(r.Mismatches))
+		for i, m := range r.Mismatches {
+			ms[i] = mismatchView{ID: m.ID, Kind: m.Kind, Reference: m.Reference, OrderID: m.OrderID, SupplierRef: m.SupplierRef,
+				OurAmountUSD: m.Ours, TheirAmountUSD: m.Theirs, OurStatus: string(m.OurStatus), TheirStatus: string(m.TheirStatus), State: "open"}
+		}
+		v.Mismatches = &ms
+	}
+	return v
+}
+
+// csvParams are the query parameters of a reconciliation from a file.
+var csvParams = map[string]bool{"from": true, "to": true, "reference": true, "amount": true, "status": true, "time": true}
+
+// runReconciliation reconciles with an upstream over a period: pulled
+// from it for a JSON body, from the supplier's file for text/csv.
+func (a *admin) runReconciliation(w http.ResponseWriter, r *http.Request) error {
+	name := r.PathValue("name")
+	var rec topupd.Reconciliation
+	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct == "text/csv" {
+		q := r.URL.Query()
+		for k, v := range q {
+			if !csvParams[k] || len(v) > 1 {
+				return topupd.Errorf(topupd.EInvalidRequest, "%s: unknown or given more than once", k)
+			}
+		}
+		p, err := topupd.ParseReconPeriod(q.Get("from"), q.Get("to"), a.Now(), topupd.EInvalidRequest)
+		if err != nil {
+			return err
+		}
+		cols := topupd.CSVColumns{Reference: q.Get("reference"), Amount: q.Get("amount"), Status: q.Get("status"), Time: q.Get("time")}
+		if rec, err = a.Service.ReconcileCSV(r.Context(), a.actor(r), name, p, cols, r.Body); err != nil {
+			return err
+		}
+	} else {
+		if len(r.URL.Query()) > 0 {
+			return topupd.Errorf(topupd.EInvalidRequest, "a pull takes no query parameters: send the period in the body")
+		}
+		obj, err := readAdminObject(r)
+		if err != nil {
+			return err
+		}
+		var from, to string
+		obj.take("from", &from)
+		obj.take("to", &to)
+		if err := obj.done(); err != nil {
+			return err
+		}
+		p, err := topupd.ParseReconPeriod(from, to, a.Now(), topupd.EInvalidBody)
+		if err != nil {
+			return err
+		}
+		if rec, err = a.Service.ReconcilePull(r.Context(), a.actor(r), name, p); err != nil {
+			return err
+		}
+	}
+	writeJSON(w, http.StatusCreated, viewRecon(&rec, true))
+	return nil
+}
+
+// getReconciliation answers one reconciliation with its mismatches.
+func (a *admin) getReconciliation(w http.ResponseWriter, r *http.Request) error {
+	rec, err := a.Service.Reconciliation(r.Context(), a.actor(r), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, viewRecon(&rec, true))
+	return nil
+}
+
+// reconsCursor is the kind of the reconciliations' cursors.
+const reconsCursor = "r"
+
+// listReconciliations answers a page of reconciliations, newest first.
+func (a *admin) listReconciliations(w http.ResponseWriter, r *http.Request) error {
+	v := r.URL.Query()
+	rest := url.Values{}
+	for k, vals := range v {
+		if k != "cursor" {
+			rest[k] = vals
+		}
+	}
+	p, err := parsePage(rest, map[string]bool{"supplier": true, "state": true}, accountsCursor)
+	if err != nil {
+		return err
+	}
+	if len(v["cursor"]) > 1 {
+		return topupd.Errorf(topupd.EInvalidRequest, "cursor: given more than once")
+	}
+	q := topupd.ReconciliationsQuery{Supplier: v.Get("supplier"), State: v.Get("state"), Limit: p.Limit + 1}
+	switch q.State {
+	case "", topupd.ReconOpen, topupd.ReconClosed:
+	default:
+		return topupd.Errorf(topupd.EInvalidRequest, "state: open or closed")
+	}
+	if c := v.Get("cursor"); c != "" {
+		row, ok := strings.CutPrefix(c, reconsCursor+":")
+		seq, perr := strconv.ParseInt(row, 10, 64)
+		if !ok || perr != nil || seq <= 0 {
+			return topupd.Errorf(topupd.EInvalidRequest, "cursor: not one this list gave")
+		}
+		q.Before = seq
+	}
+	list, err := a.Service.Reconciliations(r.Context(), a.actor(r), q)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		Success         bool        `json:"success"`
+		Reconciliations []reconView `json:"reconciliations"`
+		NextCursor      *string     `json:"nextCursor"`
+	}{Success: true, Reconciliations: []reconView{}}
+	if len(list) > p.Limit {
+		list = list[:p.Limit]
+		c := reconsCursor + ":" + strconv.FormatInt(list[len(list)-1].Seq, 10)
+		out.NextCursor = &c
+	}
+	for i := range list {
+		out.Reconciliations = append(out.Reconciliations, viewRecon(&list[i], false))
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}

@@ -1,0 +1,128 @@
+package service
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/topupd/topupd"
+)
+
+// The operations of reconciliations with suppliers (back-office.md,
+// section 2).
+const (
+	// OpRunReconciliation matches our books with a supplier's over a period.
+	OpRunReconciliation Op = "reconciliation.run"
+)
+
+// reconOps are the permissions of the reconciliations' operations: the
+// owner's and finance's.
+var reconOps = map[Op]rule{
+	OpRunReconciliation: {perm: topupd.PermReconcile},
+}
+
+// ReconcileCSV matches our orders at an upstream over a period with the
+// supplier's file, read by its named columns: NOT_FOUND for an unknown
+// upstream; a bad file is refused as ParseSupplierCSV says, and nothing
+// is stored.
+func (s *Service) ReconcileCSV(ctx context.Context, a Actor, upstream string, p topupd.ReconPeriod, cols topupd.CSVColumns, file io.Reader) (topupd.Reconciliation, error) {
+	if err := Allowed(a, OpRunReconciliation); err != nil {
+		return topupd.Reconciliation{}, err
+	}
+	if _, err := s.d.Store.Upstream(ctx, upstream); err != nil {
+		return topupd.Reconciliation{}, err
+	}
+	rows, err := topupd.ParseSupplierCSV(file, cols, p)
+	if err != nil {
+		return topupd.Reconciliation{}, err
+	}
+	return s.reconcile(ctx, a, upstream, p, topupd.ReconCSV, rows, func(topupd.ReconTotals) *topupd.Money { return nil })
+}
+
+// ReconcilePull matches our orders at an upstream over a period with its
+// books as it answers them (its statement and history): NOT_FOUND for an
+// unknown upstream, UPSTREAM_REFUSED or UPSTREAM_UNREACHABLE when it
+// cannot be read. The balance drift compares its balance's move with our
+// deposits there and our costs.
+func (s *Service) ReconcilePull(ctx context.Context, a Actor, upstream string, p topupd.ReconPeriod) (topupd.Reconciliation, error) {
+	if err := Allowed(a, OpRunReconciliation); err != nil {
+		return topupd.Reconciliation{}, err
+	}
+	u, err := s.d.Store.Upstream(ctx, upstream)
+	if err != nil {
+		return topupd.Reconciliation{}, err
+	}
+	if s.d.Books == nil {
+		return topupd.Reconciliation{}, topupd.Errorf(topupd.EInternal, "service: no supplier books")
+	}
+	ours, err := s.d.Store.UpstreamOrders(ctx, upstream, p.Start(), p.End())
+	if err != nil {
+		return topupd.Reconciliation{}, err
+	}
+	refs := make([]string, len(ours))
+	for i := range ours {
+		refs[i] = ours[i].Reference()
+	}
+	books, err := s.d.Books.Books(ctx, u, p, refs)
+	if err != nil {
+		return topupd.Reconciliation{}, err
+	}
+	deposits, err := s.d.Store.UpstreamDepositsTotal(ctx, upstream, p.Start(), p.End())
+	if err != nil {
+		return topupd.Reconciliation{}, err
+	}
+	return s.reconcile(ctx, a, upstream, p, topupd.ReconPull, books.Rows, func(t topupd.ReconTotals) *topupd.Money {
+		if books.Opening == nil || books.Closing == nil {
+			return nil
+		}
+		d := topupd.BalanceDrift(*books.Opening, *books.Closing, deposits, t.OurCost)
+		return &d
+	})
+}
+
+// reconcile matches our orders at an upstream with the supplier's lines
+// and stores the reconciliation: our orders created in the period, and
+// those the supplier's lines name from beyond it.
+func (s *Service) reconcile(ctx context.Context, a Actor, upstream string, p topupd.ReconPeriod, source string,
+	rows []topupd.TheirRow, drift func(topupd.ReconTotals) *topupd.Money) (topupd.Reconciliation, error) {
+	ours, err := s.d.Store.UpstreamOrders(ctx, upstream, p.Start(), p.End())
+	if err != nil {
+		return topupd.Reconciliation{}, err
+	}
+	known := make(map[string]bool, len(ours))
+	for i := range ours {
+		known[ours[i].Reference()] = true
+	}
+	var beyond []string
+	for _, r := range rows {
+		if !known[r.Reference] {
+			known[r.Reference] = true
+			beyond = append(beyond, r.Reference)
+		}
+	}
+	more, err := s.d.Store.UpstreamOrdersByRef(ctx, upstream, beyond)
+	if err != nil {
+		return topupd.Reconciliation{}, err
+	}
+	ms, matched, totals := topupd.Match(append(ours, more...), rows)
+	now := s.d.Now().UTC().Truncate(time.Millisecond)
+	r := topupd.Reconciliation{ID: topupd.NewID("rec_"), Supplier: upstream, Period: p, Source: source, State: topupd.ReconOpen,
+		CreatedAt: now, Operator: a.Operator, Matched: matched, Totals: totals, BalanceDrift: drift(totals), Mismatches: ms}
+	return s.d.Store.AddReconciliation(ctx, change(a, OpRunReconciliation, upstream), r)
+}
+
+// Reconciliation reads one reconciliation with its mismatches.
+func (s *Service) Reconciliation(ctx context.Context, a Actor, id string) (topupd.Reconciliation, error) {
+	if err := readCatalog(a); err != nil {
+		return topupd.Reconciliation{}, err
+	}
+	return s.d.Store.Reconciliation(ctx, id)
+}
+
+// Reconciliations reads a page of reconciliations, newest first.
+func (s *Service) Reconciliations(ctx context.Context, a Actor, q topupd.ReconciliationsQuery) ([]topupd.Reconciliation, error) {
+	if err := readCatalog(a); err != nil {
+		return nil, err
+	}
+	return s.d.Store.Reconciliations(ctx, q)
+}
