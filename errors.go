@@ -74,6 +74,11 @@ const (
 	// EUpstreamInUse: an upstream a pack or a processing order still names
 	// cannot be removed.
 	EUpstreamInUse ErrorCode = "UPSTREAM_IN_USE"
+	// EMismatchesOpen: a reconciliation cannot close while a mismatch of
+	// it is open.
+	EMismatchesOpen ErrorCode = "MISMATCHES_OPEN"
+	// EReconciliationClosed: a closed reconciliation is final.
+	EReconciliationClosed ErrorCode = "RECONCILIATION_CLOSED"
 	// EUpstreamKeyRefused: saving an upstream whose check was answered
 	// with anything but a balance (EUpstreamRefused on a check).
 	EUpstreamKeyRefused ErrorCode = "UPSTREAM_KEY_REFUSED"

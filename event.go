@@ -52,6 +52,9 @@ const (
 	SupplierBalanceWarn      EventType = "supplier.balance.warn"
 	SupplierBalanceCritical  EventType = "supplier.balance.critical"
 	SupplierBalanceRecovered EventType = "supplier.balance.recovered"
+	// ReconciliationMismatches: a reconciliation was made with at least one
+	// mismatch (ReconciliationMismatchesData). An operator event.
+	ReconciliationMismatches EventType = "reconciliation.mismatches"
 )
 
 // EventData is an event's payload: one struct per event type, each
@@ -96,6 +99,7 @@ var EventKinds = []EventKind{
 	{Type: SupplierBalanceWarn, New: func() EventData { return &SupplierBalanceData{Type: SupplierBalanceWarn} }, Operator: true},
 	{Type: SupplierBalanceCritical, New: func() EventData { return &SupplierBalanceData{Type: SupplierBalanceCritical} }, Operator: true},
 	{Type: SupplierBalanceRecovered, New: func() EventData { return &SupplierBalanceData{Type: SupplierBalanceRecovered} }, Operator: true},
+	{Type: ReconciliationMismatches, New: func() EventData { return new(ReconciliationMismatchesData) }, Operator: true},
 }
 
 // OperatorEventTypes are the operator events' types, in the registry's order.
@@ -307,6 +311,16 @@ func SupplierBalanceEvent(u *Upstream, level string) *SupplierBalanceData {
 	return d
 }
 
+// ReconciliationMismatchesData is the payload of a
+// reconciliation.mismatches operator event.
+type ReconciliationMismatchesData struct {
+	ReconciliationID string `json:"reconciliationId"`
+	Supplier         string `json:"supplier"`
+	From             string `json:"from"`
+	To               string `json:"to"`
+	Mismatches       int    `json:"mismatches"`
+}
+
 // UnknownEventData is the payload of an event of a type this release does
 // not know, as it was stored.
 type UnknownEventData struct {
@@ -344,8 +358,9 @@ func (*CatalogChangedData) EventType() EventType { return CatalogChanged }
 func (*PacksChangedData) EventType() EventType { return PacksChanged }
 
 // EventType is webhook.disabled.
-func (*WebhookDisabledData) EventType() EventType   { return WebhookDisabled }
-func (d *SupplierBalanceData) EventType() EventType { return d.Type }
+func (*WebhookDisabledData) EventType() EventType          { return WebhookDisabled }
+func (d *SupplierBalanceData) EventType() EventType        { return d.Type }
+func (*ReconciliationMismatchesData) EventType() EventType { return ReconciliationMismatches }
 
 // EventType is the type it was stored under.
 func (d *UnknownEventData) EventType() EventType { return d.Type }

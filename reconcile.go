@@ -254,6 +254,12 @@ type ReconciliationStore interface {
 	Reconciliation(ctx context.Context, id string) (Reconciliation, error)
 	// Reconciliations returns a page, without mismatches.
 	Reconciliations(ctx context.Context, q ReconciliationsQuery) ([]Reconciliation, error)
+	// CloseReconciliation closes one none of whose mismatches is open:
+	// EMismatchesOpen while one is, EReconciliationClosed once closed.
+	CloseReconciliation(ctx context.Context, ch *Change, id string, at time.Time) (Reconciliation, error)
+	// OpenMismatches counts the open mismatches by supplier, for every
+	// supplier reconciled.
+	OpenMismatches(ctx context.Context) (map[string]int, error)
 	// UpstreamDepositsTotal sums the deposits recorded for an upstream
 	// with at in [start, end).
 	UpstreamDepositsTotal(ctx context.Context, upstream string, start, end time.Time) (Money, error)

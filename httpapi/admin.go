@@ -145,6 +145,7 @@ func (a *admin) routes(mux router) {
 	mux.Handle("POST /admin/upstreams/{name}/reconciliations", a.call(service.OpRunReconciliation, a.runReconciliation))
 	mux.Handle("GET /admin/reconciliations", a.read(a.listReconciliations))
 	mux.Handle("GET /admin/reconciliations/{id}", a.read(a.getReconciliation))
+	mux.Handle("POST /admin/reconciliations/{id}/close", a.call(service.OpCloseReconciliation, a.closeReconciliation))
 	mux.Handle("GET /admin/providers", a.read(a.listProviders))
 
 	mux.Handle("GET /admin/orders", a.call(service.OpRead, a.listOrders))

@@ -181,3 +181,13 @@ func (a *admin) listReconciliations(w http.ResponseWriter, r *http.Request) erro
 	writeJSON(w, http.StatusOK, out)
 	return nil
 }
+
+// closeReconciliation closes a reconciliation none of whose mismatches is open.
+func (a *admin) closeReconciliation(w http.ResponseWriter, r *http.Request) error {
+	rec, err := a.Service.CloseReconciliation(r.Context(), a.actor(r), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, viewRecon(&rec, true))
+	return nil
+}

@@ -126,6 +126,39 @@ func TestReconciliations(t *testing.T) {
 		if r := h.AdminDo("GET", "/admin/reconciliations/rec_nosuch", nil); r.Status != 404 {
 			t.Errorf("an unknown reconciliation: %s", r)
 		}
+		// Closing: not while a mismatch is open; a file that agrees closes,
+		// once; each run with mismatches was one operator event.
+		if r := h.AdminDo("POST", "/admin/reconciliations/"+pulled.Str("id")+"/close", nil); r.Status != 409 || r.Str("code") != "MISMATCHES_OPEN" {
+			t.Errorf("closing with mismatches open: %s", r)
+		}
+		agree := "ref,charged\n" + fmt.Sprintf("topupd-%s,0.89\ntopupd-%s,0.89\ntopupd-%s,0.80\n", ids[0], ids[1], ids[2])
+		clean := csvPost(t, h, "/admin/upstreams/b/reconciliations?from="+today+"&to="+today+"&reference=ref&amount=charged", agree)
+		if clean.Status != 201 || len(mismatchKinds(clean.Body)) != 0 || num(clean.Body["matched"]) != "3" {
+			t.Fatalf("a file that agrees: %s", clean)
+		}
+		if r := h.AdminAs(viewer, "POST", "/admin/reconciliations/"+clean.Str("id")+"/close", nil); r.Status != 403 {
+			t.Errorf("a viewer closes: %s", r)
+		}
+		closed := h.AdminOK(http.StatusOK, "POST", "/admin/reconciliations/"+clean.Str("id")+"/close", nil)
+		if closed.Str("state") != "closed" || closed.Str("closedAt") == "" {
+			t.Errorf("closed: %s", closed)
+		}
+		if r := h.AdminDo("POST", "/admin/reconciliations/"+clean.Str("id")+"/close", nil); r.Status != 409 || r.Str("code") != "RECONCILIATION_CLOSED" {
+			t.Errorf("closing twice: %s", r)
+		}
+		var told []string
+		for _, e := range h.AdminOK(http.StatusOK, "GET", "/admin/events", nil).Body["events"].([]any) {
+			if e := e.(map[string]any); e["type"] == "reconciliation.mismatches" {
+				d := e["data"].(map[string]any)
+				told = append(told, fmt.Sprintf("%v %v %v", d["reconciliationId"], d["supplier"], num(d["mismatches"])))
+			}
+		}
+		if want := []string{pulled.Str("id") + " b 2", fromFile.Str("id") + " b 3"}; fmt.Sprint(told) != fmt.Sprint(want) {
+			t.Errorf("operator events %v, want %v", told, want)
+		}
+		if _, text := h.AdminText("/metrics", h.MetricsToken); !strings.Contains(text, `topupd_reconciliation_open_mismatches{supplier="b"} 5`) {
+			t.Errorf("the metric of open mismatches is not 5")
+		}
 	})
 }
 

@@ -13,12 +13,25 @@ import (
 const (
 	// OpRunReconciliation matches our books with a supplier's over a period.
 	OpRunReconciliation Op = "reconciliation.run"
+	// OpCloseReconciliation closes a reconciliation none of whose
+	// mismatches is open.
+	OpCloseReconciliation Op = "reconciliation.close"
 )
 
 // reconOps are the permissions of the reconciliations' operations: the
 // owner's and finance's.
 var reconOps = map[Op]rule{
-	OpRunReconciliation: {perm: topupd.PermReconcile},
+	OpRunReconciliation:   {perm: topupd.PermReconcile},
+	OpCloseReconciliation: {perm: topupd.PermReconcile},
+}
+
+// CloseReconciliation closes a reconciliation: MISMATCHES_OPEN while one
+// of its mismatches is open, RECONCILIATION_CLOSED once closed.
+func (s *Service) CloseReconciliation(ctx context.Context, a Actor, id string) (topupd.Reconciliation, error) {
+	if err := Allowed(a, OpCloseReconciliation); err != nil {
+		return topupd.Reconciliation{}, err
+	}
+	return s.d.Store.CloseReconciliation(ctx, change(a, OpCloseReconciliation, id), id, s.d.Now().UTC().Truncate(time.Millisecond))
 }
 
 // ReconcileCSV matches our orders at an upstream over a period with the

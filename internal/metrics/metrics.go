@@ -26,6 +26,8 @@ import (
 type Source interface {
 	// WaitingFunds counts the orders waiting for supplier funds.
 	WaitingFunds(ctx context.Context) (int, error)
+	// OpenMismatches counts the reconciliations' open mismatches by supplier.
+	OpenMismatches(ctx context.Context) (map[string]int, error)
 	// Gauges counts the orders processing and sums the reseller balances.
 	Gauges(ctx context.Context) (topupd.Gauges, error)
 	// StockLevels returns the codes available per PID.
@@ -198,6 +200,8 @@ var (
 	supplierRunwayDesc = prometheus.NewDesc("topupd_supplier_runway_hours",
 		"How long our known balance at an upstream lasts at its burn (the last 24 hours' costs), in hours rounded down to 0.1; no series while unknown or without burn.",
 		[]string{"supplier"}, nil)
+	openMismatchesDesc = prometheus.NewDesc("topupd_reconciliation_open_mismatches",
+		"The open mismatches of the reconciliations with a supplier; a series for every supplier reconciled.", []string{"supplier"}, nil)
 	waitingFundsDesc = prometheus.NewDesc("topupd_orders_waiting_funds",
 		"Orders waiting for supplier funds: no supplier of theirs could cover them.", nil, nil)
 )
@@ -214,6 +218,7 @@ func (c *dbCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- supplierHealthDesc
 	ch <- supplierRunwayDesc
 	ch <- waitingFundsDesc
+	ch <- openMismatchesDesc
 }
 
 // Collect reads the database, within 5 s.
@@ -269,6 +274,13 @@ func (c *dbCollector) Collect(ch chan<- prometheus.Metric) {
 				}
 				ch <- prometheus.MustNewConstMetric(supplierHealthDesc, prometheus.GaugeValue, v, u.Name, st)
 			}
+		}
+	} else {
+		failed = 1
+	}
+	if open, err := c.src.OpenMismatches(ctx); err == nil {
+		for supplier, n := range open {
+			ch <- prometheus.MustNewConstMetric(openMismatchesDesc, prometheus.GaugeValue, float64(n), supplier)
 		}
 	} else {
 		failed = 1

@@ -115,6 +115,12 @@ func (s *Store) AddReconciliation(ctx context.Context, ch *topupd.Change, r topu
 			}
 		}
 		r.State = topupd.ReconOpen
+		if len(r.Mismatches) > 0 {
+			if err := emit(ctx, tx, event(&topupd.ReconciliationMismatchesData{ReconciliationID: r.ID, Supplier: r.Supplier,
+				From: r.Period.From.Format(time.DateOnly), To: r.Period.To.Format(time.DateOnly), Mismatches: len(r.Mismatches)}, "", r.CreatedAt)); err != nil {
+				return err
+			}
+		}
 		noteChange(ctx, "", map[string]any{}, map[string]any{"id": r.ID, "supplier": r.Supplier, "source": r.Source,
 			"from": r.Period.From.Format(time.DateOnly), "to": r.Period.To.Format(time.DateOnly), "matched": r.Matched, "mismatches": len(r.Mismatches)})
 		return nil
@@ -157,4 +163,64 @@ func (s *Store) UpstreamDepositsTotal(ctx context.Context, upstream string, star
 		return 0, fmt.Errorf("store.UpstreamDepositsTotal %s: %w", upstream, err)
 	}
 	return topupd.Money(sum), nil
+}
+
+// CloseReconciliation closes a reconciliation none of whose mismatches is
+// open, holding its row lock: EMismatchesOpen while one is,
+// EReconciliationClosed once closed, ENotFound for none.
+func (s *Store) CloseReconciliation(ctx context.Context, ch *topupd.Change, id string, at time.Time) (topupd.Reconciliation, error) {
+	ctx = withChange(ctx, ch)
+	var out topupd.Reconciliation
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		r, err := scanRecon(tx.QueryRowContext(ctx, `SELECT `+reconColumns+` FROM reconciliations WHERE id = $1`+s.d.LockRow, id))
+		if isNoRows(err) {
+			return topupd.Errorf(topupd.ENotFound, "reconciliation %s", id)
+		} else if err != nil {
+			return err
+		}
+		if r.State == topupd.ReconClosed {
+			return topupd.Errorf(topupd.EReconciliationClosed, "reconciliation %s is closed", id)
+		}
+		var open int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM reconciliation_mismatches WHERE rec_seq = $1 AND state = 'open'`, r.Seq).
+			Scan(&open); err != nil {
+			return err
+		}
+		if open > 0 {
+			return topupd.Errorf(topupd.EMismatchesOpen, "%d mismatches of %s are open", open, id)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE reconciliations SET state = 'closed', closed_at = $2 WHERE seq = $1`, r.Seq, ms(at)); err != nil {
+			return err
+		}
+		noteChange(ctx, "", map[string]any{"state": r.State}, map[string]any{"state": topupd.ReconClosed})
+		r.State, r.ClosedAt = topupd.ReconClosed, &at
+		out = r
+		return nil
+	})
+	if err != nil {
+		return out, fmt.Errorf("store.CloseReconciliation %s: %w", id, err)
+	}
+	out.Mismatches, err = readAll(ctx, s, "store.CloseReconciliation", scanMismatch, `SELECT `+mismatchColumns+` FROM reconciliation_mismatches
+		WHERE rec_seq = $1 ORDER BY id`, out.Seq)
+	return out, err
+}
+
+// OpenMismatches counts the open mismatches by supplier, for every
+// supplier reconciled.
+func (s *Store) OpenMismatches(ctx context.Context) (map[string]int, error) {
+	out := map[string]int{}
+	err := eachRow(ctx, s.read, func(r scanner) error {
+		var supplier string
+		var n int
+		if err := r.Scan(&supplier, &n); err != nil {
+			return err
+		}
+		out[supplier] = n
+		return nil
+	}, `SELECT r.supplier, COUNT(m.id) FROM reconciliations r LEFT JOIN reconciliation_mismatches m ON m.rec_seq = r.seq AND m.state = 'open'
+		GROUP BY r.supplier`)
+	if err != nil {
+		return nil, fmt.Errorf("store.OpenMismatches: %w", err)
+	}
+	return out, nil
 }
