@@ -55,6 +55,9 @@ const (
 	// ReconciliationMismatches: a reconciliation was made with at least one
 	// mismatch (ReconciliationMismatchesData). An operator event.
 	ReconciliationMismatches EventType = "reconciliation.mismatches"
+	// ReconciliationFailed: a nightly reconciliation could not read its
+	// supplier (ReconciliationFailedData). An operator event.
+	ReconciliationFailed EventType = "reconciliation.failed"
 )
 
 // EventData is an event's payload: one struct per event type, each
@@ -100,6 +103,7 @@ var EventKinds = []EventKind{
 	{Type: SupplierBalanceCritical, New: func() EventData { return &SupplierBalanceData{Type: SupplierBalanceCritical} }, Operator: true},
 	{Type: SupplierBalanceRecovered, New: func() EventData { return &SupplierBalanceData{Type: SupplierBalanceRecovered} }, Operator: true},
 	{Type: ReconciliationMismatches, New: func() EventData { return new(ReconciliationMismatchesData) }, Operator: true},
+	{Type: ReconciliationFailed, New: func() EventData { return new(ReconciliationFailedData) }, Operator: true},
 }
 
 // OperatorEventTypes are the operator events' types, in the registry's order.
@@ -321,6 +325,15 @@ type ReconciliationMismatchesData struct {
 	Mismatches       int    `json:"mismatches"`
 }
 
+// ReconciliationFailedData is the payload of a reconciliation.failed
+// operator event.
+type ReconciliationFailedData struct {
+	Supplier string `json:"supplier"`
+	From     string `json:"from"`
+	To       string `json:"to"`
+	Error    string `json:"error"`
+}
+
 // UnknownEventData is the payload of an event of a type this release does
 // not know, as it was stored.
 type UnknownEventData struct {
@@ -361,6 +374,7 @@ func (*PacksChangedData) EventType() EventType { return PacksChanged }
 func (*WebhookDisabledData) EventType() EventType          { return WebhookDisabled }
 func (d *SupplierBalanceData) EventType() EventType        { return d.Type }
 func (*ReconciliationMismatchesData) EventType() EventType { return ReconciliationMismatches }
+func (*ReconciliationFailedData) EventType() EventType     { return ReconciliationFailed }
 
 // EventType is the type it was stored under.
 func (d *UnknownEventData) EventType() EventType { return d.Type }

@@ -35,6 +35,7 @@ func TestEventKinds(t *testing.T) {
 	}
 	bal, burnt := topupd.USD(3)+topupd.MoneyScale/2, topupd.USD(72)
 	up := topupd.Upstream{Name: "up-1", Balance: &bal, Day: burnt}
+	samples[topupd.ReconciliationFailed] = &topupd.ReconciliationFailedData{Supplier: "b", From: "2026-12-01", To: "2026-12-01", Error: "UPSTREAM_UNREACHABLE"}
 	samples[topupd.ReconciliationMismatches] = &topupd.ReconciliationMismatchesData{ReconciliationID: "rec_1", Supplier: "b",
 		From: "2026-12-01", To: "2026-12-01", Mismatches: 2}
 	for _, level := range []string{topupd.BalanceAlertWarn, topupd.BalanceAlertCritical, topupd.BalanceAlertNone} {

@@ -45,7 +45,7 @@ func nullMoney(m *Money) any {
 func (s *Settings) LogFields() map[string]any {
 	return map[string]any{"maintenance": s.Maintenance, "ordersDisabled": s.OrdersDisabled,
 		"eligibilityMinTopupUsd": s.EligibilityMinTopup, "simDelayMs": s.SimDelayMs, "simCallMs": s.SimCallMs,
-		"upstreamBalancePollMinutes": s.UpstreamBalancePollMinutes}
+		"upstreamBalancePollMinutes": s.UpstreamBalancePollMinutes, "reconcileAt": s.ReconcileAt}
 }
 
 // LogFields are the pack's fields.

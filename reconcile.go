@@ -260,6 +260,12 @@ type ReconciliationStore interface {
 	// OpenMismatches counts the open mismatches by supplier, for every
 	// supplier reconciled.
 	OpenMismatches(ctx context.Context) (map[string]int, error)
+	// ClaimNightly takes the nightly reconciliation of an upstream's day
+	// (YYYY-MM-DD) for this node: true for one node only, once.
+	ClaimNightly(ctx context.Context, supplier, day string, at time.Time) (bool, error)
+	// RecordReconciliationFailed tells that a nightly reconciliation could
+	// not read its supplier (a reconciliation.failed operator event).
+	RecordReconciliationFailed(ctx context.Context, d ReconciliationFailedData, at time.Time) error
 	// UpstreamDepositsTotal sums the deposits recorded for an upstream
 	// with at in [start, end).
 	UpstreamDepositsTotal(ctx context.Context, upstream string, start, end time.Time) (Money, error)

@@ -1,5 +1,7 @@
 package topupd
 
+import "time"
+
 // Settings are the operator's switches, shared by every node.
 type Settings struct {
 	Maintenance         bool
@@ -10,6 +12,9 @@ type Settings struct {
 	// UpstreamBalancePollMinutes is how often each upstream's balance is
 	// read, 0 to 1440 (0: never by the clock); default 5.
 	UpstreamBalancePollMinutes int
+	// ReconcileAt is when each upstream's previous UTC day is reconciled
+	// by pull, "HH:MM" UTC; "" never (the API's null). Default "03:00".
+	ReconcileAt string
 }
 
 // SettingsPatch changes the named settings; nil fields stay as they are.
@@ -21,6 +26,8 @@ type SettingsPatch struct {
 	SimCallMs           *int
 	// UpstreamBalancePollMinutes: 0 to 1440.
 	UpstreamBalancePollMinutes *int
+	// ReconcileAt: "HH:MM" UTC, or "" for never.
+	ReconcileAt *string
 }
 
 // maxSimMs bounds the sim provider's delays to one day.
@@ -53,6 +60,12 @@ func (p SettingsPatch) Apply(s Settings) (Settings, error) {
 		}
 		*f.out = *f.in
 	}
+	if p.ReconcileAt != nil {
+		if _, ok := ReconcileClock(*p.ReconcileAt); !ok && *p.ReconcileAt != "" {
+			return s, Errorf(EInvalidBody, "reconcileAt: \"HH:MM\" in UTC, or null")
+		}
+		s.ReconcileAt = *p.ReconcileAt
+	}
 	if p.UpstreamBalancePollMinutes != nil {
 		if m := *p.UpstreamBalancePollMinutes; m < 0 || m > 1440 {
 			return s, Errorf(EInvalidBody, "upstreamBalancePollMinutes: 0 to 1440")
@@ -60,4 +73,14 @@ func (p SettingsPatch) Apply(s Settings) (Settings, error) {
 		s.UpstreamBalancePollMinutes = *p.UpstreamBalancePollMinutes
 	}
 	return s, nil
+}
+
+// ReconcileClock reads a reconcileAt setting, "HH:MM" from 00:00 to 23:59,
+// as the time of day it names.
+func ReconcileClock(s string) (time.Duration, bool) {
+	t, err := time.Parse("15:04", s)
+	if err != nil || len(s) != 5 {
+		return 0, false
+	}
+	return time.Duration(t.Hour())*time.Hour + time.Duration(t.Minute())*time.Minute, true
 }

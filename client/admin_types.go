@@ -245,6 +245,8 @@ type Settings struct {
 	SimCallMs              int   `json:"simCallMs"`
 	// UpstreamBalancePollMinutes is how often upstreams' balances are read (0: never by the clock).
 	UpstreamBalancePollMinutes int `json:"upstreamBalancePollMinutes"`
+	// ReconcileAt is when the nightly reconciliation runs, "HH:MM" UTC; nil never.
+	ReconcileAt *string `json:"reconcileAt"`
 }
 
 // AuditCheck is one invariant of the books and how many rows break it.

@@ -13,6 +13,8 @@ import (
 // WatchStore is what the watch of suppliers' money reads and records.
 type WatchStore interface {
 	topupd.FundsStore
+	ClaimNightly(ctx context.Context, supplier, day string, at time.Time) (bool, error)
+	RecordReconciliationFailed(ctx context.Context, d topupd.ReconciliationFailedData, at time.Time) error
 	Upstreams(ctx context.Context) ([]topupd.Upstream, error)
 	Settings(ctx context.Context) (topupd.Settings, error)
 }
@@ -28,9 +30,13 @@ type Watch struct {
 	Checker topupd.SupplierChecker
 	Now     func() time.Time
 	Logger  *slog.Logger
-	// Every is how often the watch looks (default 10 s): the polls due and
-	// the balance alerts.
+	// Every is how often the watch looks (default 10 s): the polls due,
+	// the balance alerts and the nightly reconciliations.
 	Every time.Duration
+	// Nightly, when set, reconciles an upstream's day by pull: each
+	// upstream's previous UTC day, once reconcileAt has passed, by one
+	// node (back-office.md, section 2).
+	Nightly func(ctx context.Context, upstream string, p topupd.ReconPeriod) error
 
 	mu      sync.Mutex
 	written map[string]stateWritten
@@ -116,6 +122,40 @@ func (w *Watch) Look(ctx context.Context) {
 	}
 	if err := w.Store.EvaluateBalanceAlerts(ctx, w.now()); err != nil && ctx.Err() == nil {
 		w.logger().Warn("fulfil: working out the balance alerts", "err", err)
+	}
+	if st.ReconcileAt != "" && w.Nightly != nil {
+		w.nightly(ctx, st.ReconcileAt)
+	}
+}
+
+// nightly reconciles each upstream's previous UTC day once reconcileAt
+// has passed today, each upstream's day by the node that takes it; one
+// that cannot be read is told as reconciliation.failed.
+func (w *Watch) nightly(ctx context.Context, at string) {
+	clock, ok := topupd.ReconcileClock(at)
+	now := w.now().UTC()
+	today := now.Truncate(24 * time.Hour)
+	if !ok || now.Before(today.Add(clock)) {
+		return
+	}
+	day := today.AddDate(0, 0, -1)
+	ups, err := w.Store.Upstreams(ctx)
+	if err != nil {
+		w.logger().Warn("fulfil: reading the upstreams", "err", err)
+		return
+	}
+	for _, u := range ups {
+		mine, err := w.Store.ClaimNightly(ctx, u.Name, day.Format(time.DateOnly), now)
+		if err != nil || !mine {
+			continue
+		}
+		if err := w.Nightly(ctx, u.Name, topupd.ReconPeriod{From: day, To: day}); err != nil {
+			w.logger().Warn("fulfil: the nightly reconciliation", "upstream", u.Name, "err", err)
+			d := topupd.ReconciliationFailedData{Supplier: u.Name, From: day.Format(time.DateOnly), To: day.Format(time.DateOnly), Error: err.Error()}
+			if rerr := w.Store.RecordReconciliationFailed(ctx, d, w.now()); rerr != nil {
+				w.logger().Warn("fulfil: telling a failed reconciliation", "upstream", u.Name, "err", rerr)
+			}
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package fulfil_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"sync"
@@ -187,5 +188,59 @@ func TestWatchAlertsMoveWithTheBurn(t *testing.T) {
 	want := []topupd.EventType{topupd.SupplierBalanceCritical, topupd.SupplierBalanceWarn, topupd.SupplierBalanceRecovered}
 	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
 		t.Errorf("operator events %v, want %v", got, want)
+	}
+}
+
+// TestWatchNightly: once reconcileAt has passed, each upstream's previous
+// UTC day is reconciled once, by one node of two; a failure is told as
+// reconciliation.failed; no reconcileAt, no run.
+func TestWatchNightly(t *testing.T) {
+	f, _, w := watchFixture(t)
+	ctx := context.Background()
+	var mu sync.Mutex
+	var runs []string
+	fail := false
+	for _, x := range w {
+		x.Nightly = func(_ context.Context, upstream string, p topupd.ReconPeriod) error {
+			mu.Lock()
+			defer mu.Unlock()
+			runs = append(runs, upstream+" "+p.From.Format(time.DateOnly)+" "+p.To.Format(time.DateOnly))
+			if fail {
+				return errors.New("UPSTREAM_UNREACHABLE: no answer")
+			}
+			return nil
+		}
+	}
+	now := f.clock.Now().UTC()
+	next := now.Truncate(24 * time.Hour).Add(24*time.Hour + 2*time.Hour + 59*time.Minute) // 02:59 tomorrow
+	f.clock.Advance(next.Sub(now))
+	w[0].Look(ctx)
+	if len(runs) != 0 {
+		t.Fatalf("ran before 03:00: %v", runs)
+	}
+	f.clock.Advance(time.Minute)
+	w[0].Look(ctx)
+	w[1].Look(ctx)
+	w[1].Look(ctx)
+	yesterday := next.Truncate(24*time.Hour).AddDate(0, 0, -1).Format(time.DateOnly)
+	if want := []string{"b " + yesterday + " " + yesterday}; fmt.Sprint(runs) != fmt.Sprint(want) {
+		t.Errorf("runs %v, want %v", runs, want)
+	}
+	fail = true
+	f.clock.Advance(24 * time.Hour)
+	w[1].Look(ctx)
+	events, _, err := f.store.OperatorEvents(ctx, "", 100, time.Time{})
+	if err != nil || len(events) != 1 || events[0].Type != topupd.ReconciliationFailed ||
+		events[0].Data.(*topupd.ReconciliationFailedData).Supplier != "b" {
+		t.Errorf("after a failed run: %d events (%v)", len(events), err)
+	}
+	never := ""
+	if _, err := f.store.UpdateSettings(ctx, nil, topupd.SettingsPatch{ReconcileAt: &never}); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(24 * time.Hour)
+	w[0].Look(ctx)
+	if len(runs) != 2 {
+		t.Errorf("ran with reconcileAt null: %v", runs)
 	}
 }

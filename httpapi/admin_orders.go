@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/topupd/topupd"
@@ -185,11 +186,17 @@ type settingsView struct {
 	SimCallMs              int          `json:"simCallMs"`
 	// UpstreamBalancePollMinutes is how often upstreams' balances are read.
 	UpstreamBalancePollMinutes int `json:"upstreamBalancePollMinutes"`
+	// ReconcileAt is when the nightly reconciliation runs; null never.
+	ReconcileAt *string `json:"reconcileAt"`
 }
 
 // viewSettings shows the settings.
 func viewSettings(s topupd.Settings) settingsView {
-	return settingsView{s.Maintenance, s.OrdersDisabled, s.EligibilityMinTopup, s.SimDelayMs, s.SimCallMs, s.UpstreamBalancePollMinutes}
+	var at *string
+	if s.ReconcileAt != "" {
+		at = &s.ReconcileAt
+	}
+	return settingsView{s.Maintenance, s.OrdersDisabled, s.EligibilityMinTopup, s.SimDelayMs, s.SimCallMs, s.UpstreamBalancePollMinutes, at}
 }
 
 func (a *admin) getSettings(w http.ResponseWriter, r *http.Request) error {
@@ -226,6 +233,15 @@ func (a *admin) patchSettings(w http.ResponseWriter, r *http.Request) error {
 	}
 	if obj.take("upstreamBalancePollMinutes", &poll) {
 		p.UpstreamBalancePollMinutes = &poll
+	}
+	if raw, ok := obj.m["reconcileAt"]; ok {
+		at := "" // null: never
+		if strings.TrimSpace(string(raw)) == "null" {
+			delete(obj.m, "reconcileAt")
+		} else if obj.take("reconcileAt", &at); at == "" {
+			at = "-" // "" is no time of day: null says never
+		}
+		p.ReconcileAt = &at
 	}
 	if err := obj.done(); err != nil {
 		return err

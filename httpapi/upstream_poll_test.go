@@ -58,3 +58,27 @@ func TestUpstreamPoll(t *testing.T) {
 		}
 	})
 }
+
+// TestReconcileAtSetting: reconcileAt is "03:00" by default, takes "HH:MM"
+// in UTC or null (never), and refuses anything else, changing nothing.
+func TestReconcileAtSetting(t *testing.T) {
+	t.Parallel()
+	h := topupdtest.New(t)
+	if r := h.AdminOK(http.StatusOK, "GET", "/admin/settings", nil); r.Str("reconcileAt") != "03:00" {
+		t.Errorf("the default: %s", r)
+	}
+	if r := h.AdminOK(http.StatusOK, "PATCH", "/admin/settings", map[string]any{"reconcileAt": "04:30"}); r.Str("reconcileAt") != "04:30" {
+		t.Errorf("04:30: %s", r)
+	}
+	for _, bad := range []any{"24:00", "4:30", "", 430} {
+		if r := h.AdminDo("PATCH", "/admin/settings", map[string]any{"reconcileAt": bad}); r.Status != 400 || r.Str("code") != "INVALID_BODY" {
+			t.Errorf("%v: %s", bad, r)
+		}
+	}
+	if r := h.AdminOK(http.StatusOK, "PATCH", "/admin/settings", map[string]any{"reconcileAt": nil}); r.Body["reconcileAt"] != nil {
+		t.Errorf("null: %s", r)
+	}
+	if r := h.AdminOK(http.StatusOK, "GET", "/admin/settings", nil); r.Body["reconcileAt"] != nil {
+		t.Errorf("after null: %s", r)
+	}
+}

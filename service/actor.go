@@ -38,6 +38,15 @@ func RootActor(requestID string) Actor {
 	return Actor{Operator: topupd.RootOperator, Role: topupd.RoleOwner, IP: "127.0.0.1", RequestID: requestID}
 }
 
+// SystemOperator names the server's own work in the action log.
+const SystemOperator = "system"
+
+// SystemActor is the server acting by itself (the nightly
+// reconciliation), as the owner, logged as operator system.
+func SystemActor() Actor {
+	return Actor{Operator: SystemOperator, Role: topupd.RoleOwner, IP: "127.0.0.1"}
+}
+
 // OperatorActor is the named operator, with their role, asking from ip.
 // An operator who is unknown or disabled is 401
 // UNAUTHORIZED. The operator's last call is recorded.

@@ -258,6 +258,10 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	if a.Service, err = service.New(deps); err != nil {
 		return nil, err
 	}
+	a.Watch.Nightly = func(ctx context.Context, upstream string, p topupd.ReconPeriod) error {
+		_, err := a.Service.ReconcilePull(ctx, service.SystemActor(), upstream, p)
+		return err
+	}
 	apiStore, apiService := topupd.Store(a.Store), a.Service
 	if cfg.WrapStore != nil { // the reseller API's own view of the store, and its operations over it
 		apiStore = cfg.WrapStore(a.Store)

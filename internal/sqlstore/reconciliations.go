@@ -224,3 +224,30 @@ func (s *Store) OpenMismatches(ctx context.Context) (map[string]int, error) {
 	}
 	return out, nil
 }
+
+// ClaimNightly takes an upstream's nightly reconciliation of a day for
+// this node, once: the primary key decides between nodes.
+func (s *Store) ClaimNightly(ctx context.Context, supplier, day string, at time.Time) (bool, error) {
+	var n int64
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO reconciliation_nightly (supplier, day, taken_at) VALUES ($1, $2, $3)
+			ON CONFLICT (supplier, day) DO NOTHING`, supplier, day, ms(at))
+		n, err = rowsAffected(res, err)
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("store.ClaimNightly %s %s: %w", supplier, day, err)
+	}
+	return n == 1, nil
+}
+
+// RecordReconciliationFailed writes a reconciliation.failed operator event.
+func (s *Store) RecordReconciliationFailed(ctx context.Context, d topupd.ReconciliationFailedData, at time.Time) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		return emit(ctx, tx, event(&d, "", at))
+	})
+	if err != nil {
+		return fmt.Errorf("store.RecordReconciliationFailed %s: %w", d.Supplier, err)
+	}
+	return nil
+}

@@ -10,7 +10,9 @@ import (
 
 func scanSettings(row scanner) (topupd.Settings, error) {
 	var st topupd.Settings
-	err := row.Scan(&st.Maintenance, &st.OrdersDisabled, &st.EligibilityMinTopup, &st.SimDelayMs, &st.SimCallMs, &st.UpstreamBalancePollMinutes)
+	var at sql.NullString
+	err := row.Scan(&st.Maintenance, &st.OrdersDisabled, &st.EligibilityMinTopup, &st.SimDelayMs, &st.SimCallMs, &st.UpstreamBalancePollMinutes, &at)
+	st.ReconcileAt = at.String
 	return st, err
 }
 
@@ -37,9 +39,9 @@ func (s *Store) UpdateSettings(ctx context.Context, ch *topupd.Change, p topupd.
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE settings SET maintenance = $1, orders_disabled = $2, eligibility_min_topup = $3,
-			sim_delay_ms = $4, sim_call_ms = $5, upstream_balance_poll_minutes = $6 WHERE id = 1`,
+			sim_delay_ms = $4, sim_call_ms = $5, upstream_balance_poll_minutes = $6, reconcile_at = $7 WHERE id = 1`,
 			boolInt(out.Maintenance), boolInt(out.OrdersDisabled), int64(out.EligibilityMinTopup), out.SimDelayMs, out.SimCallMs,
-			out.UpstreamBalancePollMinutes)
+			out.UpstreamBalancePollMinutes, nullString(out.ReconcileAt))
 		noteChange(ctx, "", cur.LogFields(), out.LogFields())
 		return err
 	})
@@ -47,4 +49,12 @@ func (s *Store) UpdateSettings(ctx context.Context, ch *topupd.Change, p topupd.
 		return out, fmt.Errorf("store.UpdateSettings: %w", err)
 	}
 	return out, nil
+}
+
+// nullString stores "" as NULL.
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }

@@ -428,11 +428,12 @@ func testSettings(t *testing.T, e *env) {
 	if err != nil {
 		t.Fatalf("Settings: %v", err)
 	}
-	if diff := cmp.Diff(topupd.Settings{UpstreamBalancePollMinutes: 5}, got); diff != "" {
+	if diff := cmp.Diff(topupd.Settings{UpstreamBalancePollMinutes: 5, ReconcileAt: "03:00"}, got); diff != "" {
 		t.Errorf("default settings (-want +got):\n%s", diff)
 	}
 	yes, minTopup, delay, call, poll := true, topupd.USD(50), 1500, 200, 0
-	want := topupd.Settings{UpstreamBalancePollMinutes: 5}
+	want := topupd.Settings{UpstreamBalancePollMinutes: 5, ReconcileAt: "03:00"}
+	never, at := "", "23:59"
 	for _, st := range []struct {
 		patch topupd.SettingsPatch
 		edit  func(*topupd.Settings)
@@ -442,6 +443,8 @@ func testSettings(t *testing.T, e *env) {
 			func(s *topupd.Settings) { s.OrdersDisabled, s.EligibilityMinTopup = true, minTopup }},
 		{topupd.SettingsPatch{SimDelayMs: &delay, SimCallMs: &call}, func(s *topupd.Settings) { s.SimDelayMs, s.SimCallMs = delay, call }},
 		{topupd.SettingsPatch{UpstreamBalancePollMinutes: &poll}, func(s *topupd.Settings) { s.UpstreamBalancePollMinutes = poll }},
+		{topupd.SettingsPatch{ReconcileAt: &never}, func(s *topupd.Settings) { s.ReconcileAt = "" }},
+		{topupd.SettingsPatch{ReconcileAt: &at}, func(s *topupd.Settings) { s.ReconcileAt = at }},
 		{topupd.SettingsPatch{}, func(*topupd.Settings) {}},
 	} {
 		st.edit(&want)
@@ -456,7 +459,7 @@ func testSettings(t *testing.T, e *env) {
 			t.Errorf("Settings after update (-want +got):\n%s (err %v)", cmp.Diff(want, got), err)
 		}
 	}
-	neg, tooLong, negMoney, dayAndMinute := -1, 86_400_001, topupd.Money(-1), 1441
+	neg, tooLong, negMoney, dayAndMinute, badClock := -1, 86_400_001, topupd.Money(-1), 1441, "24:00"
 	no := false
 	for _, bad := range []topupd.SettingsPatch{
 		{SimDelayMs: &neg, Maintenance: &no},
@@ -464,6 +467,7 @@ func testSettings(t *testing.T, e *env) {
 		{EligibilityMinTopup: &negMoney, Maintenance: &no},
 		{UpstreamBalancePollMinutes: &neg, Maintenance: &no},
 		{UpstreamBalancePollMinutes: &dayAndMinute, Maintenance: &no},
+		{ReconcileAt: &badClock, Maintenance: &no},
 	} {
 		_, err := e.s.UpdateSettings(e.ctx, nil, bad)
 		codeIs(t, err, topupd.EInvalidBody, "UpdateSettings(bad patch)")
