@@ -105,6 +105,9 @@ func (w *watcher) currentAlerts(ctx context.Context) (map[string]string, error) 
 	if err := w.supplierAlerts(ctx, system, out); err != nil {
 		return nil, err
 	}
+	if err := w.reconciliationAlerts(ctx, system, out); err != nil {
+		return nil, err
+	}
 	stuck, err := w.b.Service.StuckOrders(ctx, service.RootActor("telegram-alerts"), 0, nil)
 	if err != nil {
 		return nil, err

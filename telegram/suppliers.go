@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/service"
@@ -112,4 +113,28 @@ func (b *Bot) alertingUpstreams(ctx context.Context, a service.Actor, listed map
 		}
 	}
 	return lines, nil
+}
+
+// reconciliationAlerts adds to out an alert for each open reconciliation
+// with a mismatch: the supplier, the days and the count, told once when
+// it is made and cleared when it is closed.
+func (w *watcher) reconciliationAlerts(ctx context.Context, system service.Actor, out map[string]string) error {
+	open, err := w.b.Service.Reconciliations(ctx, system, topupd.ReconciliationsQuery{State: topupd.ReconOpen, Limit: 100})
+	if err != nil {
+		return err
+	}
+	for _, r := range open {
+		whole, err := w.b.Service.Reconciliation(ctx, system, r.ID)
+		if err != nil {
+			return err
+		}
+		if n := len(whole.Mismatches); n > 0 {
+			days := r.Period.From.Format(time.DateOnly)
+			if !r.Period.To.Equal(r.Period.From) {
+				days += " to " + r.Period.To.Format(time.DateOnly)
+			}
+			out["reconciliation:"+r.ID] = fmt.Sprintf("reconciliation %s with supplier %s (%s) found %d mismatches: see the console.", r.ID, r.Supplier, days, n)
+		}
+	}
+	return nil
 }

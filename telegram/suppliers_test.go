@@ -3,6 +3,7 @@ package telegram_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/internal/testing/botapitest"
@@ -82,6 +83,16 @@ func TestSuppliers(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitFor(telegram.ClearedPrefix + failing)
+
+		// A reconciliation with a mismatch: the supplier, the day, the count.
+		day := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+		rec, err := e.h.Store.AddReconciliation(ctx, nil, topupd.Reconciliation{ID: topupd.NewID("rec_"), Supplier: "b",
+			Period: topupd.ReconPeriod{From: day, To: day}, Source: topupd.ReconCSV, CreatedAt: e.clock.Now(), Operator: "sup",
+			Mismatches: []topupd.Mismatch{{ID: 1, Kind: topupd.MismatchMissingHere, Reference: "topupd-x"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitFor(telegram.AlertPrefix + "reconciliation " + rec.ID + " with supplier b (2026-12-01) found 1 mismatches: see the console.")
 
 		for _, text := range []string{telegram.AlertPrefix + low, telegram.ClearedPrefix + low,
 			telegram.AlertPrefix + failing, telegram.ClearedPrefix + failing} {
