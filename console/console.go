@@ -30,8 +30,9 @@ import (
 var files embed.FS
 
 // Store is what the console needs of the database: operators'
-// credentials, sign-in attempts and sessions, and the dashboard's gauges
-// and low stock. Everything else goes through Deps.Service.
+// credentials, sign-in attempts and sessions, and the dashboard's gauges,
+// low stock and open mismatches. Everything else goes through
+// Deps.Service.
 type Store interface {
 	// Signing in and out.
 	Operator(ctx context.Context, name string) (topupd.Operator, error)
@@ -53,6 +54,10 @@ type Store interface {
 	// The dashboard's and the stock page's reads.
 	Gauges(ctx context.Context) (topupd.Gauges, error)
 	LowStock(ctx context.Context) (map[string]bool, error)
+	// OpenMismatches counts the reconciliations' open mismatches by
+	// supplier, for every supplier reconciled (the dashboard and the
+	// reconciliations page).
+	OpenMismatches(ctx context.Context) (map[string]int, error)
 }
 
 // Deps are what the console needs.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,6 +32,18 @@ type dashData struct {
 	UpstreamAlerts []upstreamMoney
 	Waiting        []topupd.Order
 	MoreWaiting    int
+	// OpenMismatches counts the reconciliations' open mismatches, with
+	// every supplier.
+	OpenMismatches int
+}
+
+// OpenMismatchesText counts the open mismatches in words: "1 open
+// mismatch", "3 open mismatches".
+func (d dashData) OpenMismatchesText() string {
+	if d.OpenMismatches == 1 {
+		return "1 open mismatch"
+	}
+	return strconv.Itoa(d.OpenMismatches) + " open mismatches"
 }
 
 // lineDurations is one line's times to a final state in each period.
@@ -56,8 +69,9 @@ func (p period) Pending() topupd.Money { return p.Net() - p.Revenue }
 
 // dashboard is the console's front page: takings (for a role that reads
 // reports), orders processing and stuck, supplier alerts (upstreams short
-// of money or failing, orders waiting for supplier funds), packs low on
-// stock, and what the business owes its resellers.
+// of money or failing, orders waiting for supplier funds, open mismatches
+// with suppliers' books), packs low on stock, and what the business owes
+// its resellers.
 func (c *Console) dashboard(w http.ResponseWriter, r *http.Request, s *session) error {
 	var d dashData
 	var err error
@@ -87,6 +101,13 @@ func (c *Console) dashboard(w http.ResponseWriter, r *http.Request, s *session) 
 	}
 	if d.LowStock, err = c.lowStock(r, s); err != nil { // stock.go
 		return err
+	}
+	open, err := c.Store.OpenMismatches(r.Context())
+	if err != nil {
+		return err
+	}
+	for _, n := range open {
+		d.OpenMismatches += n
 	}
 	if s.may(topupd.PermReports) {
 		if err := c.takings(r.Context(), s, &d); err != nil {

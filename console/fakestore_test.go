@@ -132,6 +132,8 @@ func (f *fakeStore) Gauges(context.Context) (topupd.Gauges, error) { return topu
 
 func (f *fakeStore) LowStock(context.Context) (map[string]bool, error) { return nil, nil }
 
+func (f *fakeStore) OpenMismatches(context.Context) (map[string]int, error) { return nil, nil }
+
 // sessionsOf counts the live sessions of an operator.
 func (f *fakeStore) sessionsOf(name string) int {
 	f.mu.Lock()

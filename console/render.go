@@ -105,6 +105,7 @@ var menu = []struct {
 	{"/console/catalog", "Catalog", topupd.PermRead},
 	{"/console/stock", "Stock", topupd.PermRead},
 	{"/console/suppliers", "Suppliers", topupd.PermRead},
+	{"/console/reconciliations", "Reconciliations", topupd.PermRead},
 	{"/console/reports", "Reports", topupd.PermReports},
 	{"/console/operators", "Operators", topupd.PermOperators},
 	{"/console/actions", "Action log", topupd.PermRead},
