@@ -49,7 +49,11 @@ func (s *Service) ReconcileCSV(ctx context.Context, a Actor, upstream string, p 
 	if err != nil {
 		return topupd.Reconciliation{}, err
 	}
-	return s.reconcile(ctx, a, upstream, p, topupd.ReconCSV, rows, func(topupd.ReconTotals) *topupd.Money { return nil })
+	ours, err := s.d.Store.UpstreamOrders(ctx, upstream, p.Start(), p.End())
+	if err != nil {
+		return topupd.Reconciliation{}, err
+	}
+	return s.reconcile(ctx, a, upstream, p, topupd.ReconCSV, ours, rows, func(topupd.ReconTotals) *topupd.Money { return nil })
 }
 
 // ReconcilePull matches our orders at an upstream over a period with its
@@ -84,7 +88,7 @@ func (s *Service) ReconcilePull(ctx context.Context, a Actor, upstream string, p
 	if err != nil {
 		return topupd.Reconciliation{}, err
 	}
-	return s.reconcile(ctx, a, upstream, p, topupd.ReconPull, books.Rows, func(t topupd.ReconTotals) *topupd.Money {
+	return s.reconcile(ctx, a, upstream, p, topupd.ReconPull, ours, books.Rows, func(t topupd.ReconTotals) *topupd.Money {
 		if books.Opening == nil || books.Closing == nil {
 			return nil
 		}
@@ -93,15 +97,11 @@ func (s *Service) ReconcilePull(ctx context.Context, a Actor, upstream string, p
 	})
 }
 
-// reconcile matches our orders at an upstream with the supplier's lines
-// and stores the reconciliation: our orders created in the period, and
-// those the supplier's lines name from beyond it.
+// reconcile matches our orders at an upstream created in the period
+// (ours), and those the supplier's lines name from beyond it, with those
+// lines, and stores the reconciliation.
 func (s *Service) reconcile(ctx context.Context, a Actor, upstream string, p topupd.ReconPeriod, source string,
-	rows []topupd.TheirRow, drift func(topupd.ReconTotals) *topupd.Money) (topupd.Reconciliation, error) {
-	ours, err := s.d.Store.UpstreamOrders(ctx, upstream, p.Start(), p.End())
-	if err != nil {
-		return topupd.Reconciliation{}, err
-	}
+	ours []topupd.OurOrder, rows []topupd.TheirRow, drift func(topupd.ReconTotals) *topupd.Money) (topupd.Reconciliation, error) {
 	known := make(map[string]bool, len(ours))
 	for i := range ours {
 		known[ours[i].Reference()] = true
