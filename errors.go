@@ -79,6 +79,11 @@ const (
 	EMismatchesOpen ErrorCode = "MISMATCHES_OPEN"
 	// EReconciliationClosed: a closed reconciliation is final.
 	EReconciliationClosed ErrorCode = "RECONCILIATION_CLOSED"
+	// EMismatchResolved: a mismatch is resolved once.
+	EMismatchResolved ErrorCode = "MISMATCH_RESOLVED"
+	// EActionNotApplicable: the action does not apply to the mismatch, or
+	// to its order as it stands.
+	EActionNotApplicable ErrorCode = "ACTION_NOT_APPLICABLE"
 	// EUpstreamKeyRefused: saving an upstream whose check was answered
 	// with anything but a balance (EUpstreamRefused on a check).
 	EUpstreamKeyRefused ErrorCode = "UPSTREAM_KEY_REFUSED"

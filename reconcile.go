@@ -71,6 +71,10 @@ type Mismatch struct {
 	// Ours is our recorded cost; Theirs their charges less refunds for it.
 	Ours, Theirs           *Money
 	OurStatus, TheirStatus OrderStatus
+	// State is MismatchOpen until a fix resolves it ("" counts as open).
+	State string
+	// Resolution is how it was resolved, nil while open.
+	Resolution *Resolution
 }
 
 // theirSide is what the supplier's lines say of one reference.
@@ -269,6 +273,13 @@ type ReconciliationStore interface {
 	// UpstreamDepositsTotal sums the deposits recorded for an upstream
 	// with at in [start, end).
 	UpstreamDepositsTotal(ctx context.Context, upstream string, start, end time.Time) (Money, error)
+	// ResolveMismatch resolves mismatch mid of reconciliation recID by f,
+	// logged as the change ch, in one transaction holding the
+	// reconciliation's, the mismatch's and its order's row locks: the
+	// mismatch as it now stands and the effect. With f.Preview it tells
+	// the effect and changes nothing. NOT_FOUND, RECONCILIATION_CLOSED,
+	// MISMATCH_RESOLVED, ACTION_NOT_APPLICABLE (FixApplies).
+	ResolveMismatch(ctx context.Context, ch *Change, recID string, mid int, f Fix) (Mismatch, FixEffect, error)
 }
 
 // SupplierStatement is a supplier's books over a period, as a pull reads

@@ -37,7 +37,8 @@ func ParseSalesGroup(s string) (SalesGroup, error) {
 
 // SalesRow sums the orders of one key of a sales report: Revenue is what
 // completed orders were charged, Charged what all of them were, Refunds
-// what cancelled ones got back, Cost what completed ones cost the business.
+// what cancelled ones got back (and completed ones a reconciliation
+// refunded), Cost what completed ones cost the business.
 type SalesRow struct {
 	Key                                      string
 	Orders, Completed, Cancelled, Processing int64

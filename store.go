@@ -293,6 +293,9 @@ type Settlement struct {
 	// would have been had it been recorded then.
 	Waited   string
 	WaitedAt time.Time
+	// Cost, with StatusCompleted, is the cost fixed on the order instead
+	// of its supplier's (a reconciliation's complete-order: their charge).
+	Cost *Money
 }
 
 // FulfilmentStore lets the engine claim and settle processing orders.

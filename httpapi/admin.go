@@ -146,6 +146,7 @@ func (a *admin) routes(mux router) {
 	mux.Handle("GET /admin/reconciliations", a.read(a.listReconciliations))
 	mux.Handle("GET /admin/reconciliations/{id}", a.read(a.getReconciliation))
 	mux.Handle("POST /admin/reconciliations/{id}/close", a.call(service.OpCloseReconciliation, a.closeReconciliation))
+	mux.Handle("POST /admin/reconciliations/{id}/mismatches/{mid}/resolve", a.call(service.OpResolveMismatch, a.resolveMismatch))
 	mux.Handle("GET /admin/providers", a.read(a.listProviders))
 
 	mux.Handle("GET /admin/orders", a.call(service.OpRead, a.listOrders))

@@ -21,16 +21,40 @@ type reconTotals struct {
 
 // mismatchView is one mismatch as the admin API shows it.
 type mismatchView struct {
-	ID             int           `json:"id"`
-	Kind           string        `json:"kind"`
-	Reference      string        `json:"reference"`
-	OrderID        string        `json:"orderId,omitempty"`
-	SupplierRef    string        `json:"supplierRef,omitempty"`
-	OurAmountUSD   *topupd.Money `json:"ourAmountUsd,omitempty"`
-	TheirAmountUSD *topupd.Money `json:"theirAmountUsd,omitempty"`
-	OurStatus      string        `json:"ourStatus,omitempty"`
-	TheirStatus    string        `json:"theirStatus,omitempty"`
-	State          string        `json:"state"`
+	ID             int             `json:"id"`
+	Kind           string          `json:"kind"`
+	Reference      string          `json:"reference"`
+	OrderID        string          `json:"orderId,omitempty"`
+	SupplierRef    string          `json:"supplierRef,omitempty"`
+	OurAmountUSD   *topupd.Money   `json:"ourAmountUsd,omitempty"`
+	TheirAmountUSD *topupd.Money   `json:"theirAmountUsd,omitempty"`
+	OurStatus      string          `json:"ourStatus,omitempty"`
+	TheirStatus    string          `json:"theirStatus,omitempty"`
+	State          string          `json:"state"`
+	Resolution     *resolutionView `json:"resolution,omitempty"`
+}
+
+// resolutionView is how a mismatch was resolved, as the admin API shows it.
+type resolutionView struct {
+	Action   string    `json:"action"`
+	Note     string    `json:"note"`
+	Operator string    `json:"operator"`
+	At       time.Time `json:"at"`
+	EntryID  string    `json:"entryId,omitempty"`
+}
+
+// viewMismatch shows one mismatch.
+func viewMismatch(m *topupd.Mismatch) mismatchView {
+	v := mismatchView{ID: m.ID, Kind: m.Kind, Reference: m.Reference, OrderID: m.OrderID, SupplierRef: m.SupplierRef,
+		OurAmountUSD: m.Ours, TheirAmountUSD: m.Theirs, OurStatus: string(m.OurStatus), TheirStatus: string(m.TheirStatus), State: topupd.MismatchOpen}
+	if r := m.Resolution; r != nil {
+		v.State = topupd.MismatchResolved
+		v.Resolution = &resolutionView{Action: r.Action, Note: r.Note, Operator: r.Operator, At: r.At.UTC()}
+		if r.EntryID != 0 {
+			v.Resolution.EntryID = strconv.FormatInt(r.EntryID, 10)
+		}
+	}
+	return v
 }
 
 // reconView is a reconciliation as the admin API shows it; a list's rows
@@ -60,9 +84,8 @@ func viewRecon(r *topupd.Reconciliation, whole bool) reconView {
 		BalanceDriftUSD: r.BalanceDrift}
 	if whole {
 		ms := make([]mismatchView, len(r.Mismatches))
-		for i, m := range r.Mismatches {
-			ms[i] = mismatchView{ID: m.ID, Kind: m.Kind, Reference: m.Reference, OrderID: m.OrderID, SupplierRef: m.SupplierRef,
-				OurAmountUSD: m.Ours, TheirAmountUSD: m.Theirs, OurStatus: string(m.OurStatus), TheirStatus: string(m.TheirStatus), State: "open"}
+		for i := range r.Mismatches {
+			ms[i] = viewMismatch(&r.Mismatches[i])
 		}
 		v.Mismatches = &ms
 	}
@@ -189,5 +212,46 @@ func (a *admin) closeReconciliation(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	writeJSON(w, http.StatusOK, viewRecon(&rec, true))
+	return nil
+}
+
+// fixEffectView is what a fix does, or would, as the admin API shows it.
+type fixEffectView struct {
+	RefundUSD       *topupd.Money `json:"refundUsd,omitempty"`
+	OrderStatus     string        `json:"orderStatus,omitempty"`
+	CostUSD         *topupd.Money `json:"costUsd,omitempty"`
+	BalanceAfterUSD *topupd.Money `json:"balanceAfterUsd,omitempty"`
+}
+
+// resolveMismatch resolves a mismatch by an action with a note, or with
+// "preview": true tells what that would do.
+func (a *admin) resolveMismatch(w http.ResponseWriter, r *http.Request) error {
+	mid, err := strconv.Atoi(r.PathValue("mid"))
+	if err != nil || mid < 1 {
+		return topupd.Errorf(topupd.ENotFound, "mismatch %s", r.PathValue("mid"))
+	}
+	obj, err := readAdminObject(r)
+	if err != nil {
+		return err
+	}
+	var action, note string
+	var preview bool
+	obj.take("action", &action)
+	obj.take("note", &note)
+	obj.take("preview", &preview)
+	if err := obj.done(); err != nil {
+		return err
+	}
+	m, eff, err := a.Service.ResolveMismatch(r.Context(), a.actor(r), r.PathValue("id"), mid, action, note, preview)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Success  bool          `json:"success"`
+		Preview  bool          `json:"preview"`
+		Effect   fixEffectView `json:"effect"`
+		Mismatch mismatchView  `json:"mismatch"`
+	}{true, preview, fixEffectView{RefundUSD: eff.Refund, OrderStatus: string(eff.OrderStatus), CostUSD: eff.Cost, BalanceAfterUSD: eff.BalanceAfter},
+		viewMismatch(&m)})
 	return nil
 }

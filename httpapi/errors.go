@@ -65,6 +65,8 @@ var statusOf = map[topupd.ErrorCode]int{
 	topupd.EUpstreamInUse:        http.StatusConflict,
 	topupd.EMismatchesOpen:       http.StatusConflict,
 	topupd.EReconciliationClosed: http.StatusConflict,
+	topupd.EMismatchResolved:     http.StatusConflict,
+	topupd.EActionNotApplicable:  http.StatusConflict,
 	topupd.EUpstreamKeyRefused:   http.StatusBadRequest,
 	topupd.EUpstreamRefused:      http.StatusBadGateway,
 	// 502 on a check; a PUT answers its own 400 (putUpstream).

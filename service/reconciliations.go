@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/topupd/topupd"
@@ -16,6 +17,8 @@ const (
 	// OpCloseReconciliation closes a reconciliation none of whose
 	// mismatches is open.
 	OpCloseReconciliation Op = "reconciliation.close"
+	// OpResolveMismatch resolves a mismatch of a reconciliation.
+	OpResolveMismatch Op = "reconciliation.resolve"
 )
 
 // reconOps are the permissions of the reconciliations' operations: the
@@ -23,6 +26,7 @@ const (
 var reconOps = map[Op]rule{
 	OpRunReconciliation:   {perm: topupd.PermReconcile},
 	OpCloseReconciliation: {perm: topupd.PermReconcile},
+	OpResolveMismatch:     {perm: topupd.PermReconcile},
 }
 
 // CloseReconciliation closes a reconciliation: MISMATCHES_OPEN while one
@@ -138,4 +142,74 @@ func (s *Service) Reconciliations(ctx context.Context, a Actor, q topupd.Reconci
 		return nil, err
 	}
 	return s.d.Store.Reconciliations(ctx, q)
+}
+
+// ResolveMismatch resolves mismatch mid of a reconciliation by an action
+// with a note, or with preview tells what it would do and changes
+// nothing. A complete-order first reads the order from its upstream
+// (UPSTREAM_REFUSED, UPSTREAM_UNREACHABLE), which must list it completed
+// (else ACTION_NOT_APPLICABLE). NOT_FOUND, RECONCILIATION_CLOSED,
+// MISMATCH_RESOLVED and ACTION_NOT_APPLICABLE are checked again in the
+// store's transaction, so that of two operators resolving one mismatch
+// at once one does, once.
+func (s *Service) ResolveMismatch(ctx context.Context, a Actor, recID string, mid int, action, note string, preview bool) (topupd.Mismatch, topupd.FixEffect, error) {
+	if err := Allowed(a, OpResolveMismatch); err != nil {
+		return topupd.Mismatch{}, topupd.FixEffect{}, err
+	}
+	if err := topupd.CheckFix(action, note); err != nil {
+		return topupd.Mismatch{}, topupd.FixEffect{}, err
+	}
+	f := topupd.Fix{Action: action, Note: note, Preview: preview, At: s.d.Now().UTC().Truncate(time.Millisecond)}
+	if action == topupd.FixCompleteOrder {
+		if err := s.readCompletion(ctx, recID, mid, &f); err != nil {
+			return topupd.Mismatch{}, topupd.FixEffect{}, err
+		}
+	}
+	return s.d.Store.ResolveMismatch(ctx, change(a, OpResolveMismatch, recID+"/"+strconv.Itoa(mid)), recID, mid, f)
+}
+
+// readCompletion reads, for a complete-order, the order of the mismatch
+// from its upstream: its codes and the upstream's id, once it says
+// completed. A mismatch that is resolved, closed or not applicable is
+// refused before the upstream is asked.
+func (s *Service) readCompletion(ctx context.Context, recID string, mid int, f *topupd.Fix) error {
+	r, err := s.d.Store.Reconciliation(ctx, recID)
+	if err != nil {
+		return err
+	}
+	var m *topupd.Mismatch
+	for i := range r.Mismatches {
+		if r.Mismatches[i].ID == mid {
+			m = &r.Mismatches[i]
+		}
+	}
+	switch {
+	case m == nil:
+		return topupd.Errorf(topupd.ENotFound, "mismatch %d of reconciliation %s", mid, recID)
+	case r.State == topupd.ReconClosed:
+		return topupd.Errorf(topupd.EReconciliationClosed, "reconciliation %s is closed", recID)
+	case m.State == topupd.MismatchResolved:
+		return topupd.Errorf(topupd.EMismatchResolved, "mismatch %d of %s is resolved", mid, recID)
+	case m.OrderID == "":
+		return topupd.FixApplies(f.Action, m, r.Supplier, nil)
+	}
+	o, err := s.d.Store.Order(ctx, "", m.OrderID)
+	if err != nil {
+		return err
+	}
+	if err := topupd.FixApplies(f.Action, m, r.Supplier, &topupd.FixTarget{ID: o.ID, Status: o.Status, Provider: o.Provider, Upstream: o.Upstream}); err != nil {
+		return err
+	}
+	if s.d.SupplierOrders == nil {
+		return topupd.Errorf(topupd.EInternal, "service: no supplier orders")
+	}
+	out, err := s.d.SupplierOrders.ReadOrder(ctx, &o)
+	if err != nil {
+		return err
+	}
+	if out.State != topupd.OutcomeCompleted {
+		return topupd.Errorf(topupd.EActionNotApplicable, "complete-order: %s lists order %s as %s now", r.Supplier, o.ID, out.State)
+	}
+	f.Codes, f.SupplierRef = out.Codes, out.SupplierRef
+	return nil
 }

@@ -66,6 +66,9 @@ type Deps struct {
 	// Books reads suppliers' books for a reconciliation's pull; nil
 	// refuses a pull as INTERNAL.
 	Books topupd.SupplierBooks
+	// SupplierOrders reads one order from its upstream for a
+	// reconciliation's complete-order; nil refuses it.
+	SupplierOrders topupd.SupplierOrders
 	// Instance is this deployment's instance id (topupd.Route): orders and
 	// player checks that name it are refused as UPSTREAM_LOOP. Empty
 	// refuses only too many hops.

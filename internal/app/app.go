@@ -254,7 +254,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	deps := service.Deps{Store: a.Store, Now: cfg.Now, Deadline: cfg.Deadline, Wake: a.Engine.Wake,
 		Fulfiller: a.Engine, Players: a.Engine, CheckWebhookURL: guard.Check, WakeWebhooks: a.Webhooks.Wake,
 		Invalidate: cache.Invalidate, Logger: cfg.Logger, SimOff: cfg.SimOff, Health: a.Engine.Health, ConsoleURL: cfg.ConsoleURL,
-		BotUsername: a.botUsername, Instance: a.Instance, Suppliers: ups, Books: ups}
+		BotUsername: a.botUsername, Instance: a.Instance, Suppliers: ups, Books: ups, SupplierOrders: ups}
 	if a.Service, err = service.New(deps); err != nil {
 		return nil, err
 	}

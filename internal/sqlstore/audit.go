@@ -22,8 +22,21 @@ var auditChecks = []struct{ name, query string }{
 	{"no-negative-balance", `SELECT account_id FROM ledger WHERE balance_after < 0`},
 	{"one-charge-per-order", `SELECT o.id FROM orders o
 		WHERE (SELECT COUNT(*) FROM ledger l WHERE l.order_seq = o.seq AND l.kind = 'charge') <> 1`},
+	// A refund is a cancelled order's flagged refunded, or a completed
+	// order's that a reconciliation's refund-reseller wrote (and names).
 	{"refunded-exactly-once", `SELECT o.id FROM orders o
-		WHERE (SELECT COUNT(*) FROM ledger l WHERE l.order_seq = o.seq AND l.kind = 'refund') <> o.refunded`},
+		WHERE (SELECT COUNT(*) FROM ledger l WHERE l.order_seq = o.seq AND l.kind = 'refund')
+		   <> o.refunded + (SELECT COUNT(*) FROM reconciliation_mismatches m WHERE m.order_id = o.id AND m.action = 'refund-reseller')`},
+	// Each fix of a reconciliation holds (reconcile_fix.go): a
+	// refund-reseller names the refund of its completed order, and an
+	// order whose cost a fix set costs what the newest such fix says.
+	{"reconciliation-fixes-hold", `SELECT m.order_id FROM reconciliation_mismatches m WHERE m.action = 'refund-reseller'
+		  AND NOT EXISTS (SELECT 1 FROM ledger l JOIN orders o ON o.seq = l.order_seq
+		      WHERE l.id = m.entry_id AND l.kind = 'refund' AND o.id = m.order_id AND o.status = 'completed')
+		UNION ALL SELECT o.id FROM orders o JOIN (SELECT DISTINCT order_id FROM reconciliation_mismatches WHERE fix_cost IS NOT NULL) f
+		  ON f.order_id = o.id
+		WHERE COALESCE(o.cost, -1) <> (SELECT m.fix_cost FROM reconciliation_mismatches m WHERE m.order_id = o.id AND m.fix_cost IS NOT NULL
+		  ORDER BY m.resolved_at DESC, m.rec_seq DESC, m.id DESC LIMIT 1)`},
 	// The price an order was placed at is what it charged.
 	{"charge-is-order-price", `SELECT o.id FROM orders o JOIN ledger l ON l.order_seq = o.seq AND l.kind = 'charge' WHERE -l.amount <> o.amount`},
 	// A completed order, and only a completed order, has one cost.
@@ -121,14 +134,16 @@ var auditChecks = []struct{ name, query string }{
 	// only: one attempt that is trying, completed or cancelled as the
 	// order is, the supplier the order row carries, with every attempt
 	// before it left (skipped, refused, not-found) and every one after it
-	// waiting; a completed order there costs that supplier's cost per unit.
+	// waiting; a completed order there costs that supplier's cost per unit
+	// (unless a reconciliation's fix set its cost: see above).
 	// An order that waited for supplier funds (its history has a waiting
 	// step) may have gone back to a supplier it left for the money (so
 	// left ones follow it), and while it waits, or if it ended waiting,
 	// none holds it: every attempt was left, one at least for the money.
 	{"supplier-attempts-consistent", `SELECT o.id FROM orders o JOIN order_attempts a ON a.order_seq = o.seq
 		LEFT JOIN (SELECT DISTINCT order_seq FROM order_events WHERE kind = '` + topupd.EventWaiting + `') w ON w.order_seq = o.seq
-		GROUP BY o.seq, o.id, o.status, o.alert, w.order_seq
+		LEFT JOIN (SELECT DISTINCT order_id FROM reconciliation_mismatches WHERE fix_cost IS NOT NULL) f ON f.order_id = o.id
+		GROUP BY o.seq, o.id, o.status, o.alert, w.order_seq, f.order_id
 		HAVING (SUM(CASE WHEN a.outcome IN ('trying', 'completed', 'cancelled') THEN 1 ELSE 0 END) <> 1
 		        AND NOT (SUM(CASE WHEN a.outcome IN ('trying', 'completed', 'cancelled', 'waiting') THEN 1 ELSE 0 END) = 0
 		            AND w.order_seq IS NOT NULL AND SUM(` + fundsLeft + `) > 0
@@ -136,7 +151,7 @@ var auditChecks = []struct{ name, query string }{
 		    OR (SUM(CASE WHEN a.outcome IN ('trying', 'completed', 'cancelled') THEN 1 ELSE 0 END) = 1
 		        AND SUM(CASE WHEN a.outcome = (CASE o.status WHEN 'processing' THEN 'trying' ELSE o.status END)
 		        AND a.provider = o.provider AND a.upstream = o.upstream AND a.upstream_pid = o.upstream_pid
-		        AND (a.outcome <> 'completed' OR a.cost IS NULL OR o.cost = a.cost * o.quantity) THEN 1 ELSE 0 END) <> 1)
+		        AND (a.outcome <> 'completed' OR a.cost IS NULL OR o.cost = a.cost * o.quantity OR f.order_id IS NOT NULL) THEN 1 ELSE 0 END) <> 1)
 		    OR (MAX(CASE WHEN a.outcome IN ('skipped', 'refused', 'not-found') THEN a.attempt ELSE 0 END)
 		        > MIN(CASE WHEN a.outcome IN ('trying', 'completed', 'cancelled') THEN a.attempt END) AND w.order_seq IS NULL)
 		    OR MIN(CASE WHEN a.outcome = 'waiting' THEN a.attempt END)
@@ -144,16 +159,18 @@ var auditChecks = []struct{ name, query string }{
 }
 
 // SalesDailyFromOrders computes the rows of sales_daily from the live
-// orders (the sandbox's are never rolled up).
-const SalesDailyFromOrders = `SELECT created_at / 86400000 AS day, account_id, pid, slug, provider, COUNT(*) AS orders,
-		SUM(CASE WHEN status = 'completed' THEN 1 ELSE 0 END) AS completed,
-		SUM(CASE WHEN status = 'cancelled' THEN 1 ELSE 0 END) AS cancelled,
-		SUM(CASE WHEN status = 'processing' THEN 1 ELSE 0 END) AS processing,
-		SUM(amount) AS charged,
-		SUM(CASE WHEN status = 'completed' THEN amount ELSE 0 END) AS revenue,
-		SUM(CASE WHEN refunded = 1 THEN amount ELSE 0 END) AS refunds,
-		SUM(CASE WHEN status = 'completed' THEN cost ELSE 0 END) AS cost
-		FROM orders WHERE sandbox = 0 GROUP BY created_at / 86400000, account_id, pid, slug, provider`
+// orders (the sandbox's are never rolled up): a completed order refunded
+// by a reconciliation's refund-reseller counts among the refunds.
+const SalesDailyFromOrders = `SELECT o.created_at / 86400000 AS day, o.account_id, o.pid, o.slug, o.provider, COUNT(*) AS orders,
+		SUM(CASE WHEN o.status = 'completed' THEN 1 ELSE 0 END) AS completed,
+		SUM(CASE WHEN o.status = 'cancelled' THEN 1 ELSE 0 END) AS cancelled,
+		SUM(CASE WHEN o.status = 'processing' THEN 1 ELSE 0 END) AS processing,
+		SUM(o.amount) AS charged,
+		SUM(CASE WHEN o.status = 'completed' THEN o.amount ELSE 0 END) AS revenue,
+		SUM(CASE WHEN o.refunded = 1 OR m.order_id IS NOT NULL THEN o.amount ELSE 0 END) AS refunds,
+		SUM(CASE WHEN o.status = 'completed' THEN o.cost ELSE 0 END) AS cost
+		FROM orders o LEFT JOIN reconciliation_mismatches m ON m.order_id = o.id AND m.action = 'refund-reseller'
+		WHERE o.sandbox = 0 GROUP BY o.created_at / 86400000, o.account_id, o.pid, o.slug, o.provider`
 
 // Audit checks every invariant of the books over the whole database, at
 // now (for orders-final).

@@ -125,6 +125,9 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 		if cerr != nil {
 			return o, cerr
 		}
+		if st.Cost != nil {
+			cost = *st.Cost
+		}
 		settled.Cost = &cost
 		_, err = tx.ExecContext(ctx, `UPDATE orders SET status = 'completed', finished_at = $2, supplier = $3, code_count = $4,
 			next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL, cost = $5 WHERE seq = $1`, seq, ms(st.Now), string(settled.Supplier), len(st.Codes), int64(cost))

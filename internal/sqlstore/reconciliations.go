@@ -83,14 +83,20 @@ func scanRecon(row scanner) (topupd.Reconciliation, error) {
 }
 
 // mismatchColumns are the columns scanMismatch reads.
-const mismatchColumns = `id, kind, reference, order_id, supplier_ref, our_amount, their_amount, our_status, their_status`
+const mismatchColumns = `id, kind, reference, order_id, supplier_ref, our_amount, their_amount, our_status, their_status,
+	state, action, note, resolved_by, resolved_at, entry_id, fix_cost`
 
 func scanMismatch(row scanner) (topupd.Mismatch, error) {
 	var m topupd.Mismatch
-	var ours, theirs sql.NullInt64
-	var ourStatus, theirStatus string
-	err := row.Scan(&m.ID, &m.Kind, &m.Reference, &m.OrderID, &m.SupplierRef, &ours, &theirs, &ourStatus, &theirStatus)
+	var ours, theirs, at, entry, cost sql.NullInt64
+	var ourStatus, theirStatus, note, by string
+	var action sql.NullString
+	err := row.Scan(&m.ID, &m.Kind, &m.Reference, &m.OrderID, &m.SupplierRef, &ours, &theirs, &ourStatus, &theirStatus,
+		&m.State, &action, &note, &by, &at, &entry, &cost)
 	m.Ours, m.Theirs, m.OurStatus, m.TheirStatus = nullMoney(ours), nullMoney(theirs), topupd.OrderStatus(ourStatus), topupd.OrderStatus(theirStatus)
+	if action.Valid {
+		m.Resolution = &topupd.Resolution{Action: action.String, Note: note, Operator: by, At: fromMS(at.Int64), EntryID: entry.Int64, Cost: nullMoney(cost)}
+	}
 	return m, err
 }
 

@@ -152,7 +152,8 @@ func (s *Store) SalesReport(ctx context.Context, from, to time.Time, by topupd.S
 			COALESCE(SUM(CASE WHEN status = 'processing' THEN 1 ELSE 0 END), 0),
 			CAST(COALESCE(SUM(amount), 0) AS BIGINT),
 			CAST(COALESCE(SUM(CASE WHEN status = 'completed' THEN amount ELSE 0 END), 0) AS BIGINT),
-			CAST(COALESCE(SUM(CASE WHEN refunded = 1 THEN amount ELSE 0 END), 0) AS BIGINT),
+			CAST(COALESCE(SUM(CASE WHEN refunded = 1 OR EXISTS (SELECT 1 FROM reconciliation_mismatches m
+				WHERE m.order_id = orders.id AND m.action = 'refund-reseller') THEN amount ELSE 0 END), 0) AS BIGINT),
 			CAST(COALESCE(SUM(CASE WHEN status = 'completed' THEN cost ELSE 0 END), 0) AS BIGINT)
 			FROM orders WHERE created_at >= $1 AND created_at < $2 AND sandbox = 0 GROUP BY `+key[1], lo, hi)
 	}
