@@ -211,7 +211,10 @@ func mismatchIDs(body map[string]any) map[string]int {
 // effect, mismatchOf and resolution read a resolve's answer.
 func effect(r topupdtest.Reply) map[string]any { m, _ := r.Body["effect"].(map[string]any); return m }
 
-func mismatchOf(r topupdtest.Reply) map[string]any { m, _ := r.Body["mismatch"].(map[string]any); return m }
+func mismatchOf(r topupdtest.Reply) map[string]any {
+	m, _ := r.Body["mismatch"].(map[string]any)
+	return m
+}
 
 func resolution(r topupdtest.Reply) map[string]any {
 	m, _ := mismatchOf(r)["resolution"].(map[string]any)
