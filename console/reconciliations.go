@@ -122,11 +122,19 @@ func (c *Console) reconsAgain(r *http.Request, s *session) func() (string, any, 
 	}
 }
 
-// mismatchRow is one mismatch as the reconciliation's page shows it.
+// mismatchRow is one mismatch as the reconciliation's page shows it: its
+// State, open or resolved, and its resolution or the form that fixes it
+// (reconcile_fix.go).
 type mismatchRow struct {
 	topupd.Mismatch
-	// State is open or resolved.
-	State string
+	// Fixable says the operator may fix it here: it and its
+	// reconciliation are open and the role may reconcile.
+	Fixable bool
+	// Actions are the fixes its form offers (fixChoices).
+	Actions []fixChoice
+	// Note is the note typed into its form when a fix was refused;
+	// Refusal says why, beside the form.
+	Note, Refusal string
 }
 
 // kindWords are the mismatches' kinds in words.
@@ -155,7 +163,8 @@ type reconData struct {
 }
 
 // reconciliation shows one reconciliation: its figures and its mismatch
-// queue, with the Close button for a role that may.
+// queue, with each open mismatch's fix and the Close button for a role
+// that may.
 func (c *Console) reconciliation(w http.ResponseWriter, r *http.Request, s *session) error {
 	return c.reconciliationPage(w, r, s, http.StatusOK, "")
 }
@@ -163,19 +172,33 @@ func (c *Console) reconciliation(w http.ResponseWriter, r *http.Request, s *sess
 // reconciliationPage draws a reconciliation's page with status and, when
 // not "", a refusal in words.
 func (c *Console) reconciliationPage(w http.ResponseWriter, r *http.Request, s *session, status int, refusal string) error {
+	return c.reconPage(w, r, s, status, refusal, fixForm{})
+}
+
+// reconPage draws a reconciliation's page with status, a refusal in
+// words (when not "") above it, and fix, a refused fix's form (when its
+// MID is not 0) with the refusal beside it.
+func (c *Console) reconPage(w http.ResponseWriter, r *http.Request, s *session, status int, refusal string, fix fixForm) error {
 	rec, err := c.Service.Reconciliation(r.Context(), s.actor, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
 	d := reconData{R: recon{rec}}
 	for _, m := range rec.Mismatches {
-		// Mismatches cannot be resolved yet: every one of an open
-		// reconciliation is open, and a closed one had none open.
-		row := mismatchRow{Mismatch: m, State: "open"}
-		if rec.State == topupd.ReconClosed {
-			row.State = "resolved"
-		} else {
+		if m.State == "" {
+			m.State = topupd.MismatchOpen // as the domain counts it
+		}
+		row := mismatchRow{Mismatch: m}
+		if m.State == topupd.MismatchOpen {
 			d.Open++
+			row.Fixable = rec.State == topupd.ReconOpen && s.may(topupd.PermReconcile)
+		}
+		action := ""
+		if fix.MID == m.ID {
+			action, row.Note, row.Refusal = fix.Action, fix.Note, fix.Refusal
+		}
+		if row.Fixable {
+			row.Actions = fixChoices(&row.Mismatch, rec.Supplier, action)
 		}
 		d.Mismatches = append(d.Mismatches, row)
 	}
@@ -200,8 +223,9 @@ func (c *Console) closeReconciliation(w http.ResponseWriter, r *http.Request, s 
 	if err != nil {
 		return err
 	}
+	open := openMismatches(rec)
 	q := fmt.Sprintf("Close reconciliation %s with %s (%s)? A closed reconciliation is final.", id, rec.Supplier, recon{rec}.Days())
-	if rec.State == topupd.ReconOpen && len(rec.Mismatches) == 0 && !c.confirmed(w, r, s, q, reconBack(id)) {
+	if rec.State == topupd.ReconOpen && open == 0 && !c.confirmed(w, r, s, q, reconBack(id)) {
 		return nil
 	}
 	_, err = c.Service.CloseReconciliation(r.Context(), s.actor, id)
@@ -213,7 +237,7 @@ func (c *Console) closeReconciliation(w http.ResponseWriter, r *http.Request, s 
 		return err
 	case de.Code == topupd.EMismatchesOpen:
 		return c.reconciliationPage(w, r, s, c.StatusOf(err), fmt.Sprintf("Reconciliation %s cannot be closed while a mismatch is open, and it has %s open: nothing was changed.",
-			id, mismatchesText(len(rec.Mismatches))))
+			id, mismatchesText(open)))
 	case de.Code == topupd.EReconciliationClosed:
 		return c.reconciliationPage(w, r, s, c.StatusOf(err), "Reconciliation "+id+" was closed already: closing is final.")
 	}
@@ -226,4 +250,15 @@ func mismatchesText(n int) string {
 		return "1 mismatch"
 	}
 	return strconv.Itoa(n) + " mismatches"
+}
+
+// openMismatches counts a reconciliation's open mismatches.
+func openMismatches(rec topupd.Reconciliation) int {
+	n := 0
+	for _, m := range rec.Mismatches {
+		if m.State != topupd.MismatchResolved {
+			n++
+		}
+	}
+	return n
 }

@@ -68,7 +68,8 @@ func (b *tab) sendFile(upstream string, fields map[string]string, text string) {
 // say why beside the field and store nothing. A pull finds the four
 // costs recorded wrong and the balance drift they make. Closing is
 // refused while mismatches are open; a file that agrees closes, once
-// confirmed.
+// confirmed. A mismatch is accepted from its form: previewed, confirmed,
+// then shown resolved with the note.
 func TestReconciliationsInTheConsole(t *testing.T) {
 	t.Parallel()
 	b := newTab(t)
@@ -186,7 +187,7 @@ func TestReconciliationsInTheConsole(t *testing.T) {
 				t.Errorf("%s: %q, want %q", sel, got, want)
 			}
 		}
-		if got := b.text("#fixes-later"); !strings.Contains(got, "later release") {
+		if got := b.text("#fixes-hint"); !strings.Contains(got, "previewed") {
 			t.Errorf("the line about fixes: %q", got)
 		}
 		b.shots("console-reconciliation")
@@ -280,6 +281,36 @@ func TestReconciliationsInTheConsole(t *testing.T) {
 		}
 		if got := reconsNow(t, b.h, "real"); len(got) < 2 || got[0].State != topupd.ReconClosed || got[1].State != topupd.ReconOpen {
 			t.Errorf("the runs stored: %+v", got)
+		}
+	})
+
+	t.Run("fix", func(t *testing.T) {
+		b.t = t
+		rec, err := b.h.Store.Reconciliation(context.Background(), fileID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mid := ""
+		for _, m := range rec.Mismatches {
+			if m.Reference == "topupd-nosuchorder" {
+				mid = fmt.Sprint(m.ID)
+			}
+		}
+		b.open("/console/reconciliations/" + fileID)
+		b.fill(map[string]string{"#fix-action-" + mid: "accept", "#fix-note-" + mid: "not ours: their test order"})
+		b.click("#fix-" + mid)
+		if got := b.text("#question"); !strings.Contains(got, "records the note only") {
+			t.Errorf("the preview of accept: %q", got)
+		}
+		b.click("#confirm")
+		if got := b.text("#flash"); !strings.Contains(got, "is resolved") {
+			t.Errorf("after the fix: %q", got)
+		}
+		if got := b.mismatchRows()["topupd-nosuchorder"]; !strings.HasSuffix(got, "|resolved") || b.has("#fix-form-"+mid) {
+			t.Errorf("the resolved mismatch: %q, form shown %v", got, b.has("#fix-form-"+mid))
+		}
+		if got := b.text("#resolution-" + mid); !strings.Contains(got, "not ours: their test order") || !strings.Contains(got, "fin") {
+			t.Errorf("the resolution: %q", got)
 		}
 	})
 }

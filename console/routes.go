@@ -78,6 +78,7 @@ func (c *Console) routes() {
 	read("GET /console/reconciliations", c.reconciliations)
 	read("GET /console/reconciliations/{id}", c.reconciliation)
 	may("POST /console/reconciliations/{id}/close", topupd.PermReconcile, c.closeReconciliation)
+	may("POST /console/reconciliations/{id}/mismatches/{mid}/resolve", topupd.PermReconcile, c.resolveMismatch)
 	may("GET /console/reports", topupd.PermReports, c.reports)
 	may("GET /console/reports.csv", topupd.PermReports, c.reportCSV)
 	may("GET /console/operators", topupd.PermOperators, c.operators)
