@@ -2,6 +2,7 @@ package topupd
 
 import (
 	"context"
+	"hash/maphash"
 	"sort"
 	"time"
 )
@@ -77,13 +78,39 @@ type Mismatch struct {
 	Resolution *Resolution
 }
 
-// theirSide is what the supplier's lines say of one reference.
+// Status bits of theirSide.statuses.
+const (
+	sawProcessing uint8 = 1 << iota
+	sawCompleted
+	sawCancelled
+)
+
+// statusBit is a status's bit in theirSide.statuses.
+func statusBit(s OrderStatus) uint8 {
+	switch s {
+	case StatusProcessing:
+		return sawProcessing
+	case StatusCompleted:
+		return sawCompleted
+	case StatusCancelled:
+		return sawCancelled
+	}
+	return 0
+}
+
+// theirSide is what the supplier's lines say of one reference, folded as
+// they are read: small, as a month of a busy supplier has a million.
 type theirSide struct {
 	net              Money
-	charges, refunds int
-	orders           map[string]bool
-	statuses         map[OrderStatus]bool
-	listed           bool
+	charges, refunds int32
+	// order is a hash of the first of their order ids it names (0 for
+	// none yet); manyOrders that it named another.
+	order      uint64
+	manyOrders bool
+	statuses   uint8
+	// listedIn tells that a line of the period names it; named that one
+	// of our orders was matched with it.
+	listedIn, named bool
 }
 
 // status is the supplier's status of a reference: cancelled when what it
@@ -95,83 +122,168 @@ func (s *theirSide) status() OrderStatus {
 	switch {
 	case s.refunds > 0 && s.net <= 0:
 		return StatusCancelled
-	case len(s.statuses) == 1:
-		for st := range s.statuses {
-			return st
-		}
-	case s.statuses[StatusProcessing] && !s.statuses[StatusCompleted] && !s.statuses[StatusCancelled]:
+	case s.statuses == sawProcessing:
 		return StatusProcessing
-	case s.statuses[StatusCancelled] && s.net <= 0:
+	case s.statuses == sawCompleted:
+		return StatusCompleted
+	case s.statuses == sawCancelled:
+		return StatusCancelled
+	case s.statuses&sawProcessing != 0 && s.statuses&(sawCompleted|sawCancelled) == 0:
+		return StatusProcessing
+	case s.statuses&sawCancelled != 0 && s.net <= 0:
 		return StatusCancelled
 	}
 	return StatusCompleted
+}
+
+// TheirBooks are a supplier's lines about our references, folded by
+// reference as they are read (a pull's pages, a file's rows), with the
+// totals of the lines of the period.
+type TheirBooks struct {
+	index map[string]int32
+	sides []theirSide
+	seed  maphash.Seed
+	// cost sums the amounts of the period's lines.
+	cost Money
+}
+
+// NewTheirBooks returns empty books.
+func NewTheirBooks() *TheirBooks {
+	return &TheirBooks{index: map[string]int32{}, seed: maphash.MakeSeed()}
+}
+
+// Add folds one line into the books.
+func (b *TheirBooks) Add(r TheirRow) {
+	i, ok := b.index[r.Reference]
+	if !ok {
+		i = int32(len(b.sides))
+		b.index[r.Reference] = i
+		b.sides = append(b.sides, theirSide{})
+	}
+	s := &b.sides[i]
+	s.net += r.Amount
+	switch {
+	case r.Amount > 0:
+		s.charges++
+	case r.Amount < 0:
+		s.refunds++
+	}
+	if r.Order != "" {
+		h := maphash.String(b.seed, r.Order) | 1 // never 0, which is none
+		switch s.order {
+		case 0:
+			s.order = h
+		case h:
+		default:
+			s.manyOrders = true
+		}
+	}
+	s.statuses |= statusBit(r.Status)
+	if !r.Beyond {
+		b.cost += r.Amount
+		s.listedIn = true
+	}
+}
+
+// Lists tells whether a line names the reference.
+func (b *TheirBooks) Lists(ref string) bool {
+	_, ok := b.index[ref]
+	return ok
+}
+
+// Unnamed returns the references the period's lines name that no order
+// of ours was matched with yet: those to look up among our orders beyond
+// the period.
+func (b *TheirBooks) Unnamed() []string {
+	var out []string
+	for ref, i := range b.index {
+		if s := &b.sides[i]; s.listedIn && !s.named {
+			out = append(out, ref)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Matcher matches our orders, one at a time, with a supplier's books.
+type Matcher struct {
+	books   *TheirBooks
+	out     []Mismatch
+	matched int
+	totals  ReconTotals
+}
+
+// Matcher starts matching our orders with the books.
+func (b *TheirBooks) Matcher() *Matcher { return &Matcher{books: b} }
+
+// Ours matches one of our orders (each once): an order from beyond the
+// period that the period's lines do not name is left out.
+func (m *Matcher) Ours(o *OurOrder) {
+	ref := o.Reference()
+	var s *theirSide
+	if i, ok := m.books.index[ref]; ok {
+		s = &m.books.sides[i]
+		s.named = true
+	}
+	if !o.Beyond {
+		m.totals.OurOrders++
+		if o.Status == StatusCompleted && o.Cost != nil {
+			m.totals.OurCost += *o.Cost
+		}
+	}
+	if o.Beyond && (s == nil || !s.listedIn) {
+		return // neither side lists it in the period
+	}
+	m.add(ref, o, s)
+}
+
+// add records one reference's mismatch, if any, or counts it matched.
+func (m *Matcher) add(ref string, o *OurOrder, s *theirSide) {
+	if mm, ok := mismatchOf(ref, o, s); ok {
+		m.out = append(m.out, mm)
+	} else {
+		m.matched++
+	}
+}
+
+// Result matches the references the period's lines name that no order of
+// ours named, and gives the mismatches (at most one a reference, of the
+// first kind that applies, numbered in the order of their references),
+// how many references matched, and the totals.
+func (m *Matcher) Result() ([]Mismatch, int, ReconTotals) {
+	for ref, i := range m.books.index {
+		if s := &m.books.sides[i]; s.listedIn && !s.named {
+			s.named = true
+			m.add(ref, nil, s)
+		}
+	}
+	sort.Slice(m.out, func(i, j int) bool { return m.out[i].Reference < m.out[j].Reference })
+	for i := range m.out {
+		m.out[i].ID = i + 1
+	}
+	t := m.totals
+	t.TheirCost = m.books.cost
+	for i := range m.books.sides {
+		if m.books.sides[i].listedIn {
+			t.TheirOrders++
+		}
+	}
+	return m.out, m.matched, t
 }
 
 // Match compares our orders with the supplier's lines: the mismatches (at
 // most one a reference, of the first kind that applies, numbered in the
 // order of their references), how many references matched, and the totals.
 func Match(ours []OurOrder, theirs []TheirRow) (out []Mismatch, matched int, t ReconTotals) {
-	byRef := map[string]*OurOrder{}
-	refs := map[string]bool{}
-	for i := range ours {
-		o := &ours[i]
-		byRef[o.Reference()] = o
-		refs[o.Reference()] = true
-		if !o.Beyond {
-			t.OurOrders++
-			if o.Status == StatusCompleted && o.Cost != nil {
-				t.OurCost += *o.Cost
-			}
-		}
-	}
-	sides := map[string]*theirSide{}
-	listedIn := map[string]bool{}
+	b := NewTheirBooks()
 	for _, r := range theirs {
-		s := sides[r.Reference]
-		if s == nil {
-			s = &theirSide{orders: map[string]bool{}, statuses: map[OrderStatus]bool{}}
-			sides[r.Reference] = s
-		}
-		s.listed = true
-		s.net += r.Amount
-		switch {
-		case r.Amount > 0:
-			s.charges++
-		case r.Amount < 0:
-			s.refunds++
-		}
-		if r.Order != "" {
-			s.orders[r.Order] = true
-		}
-		if r.Status != "" {
-			s.statuses[r.Status] = true
-		}
-		refs[r.Reference] = true
-		if !r.Beyond {
-			t.TheirCost += r.Amount
-			listedIn[r.Reference] = true
-		}
+		b.Add(r)
 	}
-	t.TheirOrders = len(listedIn)
-	sorted := make([]string, 0, len(refs))
-	for ref := range refs {
-		sorted = append(sorted, ref)
+	m := b.Matcher()
+	for i := range ours {
+		m.Ours(&ours[i])
 	}
-	sort.Strings(sorted)
-	for _, ref := range sorted {
-		o, s := byRef[ref], sides[ref]
-		if (o == nil || o.Beyond) && !listedIn[ref] {
-			continue // neither side lists it in the period
-		}
-		m, ok := mismatchOf(ref, o, s)
-		if !ok {
-			matched++
-			continue
-		}
-		m.ID = len(out) + 1
-		out = append(out, m)
-	}
-	return out, matched, t
+	return m.Result()
 }
 
 // mismatchOf is the mismatch of one reference, if the sides disagree.
@@ -187,7 +299,7 @@ func mismatchOf(ref string, o *OurOrder, s *theirSide) (Mismatch, bool) {
 		m.TheirStatus = theirStatus
 	}
 	switch {
-	case s != nil && (len(s.orders) > 1 || s.charges-s.refunds > 1):
+	case s != nil && (s.manyOrders || s.charges-s.refunds > 1):
 		m.Kind = MismatchDuplicate
 	case s != nil && (theirStatus == StatusCompleted || s.net > 0) && (o == nil || o.Status == StatusCancelled):
 		m.Kind = MismatchMissingHere
@@ -245,9 +357,10 @@ type ReconciliationsQuery struct {
 
 // ReconciliationStore keeps reconciliations and reads the orders they match.
 type ReconciliationStore interface {
-	// UpstreamOrders returns our orders at an upstream created in
-	// [start, end).
-	UpstreamOrders(ctx context.Context, upstream string, start, end time.Time) ([]OurOrder, error)
+	// EachUpstreamOrder calls fn with each of our orders at an upstream
+	// created in [start, end), as it reads them (a month may hold a
+	// million: they are never all in memory at once); fn's error stops it.
+	EachUpstreamOrder(ctx context.Context, upstream string, start, end time.Time, fn func(*OurOrder) error) error
 	// UpstreamOrdersByRef returns our orders at an upstream whose
 	// references are among refs, wherever they were created (Beyond set).
 	UpstreamOrdersByRef(ctx context.Context, upstream string, refs []string) ([]OurOrder, error)
@@ -282,21 +395,18 @@ type ReconciliationStore interface {
 	ResolveMismatch(ctx context.Context, ch *Change, recID string, mid int, f Fix) (Mismatch, FixEffect, error)
 }
 
-// SupplierStatement is a supplier's books over a period, as a pull reads
-// them: its lines about our orders (those looked up beyond the period
-// marked Beyond), and our balance there at the period's edges (nil
-// without a statement).
-type SupplierStatement struct {
-	Rows             []TheirRow
-	Opening, Closing *Money
-}
-
-// SupplierBooks reads a supplier's books over a period (the upstream
-// provider implements it); ours are the references of our orders in the
-// period, each looked up beyond it when the books do not list it. Its
-// errors are UPSTREAM_REFUSED and UPSTREAM_UNREACHABLE.
+// SupplierBooks reads a supplier's books (the upstream provider
+// implements it). Its errors are UPSTREAM_REFUSED and
+// UPSTREAM_UNREACHABLE.
 type SupplierBooks interface {
-	Books(ctx context.Context, u Upstream, p ReconPeriod, ours []string) (SupplierStatement, error)
+	// Books folds into into the supplier's lines of a period (its charges
+	// and refunds, and its orders' statuses), and gives our balance there
+	// at the period's edges (nil without a statement).
+	Books(ctx context.Context, u Upstream, p ReconPeriod, into *TheirBooks) (opening, closing *Money, err error)
+	// Lookup folds into into what the supplier says of each reference,
+	// wherever it falls (lines marked Beyond): our orders of the period
+	// its books did not name.
+	Lookup(ctx context.Context, u Upstream, refs []string, into *TheirBooks) error
 }
 
 // BalanceDrift is how far a supplier's balance moved beyond what our

@@ -53,18 +53,19 @@ func (s *Service) ReconcileCSV(ctx context.Context, a Actor, upstream string, p 
 	if err != nil {
 		return topupd.Reconciliation{}, err
 	}
-	ours, err := s.d.Store.UpstreamOrders(ctx, upstream, p.Start(), p.End())
-	if err != nil {
-		return topupd.Reconciliation{}, err
+	books := topupd.NewTheirBooks()
+	for _, r := range rows {
+		books.Add(r)
 	}
-	return s.reconcile(ctx, a, upstream, p, topupd.ReconCSV, ours, rows, func(topupd.ReconTotals) *topupd.Money { return nil })
+	return s.reconcile(ctx, a, upstream, p, topupd.ReconCSV, books, nil, func(topupd.ReconTotals) *topupd.Money { return nil })
 }
 
 // ReconcilePull matches our orders at an upstream over a period with its
 // books as it answers them (its statement and history): NOT_FOUND for an
 // unknown upstream, UPSTREAM_REFUSED or UPSTREAM_UNREACHABLE when it
-// cannot be read. The balance drift compares its balance's move with our
-// deposits there and our costs.
+// cannot be read. Each of our orders its books do not name is looked up
+// there beyond the period. The balance drift compares its balance's move
+// with our deposits there and our costs.
 func (s *Service) ReconcilePull(ctx context.Context, a Actor, upstream string, p topupd.ReconPeriod) (topupd.Reconciliation, error) {
 	if err := Allowed(a, OpRunReconciliation); err != nil {
 		return topupd.Reconciliation{}, err
@@ -76,15 +77,8 @@ func (s *Service) ReconcilePull(ctx context.Context, a Actor, upstream string, p
 	if s.d.Books == nil {
 		return topupd.Reconciliation{}, topupd.Errorf(topupd.EInternal, "service: no supplier books")
 	}
-	ours, err := s.d.Store.UpstreamOrders(ctx, upstream, p.Start(), p.End())
-	if err != nil {
-		return topupd.Reconciliation{}, err
-	}
-	refs := make([]string, len(ours))
-	for i := range ours {
-		refs[i] = ours[i].Reference()
-	}
-	books, err := s.d.Books.Books(ctx, u, p, refs)
+	books := topupd.NewTheirBooks()
+	opening, closing, err := s.d.Books.Books(ctx, u, p, books)
 	if err != nil {
 		return topupd.Reconciliation{}, err
 	}
@@ -92,36 +86,57 @@ func (s *Service) ReconcilePull(ctx context.Context, a Actor, upstream string, p
 	if err != nil {
 		return topupd.Reconciliation{}, err
 	}
-	return s.reconcile(ctx, a, upstream, p, topupd.ReconPull, ours, books.Rows, func(t topupd.ReconTotals) *topupd.Money {
-		if books.Opening == nil || books.Closing == nil {
+	lookup := func(refs []string) error { return s.d.Books.Lookup(ctx, u, refs, books) }
+	return s.reconcile(ctx, a, upstream, p, topupd.ReconPull, books, lookup, func(t topupd.ReconTotals) *topupd.Money {
+		if opening == nil || closing == nil {
 			return nil
 		}
-		d := topupd.BalanceDrift(*books.Opening, *books.Closing, deposits, t.OurCost)
+		d := topupd.BalanceDrift(*opening, *closing, deposits, t.OurCost)
 		return &d
 	})
 }
 
-// reconcile matches our orders at an upstream created in the period
-// (ours), and those the supplier's lines name from beyond it, with those
-// lines, and stores the reconciliation.
+// reconcile matches our orders at an upstream created in the period, as
+// the store reads them, with the supplier's books, and stores the
+// reconciliation. With lookup (a pull), our orders the books do not name
+// are looked up at the supplier beyond the period first; the references
+// the period's lines name that none of ours does are looked up among our
+// orders beyond it.
 func (s *Service) reconcile(ctx context.Context, a Actor, upstream string, p topupd.ReconPeriod, source string,
-	ours []topupd.OurOrder, rows []topupd.TheirRow, drift func(topupd.ReconTotals) *topupd.Money) (topupd.Reconciliation, error) {
-	known := make(map[string]bool, len(ours))
-	for i := range ours {
-		known[ours[i].Reference()] = true
-	}
-	var beyond []string
-	for _, r := range rows {
-		if !known[r.Reference] {
-			known[r.Reference] = true
-			beyond = append(beyond, r.Reference)
+	books *topupd.TheirBooks, lookup func(refs []string) error, drift func(topupd.ReconTotals) *topupd.Money) (topupd.Reconciliation, error) {
+	m := books.Matcher()
+	var unnamed []topupd.OurOrder
+	err := s.d.Store.EachUpstreamOrder(ctx, upstream, p.Start(), p.End(), func(o *topupd.OurOrder) error {
+		if lookup != nil && !books.Lists(o.Reference()) {
+			unnamed = append(unnamed, *o)
+			return nil
 		}
-	}
-	more, err := s.d.Store.UpstreamOrdersByRef(ctx, upstream, beyond)
+		m.Ours(o)
+		return nil
+	})
 	if err != nil {
 		return topupd.Reconciliation{}, err
 	}
-	ms, matched, totals := topupd.Match(append(ours, more...), rows)
+	if len(unnamed) > 0 {
+		refs := make([]string, len(unnamed))
+		for i := range unnamed {
+			refs[i] = unnamed[i].Reference()
+		}
+		if err := lookup(refs); err != nil {
+			return topupd.Reconciliation{}, err
+		}
+		for i := range unnamed {
+			m.Ours(&unnamed[i])
+		}
+	}
+	more, err := s.d.Store.UpstreamOrdersByRef(ctx, upstream, books.Unnamed())
+	if err != nil {
+		return topupd.Reconciliation{}, err
+	}
+	for i := range more {
+		m.Ours(&more[i])
+	}
+	ms, matched, totals := m.Result()
 	now := s.d.Now().UTC().Truncate(time.Millisecond)
 	r := topupd.Reconciliation{ID: topupd.NewID("rec_"), Supplier: upstream, Period: p, Source: source, State: topupd.ReconOpen,
 		CreatedAt: now, Operator: a.Operator, Matched: matched, Totals: totals, BalanceDrift: drift(totals), Mismatches: ms}

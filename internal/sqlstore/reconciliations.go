@@ -26,11 +26,22 @@ func scanOurOrder(row scanner) (topupd.OurOrder, error) {
 	return o, err
 }
 
-// UpstreamOrders returns our orders at an upstream created in [start, end).
-func (s *Store) UpstreamOrders(ctx context.Context, upstream string, start, end time.Time) ([]topupd.OurOrder, error) {
-	return readAll(ctx, s, "store.UpstreamOrders", scanOurOrder, `SELECT `+ourOrderColumns+` FROM orders
-		WHERE provider = 'upstream' AND upstream = $1 AND created_at >= $2 AND created_at < $3 ORDER BY created_at, seq`,
+// EachUpstreamOrder calls fn with each of our orders at an upstream
+// created in [start, end), as the rows are read (orders_upstream_created
+// finds them): a month of a million is never held at once.
+func (s *Store) EachUpstreamOrder(ctx context.Context, upstream string, start, end time.Time, fn func(*topupd.OurOrder) error) error {
+	err := eachRow(ctx, s.read, func(r scanner) error {
+		o, err := scanOurOrder(r)
+		if err != nil {
+			return err
+		}
+		return fn(&o)
+	}, `SELECT `+ourOrderColumns+` FROM orders WHERE provider = 'upstream' AND upstream = $1 AND created_at >= $2 AND created_at < $3`,
 		upstream, ms(start), ms(end))
+	if err != nil {
+		return fmt.Errorf("store.EachUpstreamOrder %s: %w", upstream, err)
+	}
+	return nil
 }
 
 // UpstreamOrdersByRef returns our orders at an upstream by their

@@ -15,41 +15,28 @@ const booksTimeout = 2 * time.Minute
 // historyPageSize is the page of GET /history a pull reads (its maximum).
 const historyPageSize = 50
 
-// Books reads our account's books at u over a period
+// Books folds our account's books at u over a period into into
 // (topupd.SupplierBooks): its statement's charges and refunds (each a line
-// with its trxid and the upstream's order id) and balances at the
-// period's edges, and the statuses of its orders from GET /history back
-// to the period's start. Each of ours (references of our orders in the
-// period) that these do not list is looked up by trxid beyond the period.
-// A failure is UPSTREAM_REFUSED (an answer, not the books: detail says
-// its status and code) or UPSTREAM_UNREACHABLE.
-func (p *Provider) Books(ctx context.Context, u topupd.Upstream, period topupd.ReconPeriod, ours []string) (topupd.SupplierStatement, error) {
+// with its trxid and the upstream's order id), the statuses of its orders
+// from GET /history back to the period's start, and our balance there at
+// the period's edges. A statement the upstream refuses whole (more entries
+// than one may hold) is read a day at a time. A failure is
+// UPSTREAM_REFUSED (an answer, not the books: detail says its status and
+// code) or UPSTREAM_UNREACHABLE.
+func (p *Provider) Books(ctx context.Context, u topupd.Upstream, period topupd.ReconPeriod, into *topupd.TheirBooks) (opening, closing *topupd.Money, err error) {
 	ctx, cancel := context.WithTimeout(ctx, booksTimeout)
 	defer cancel()
-	c, err := client.New(u.BaseURL, u.APIKey, client.WithRetries(2), client.WithHTTPClient(routed(p.hc, p.instance)),
-		client.WithUserAgent("topupd-upstream/1"))
+	c, err := p.booksClient(u)
 	if err != nil {
-		return topupd.SupplierStatement{}, topupd.Errorf(topupd.EUpstreamUnreachable, "%v", err)
+		return nil, nil, err
 	}
-	st, err := c.Statement(ctx, period.Start(), period.End())
-	if err != nil {
-		return topupd.SupplierStatement{}, booksFailure("the statement", err)
-	}
-	out := topupd.SupplierStatement{Opening: &st.OpeningBalanceUSD, Closing: &st.ClosingBalanceUSD}
-	listed := map[string]bool{}
-	for _, e := range st.Entries {
-		if e.TrxID == "" || (e.Kind != "charge" && e.Kind != "refund") {
-			continue
-		}
-		// A charge is negative on their statement of our account: what
-		// they charged us is its opposite.
-		out.Rows = append(out.Rows, topupd.TheirRow{Reference: e.TrxID, Amount: -topupd.Money(e.AmountUSD), Order: e.OrderID, At: e.At.UTC()})
-		listed[e.TrxID] = true
+	if opening, closing, err = p.statement(ctx, c, period, into); err != nil {
+		return nil, nil, err
 	}
 	for page := 1; ; page++ {
 		hp, err := c.HistoryPage(ctx, page, historyPageSize)
 		if err != nil {
-			return topupd.SupplierStatement{}, booksFailure("the history", err)
+			return nil, nil, booksFailure("the history", err)
 		}
 		done := len(hp.Orders) < historyPageSize
 		for _, o := range hp.Orders {
@@ -57,33 +44,87 @@ func (p *Provider) Books(ctx context.Context, u topupd.Upstream, period topupd.R
 				done = true
 				continue
 			}
-			if o.TrxID == "" || o.CreatedAt.After(period.End()) && !listed[o.TrxID] {
+			if o.TrxID == "" || o.CreatedAt.After(period.End()) && !into.Lists(o.TrxID) {
 				continue
 			}
-			out.Rows = append(out.Rows, statusRow(&o, false))
-			listed[o.TrxID] = true
+			into.Add(statusRow(&o, false))
 		}
 		if done {
 			break
 		}
 	}
-	for _, ref := range ours {
-		if listed[ref] {
-			continue
+	return opening, closing, nil
+}
+
+// statement folds the period's statement into into: whole, or a day at a
+// time when the upstream refuses it whole.
+func (p *Provider) statement(ctx context.Context, c *client.Client, period topupd.ReconPeriod, into *topupd.TheirBooks) (opening, closing *topupd.Money, err error) {
+	spans := [][2]time.Time{{period.Start(), period.End()}}
+	st, err := c.Statement(ctx, period.Start(), period.End())
+	if e, ok := client.AsError(err); ok && e.StatusCode == 400 {
+		spans = nil
+		for day := period.Start(); day.Before(period.End()); day = day.AddDate(0, 0, 1) {
+			spans = append(spans, [2]time.Time{day, day.AddDate(0, 0, 1)})
 		}
+	} else if err != nil {
+		return nil, nil, booksFailure("the statement", err)
+	}
+	for i, span := range spans {
+		if len(spans) > 1 {
+			if st, err = c.Statement(ctx, span[0], span[1]); err != nil {
+				return nil, nil, booksFailure("the statement of "+span[0].Format(time.DateOnly), err)
+			}
+		}
+		if i == 0 {
+			opening = &st.OpeningBalanceUSD
+		}
+		closing = &st.ClosingBalanceUSD
+		for _, e := range st.Entries {
+			if e.TrxID == "" || (e.Kind != "charge" && e.Kind != "refund") {
+				continue
+			}
+			// A charge is negative on their statement of our account: what
+			// they charged us is its opposite.
+			into.Add(topupd.TheirRow{Reference: e.TrxID, Amount: -topupd.Money(e.AmountUSD), Order: e.OrderID, At: e.At.UTC()})
+		}
+	}
+	return opening, closing, nil
+}
+
+// Lookup folds into into what u says of each reference, by trxid, beyond
+// any period (topupd.SupplierBooks): a completed or processing order is a
+// line of its charge.
+func (p *Provider) Lookup(ctx context.Context, u topupd.Upstream, refs []string, into *topupd.TheirBooks) error {
+	ctx, cancel := context.WithTimeout(ctx, booksTimeout)
+	defer cancel()
+	c, err := p.booksClient(u)
+	if err != nil {
+		return err
+	}
+	for _, ref := range refs {
 		found, err := c.History(ctx, client.HistoryQuery{TrxID: ref})
 		if err != nil {
-			return topupd.SupplierStatement{}, booksFailure("looking up "+ref, err)
+			return booksFailure("looking up "+ref, err)
 		}
 		for _, o := range found {
 			row := statusRow(&o, true)
 			if o.Status == client.StatusCompleted || o.Status == client.StatusProcessing {
 				row.Amount = topupd.Money(o.AmountUSD) // charged, beyond the period
 			}
-			out.Rows = append(out.Rows, row)
+			into.Add(row)
 		}
 	}
-	return out, nil
+	return nil
+}
+
+// booksClient is the client of a pull from u.
+func (p *Provider) booksClient(u topupd.Upstream) (*client.Client, error) {
+	c, err := client.New(u.BaseURL, u.APIKey, client.WithRetries(2), client.WithHTTPClient(routed(p.hc, p.instance)),
+		client.WithUserAgent("topupd-upstream/1"))
+	if err != nil {
+		return nil, topupd.Errorf(topupd.EUpstreamUnreachable, "%v", err)
+	}
+	return c, nil
 }
 
 // statusRow is the line of one of their orders' status.
