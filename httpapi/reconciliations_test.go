@@ -88,6 +88,8 @@ func TestReconciliations(t *testing.T) {
 			"a missing column":  {"?from=" + today + "&to=" + today + "&reference=ref&amount=price", "ref,charged\n", "INVALID_REQUEST", `"price"`},
 			"32 days":           {"?from=2026-01-01&to=2026-02-01&reference=ref&amount=charged", "ref,charged\n", "INVALID_REQUEST", "31 days"},
 			"an unknown option": {q + "&sep=x", "ref,charged,state,when\n", "INVALID_REQUEST", "sep"},
+			"100,001 rows": {"?from=" + today + "&to=" + today + "&reference=ref&amount=charged",
+				"ref,charged\n" + strings.Repeat("topupd-a,1\n", 100_001), "INVALID_BODY", "line 100002"},
 		} {
 			if r := csvPost(t, h, "/admin/upstreams/b/reconciliations"+c.path, c.body); r.Status != 400 || r.Str("code") != c.code || !strings.Contains(r.Str("detail"), c.says) {
 				t.Errorf("%s: %s; want 400 %s saying %s", what, r, c.code, c.says)
