@@ -79,6 +79,13 @@ const (
 	EMismatchesOpen ErrorCode = "MISMATCHES_OPEN"
 	// EReconciliationClosed: a closed reconciliation is final.
 	EReconciliationClosed ErrorCode = "RECONCILIATION_CLOSED"
+	// EDepositsDisabled: no deposit bank is set, so no ticket opens.
+	EDepositsDisabled ErrorCode = "DEPOSITS_DISABLED"
+	// EDepositLimit: the account holds MaxPendingDeposits pending tickets.
+	EDepositLimit ErrorCode = "DEPOSIT_LIMIT"
+	// EDepositAmountTaken: every cent of the amount is another pending
+	// ticket's.
+	EDepositAmountTaken ErrorCode = "DEPOSIT_AMOUNT_TAKEN"
 	// EMismatchResolved: a mismatch is resolved once.
 	EMismatchResolved ErrorCode = "MISMATCH_RESOLVED"
 	// EActionNotApplicable: the action does not apply to the mismatch, or

@@ -58,6 +58,12 @@ const (
 	// ReconciliationFailed: a nightly reconciliation could not read its
 	// supplier (ReconciliationFailedData). An operator event.
 	ReconciliationFailed EventType = "reconciliation.failed"
+	// EventDepositConfirmed, EventDepositRejected and EventDepositExpired: a deposit
+	// ticket was credited, rejected, or reached its time while pending
+	// (DepositData).
+	EventDepositConfirmed EventType = "deposit.confirmed"
+	EventDepositRejected  EventType = "deposit.rejected"
+	EventDepositExpired   EventType = "deposit.expired"
 )
 
 // EventData is an event's payload: one struct per event type, each
@@ -104,6 +110,9 @@ var EventKinds = []EventKind{
 	{Type: SupplierBalanceRecovered, New: func() EventData { return &SupplierBalanceData{Type: SupplierBalanceRecovered} }, Operator: true},
 	{Type: ReconciliationMismatches, New: func() EventData { return new(ReconciliationMismatchesData) }, Operator: true},
 	{Type: ReconciliationFailed, New: func() EventData { return new(ReconciliationFailedData) }, Operator: true},
+	{Type: EventDepositConfirmed, New: func() EventData { return &DepositData{Type: EventDepositConfirmed} }, Webhook: WebhookDepositConfirmed},
+	{Type: EventDepositRejected, New: func() EventData { return &DepositData{Type: EventDepositRejected} }, Webhook: WebhookDepositRejected},
+	{Type: EventDepositExpired, New: func() EventData { return &DepositData{Type: EventDepositExpired} }, Webhook: WebhookDepositExpired},
 }
 
 // OperatorEventTypes are the operator events' types, in the registry's order.
@@ -386,3 +395,15 @@ func (d *UnknownEventData) MarshalJSON() ([]byte, error) {
 	}
 	return d.Raw, nil
 }
+
+// DepositData is a deposit.* event's payload: the deposit as the reseller
+// sees it.
+type DepositData struct {
+	// Type is the event's type (EventDepositConfirmed,
+	// EventDepositRejected or EventDepositExpired).
+	Type EventType `json:"-"`
+	DepositView
+}
+
+// EventType is the deposit event's type.
+func (d *DepositData) EventType() EventType { return d.Type }

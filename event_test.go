@@ -38,6 +38,12 @@ func TestEventKinds(t *testing.T) {
 	samples[topupd.ReconciliationFailed] = &topupd.ReconciliationFailedData{Supplier: "b", From: "2026-12-01", To: "2026-12-01", Error: "UPSTREAM_UNREACHABLE"}
 	samples[topupd.ReconciliationMismatches] = &topupd.ReconciliationMismatchesData{ReconciliationID: "rec_1", Supplier: "b",
 		From: "2026-12-01", To: "2026-12-01", Mismatches: 2}
+	dep := topupd.Deposit{ID: "dep_1", Requested: topupd.USD(50), Amount: topupd.USD(50) + 3_700, Memo: "TPD-ABC234",
+		Bank: topupd.DepositBank{BankName: "BCA", AccountNumber: "123", AccountHolder: "Shop Ltd"}, Status: topupd.DepositExpired,
+		CreatedAt: at, ExpiresAt: at.Add(24 * time.Hour), Sandbox: true}
+	for _, typ := range []topupd.EventType{topupd.EventDepositConfirmed, topupd.EventDepositRejected, topupd.EventDepositExpired} {
+		samples[typ] = &topupd.DepositData{Type: typ, DepositView: dep.View()}
+	}
 	for _, level := range []string{topupd.BalanceAlertWarn, topupd.BalanceAlertCritical, topupd.BalanceAlertNone} {
 		d := topupd.SupplierBalanceEvent(&up, level)
 		samples[d.Type] = d
@@ -114,7 +120,8 @@ func TestEventDataAsStored(t *testing.T) {
 // TestWebhookEventTypes: what endpoints may list is the registry's webhook
 // types, in the spec's order, then webhook.test.
 func TestWebhookEventTypes(t *testing.T) {
-	want := []string{"order.completed", "order.cancelled", "balance.credited", "catalog.changed", "webhook.test"}
+	want := []string{"order.completed", "order.cancelled", "balance.credited", "catalog.changed", "deposit.confirmed", "deposit.rejected",
+		"deposit.expired", "webhook.test"}
 	if diff := cmp.Diff(want, topupd.WebhookEventTypes); diff != "" {
 		t.Errorf("(-spec +registry):\n%s", diff)
 	}

@@ -45,7 +45,8 @@ func nullMoney(m *Money) any {
 func (s *Settings) LogFields() map[string]any {
 	return map[string]any{"maintenance": s.Maintenance, "ordersDisabled": s.OrdersDisabled,
 		"eligibilityMinTopupUsd": s.EligibilityMinTopup, "simDelayMs": s.SimDelayMs, "simCallMs": s.SimCallMs,
-		"upstreamBalancePollMinutes": s.UpstreamBalancePollMinutes, "reconcileAt": s.ReconcileAt}
+		"upstreamBalancePollMinutes": s.UpstreamBalancePollMinutes, "reconcileAt": s.ReconcileAt,
+		"depositBank": s.DepositBank, "depositTicketHours": s.DepositTicketHours, "depositSecondApprovalAboveUsd": s.DepositSecondApprovalAbove}
 }
 
 // LogFields are the pack's fields.

@@ -15,6 +15,14 @@ type Settings struct {
 	// ReconcileAt is when each upstream's previous UTC day is reconciled
 	// by pull, "HH:MM" UTC; "" never (the API's null). Default "03:00".
 	ReconcileAt string
+	// DepositBank is where resellers transfer deposits to; nil refuses
+	// new tickets (DEPOSITS_DISABLED).
+	DepositBank *DepositBank
+	// DepositTicketHours is how long a ticket stays pending, 1 to 720.
+	DepositTicketHours int
+	// DepositSecondApprovalAbove is the credit above which a deposit
+	// needs a second operator's confirmation.
+	DepositSecondApprovalAbove Money
 }
 
 // SettingsPatch changes the named settings; nil fields stay as they are.
@@ -28,6 +36,13 @@ type SettingsPatch struct {
 	UpstreamBalancePollMinutes *int
 	// ReconcileAt: "HH:MM" UTC, or "" for never.
 	ReconcileAt *string
+	// DepositBank: a bank (each field 1 to 200 characters), or nil to
+	// stop new tickets.
+	DepositBank **DepositBank
+	// DepositTicketHours: 1 to 720.
+	DepositTicketHours *int
+	// DepositSecondApprovalAbove: 0 or more, in whole cents.
+	DepositSecondApprovalAbove *Money
 }
 
 // maxSimMs bounds the sim provider's delays to one day.
@@ -65,6 +80,29 @@ func (p SettingsPatch) Apply(s Settings) (Settings, error) {
 			return s, Errorf(EInvalidBody, "reconcileAt: \"HH:MM\" in UTC, or null")
 		}
 		s.ReconcileAt = *p.ReconcileAt
+	}
+	if p.DepositBank != nil {
+		if b := *p.DepositBank; b != nil {
+			if err := b.Check(); err != nil {
+				return s, err
+			}
+			copied := *b
+			s.DepositBank = &copied
+		} else {
+			s.DepositBank = nil
+		}
+	}
+	if p.DepositTicketHours != nil {
+		if h := *p.DepositTicketHours; h < 1 || h > MaxDepositTicketHours {
+			return s, Errorf(EInvalidBody, "depositTicketHours: 1 to %d", MaxDepositTicketHours)
+		}
+		s.DepositTicketHours = *p.DepositTicketHours
+	}
+	if p.DepositSecondApprovalAbove != nil {
+		if m := *p.DepositSecondApprovalAbove; m < 0 || m%cent != 0 {
+			return s, Errorf(EInvalidBody, "depositSecondApprovalAboveUsd: 0 or more, at most 2 decimals")
+		}
+		s.DepositSecondApprovalAbove = *p.DepositSecondApprovalAbove
 	}
 	if p.UpstreamBalancePollMinutes != nil {
 		if m := *p.UpstreamBalancePollMinutes; m < 0 || m > 1440 {

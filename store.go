@@ -25,6 +25,7 @@ type Store interface {
 	UpstreamDepositStore
 	FundsStore
 	ReconciliationStore
+	DepositStore
 	// Settings returns the operator's settings.
 	Settings(ctx context.Context) (Settings, error)
 	// UpdateSettings applies a patch and returns the new settings.

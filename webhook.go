@@ -26,6 +26,12 @@ const (
 	WebhookBalanceCredited = "balance.credited"
 	// WebhookCatalogChanged: packs the account can see changed; data is {pids}.
 	WebhookCatalogChanged = "catalog.changed"
+	// WebhookDepositConfirmed, WebhookDepositRejected and
+	// WebhookDepositExpired: a deposit ticket was credited, rejected or
+	// expired; data is the deposit.
+	WebhookDepositConfirmed = "deposit.confirmed"
+	WebhookDepositRejected  = "deposit.rejected"
+	WebhookDepositExpired   = "deposit.expired"
 	// WebhookTest: an operator or a chat asked for a test; data is {}.
 	WebhookTest = "webhook.test"
 )

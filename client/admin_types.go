@@ -247,6 +247,12 @@ type Settings struct {
 	UpstreamBalancePollMinutes int `json:"upstreamBalancePollMinutes"`
 	// ReconcileAt is when the nightly reconciliation runs, "HH:MM" UTC; nil never.
 	ReconcileAt *string `json:"reconcileAt"`
+	// DepositBank is where resellers transfer deposits to; nil: no tickets open.
+	DepositBank *DepositBank `json:"depositBank"`
+	// DepositTicketHours is how long a deposit ticket stays pending.
+	DepositTicketHours int `json:"depositTicketHours"`
+	// DepositSecondApprovalAboveUSD is the credit above which a second operator confirms a deposit.
+	DepositSecondApprovalAboveUSD Money `json:"depositSecondApprovalAboveUsd"`
 }
 
 // AuditCheck is one invariant of the books and how many rows break it.

@@ -17,6 +17,7 @@ type WatchStore interface {
 	RecordReconciliationFailed(ctx context.Context, d topupd.ReconciliationFailedData, at time.Time) error
 	Upstreams(ctx context.Context) ([]topupd.Upstream, error)
 	Settings(ctx context.Context) (topupd.Settings, error)
+	ExpireDeposits(ctx context.Context, now time.Time) (int, error)
 }
 
 // Watch keeps the database's view of each upstream current
@@ -110,8 +111,13 @@ func (w *Watch) Run(ctx context.Context) {
 	}
 }
 
-// Look polls the balances due and works the balance alerts out again.
+// Look polls the balances due, works the balance alerts out again, runs
+// the nightly reconciliation once it is due, and expires the deposit
+// tickets whose time has passed (back-office.md, section 3).
 func (w *Watch) Look(ctx context.Context) {
+	if _, err := w.Store.ExpireDeposits(ctx, w.now()); err != nil && ctx.Err() == nil {
+		w.logger().Warn("fulfil: expiring deposit tickets", "err", err)
+	}
 	st, err := w.Store.Settings(ctx)
 	if err != nil {
 		w.logger().Warn("fulfil: reading the settings", "err", err)

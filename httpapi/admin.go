@@ -147,6 +147,8 @@ func (a *admin) routes(mux router) {
 	mux.Handle("GET /admin/reconciliations/{id}", a.read(a.getReconciliation))
 	mux.Handle("POST /admin/reconciliations/{id}/close", a.call(service.OpCloseReconciliation, a.closeReconciliation))
 	mux.Handle("POST /admin/reconciliations/{id}/mismatches/{mid}/resolve", a.call(service.OpResolveMismatch, a.resolveMismatch))
+	mux.Handle("GET /admin/deposits", a.read(a.adminDeposits))
+	mux.Handle("GET /admin/deposits/{id}", a.read(a.adminDeposit))
 	mux.Handle("GET /admin/providers", a.read(a.listProviders))
 
 	mux.Handle("GET /admin/orders", a.call(service.OpRead, a.listOrders))

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"time"
@@ -188,6 +189,13 @@ type settingsView struct {
 	UpstreamBalancePollMinutes int `json:"upstreamBalancePollMinutes"`
 	// ReconcileAt is when the nightly reconciliation runs; null never.
 	ReconcileAt *string `json:"reconcileAt"`
+	// DepositBank is where deposits are transferred to; null: no tickets.
+	DepositBank *topupd.DepositBank `json:"depositBank"`
+	// DepositTicketHours is how long a ticket stays pending.
+	DepositTicketHours int `json:"depositTicketHours"`
+	// DepositSecondApprovalAboveUsd is the credit above which a second
+	// operator confirms a deposit.
+	DepositSecondApprovalAboveUsd topupd.Money `json:"depositSecondApprovalAboveUsd"`
 }
 
 // viewSettings shows the settings.
@@ -196,7 +204,8 @@ func viewSettings(s topupd.Settings) settingsView {
 	if s.ReconcileAt != "" {
 		at = &s.ReconcileAt
 	}
-	return settingsView{s.Maintenance, s.OrdersDisabled, s.EligibilityMinTopup, s.SimDelayMs, s.SimCallMs, s.UpstreamBalancePollMinutes, at}
+	return settingsView{s.Maintenance, s.OrdersDisabled, s.EligibilityMinTopup, s.SimDelayMs, s.SimCallMs, s.UpstreamBalancePollMinutes, at,
+		s.DepositBank, s.DepositTicketHours, s.DepositSecondApprovalAbove}
 }
 
 func (a *admin) getSettings(w http.ResponseWriter, r *http.Request) error {
@@ -243,6 +252,7 @@ func (a *admin) patchSettings(w http.ResponseWriter, r *http.Request) error {
 		}
 		p.ReconcileAt = &at
 	}
+	obj.depositSettings(&p)
 	if err := obj.done(); err != nil {
 		return err
 	}
@@ -252,4 +262,54 @@ func (a *admin) patchSettings(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, viewSettings(s))
 	return nil
+}
+
+// depositSettings takes the deposit settings of a settings patch:
+// depositBank (an object of exactly its three fields, or null),
+// depositTicketHours and depositSecondApprovalAboveUsd.
+func (o *object) depositSettings(p *topupd.SettingsPatch) {
+	if raw, ok := o.m["depositBank"]; ok {
+		var bank *topupd.DepositBank
+		if strings.TrimSpace(string(raw)) == "null" {
+			delete(o.m, "depositBank")
+		} else if fields, err := readBank(raw); err != nil {
+			delete(o.m, "depositBank")
+			if o.err == nil {
+				o.err = err
+			}
+		} else {
+			delete(o.m, "depositBank")
+			bank = fields
+		}
+		p.DepositBank = &bank
+	}
+	var hours int
+	if o.take("depositTicketHours", &hours) {
+		p.DepositTicketHours = &hours
+	}
+	if above, ok := o.money("depositSecondApprovalAboveUsd"); ok {
+		p.DepositSecondApprovalAbove = &above
+	}
+}
+
+// readBank reads a depositBank object: its three fields, each a string,
+// and nothing else (INVALID_BODY).
+func readBank(raw []byte) (*topupd.DepositBank, error) {
+	inner := &object{}
+	if err := json.Unmarshal(raw, &inner.m); err != nil || inner.m == nil {
+		return nil, topupd.Errorf(topupd.EInvalidBody, "depositBank: an object with bankName, accountNumber and accountHolder, or null")
+	}
+	var b topupd.DepositBank
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"bankName", &b.BankName}, {"accountNumber", &b.AccountNumber}, {"accountHolder", &b.AccountHolder}} {
+		if !inner.take(f.name, f.dst) && inner.err == nil {
+			return nil, topupd.Errorf(topupd.EInvalidBody, "depositBank.%s: required", f.name)
+		}
+	}
+	if err := inner.done(); err != nil {
+		return nil, topupd.Errorf(topupd.EInvalidBody, "depositBank: %v", err)
+	}
+	return &b, nil
 }

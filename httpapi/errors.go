@@ -67,6 +67,9 @@ var statusOf = map[topupd.ErrorCode]int{
 	topupd.EReconciliationClosed: http.StatusConflict,
 	topupd.EMismatchResolved:     http.StatusConflict,
 	topupd.EActionNotApplicable:  http.StatusConflict,
+	topupd.EDepositsDisabled:     http.StatusConflict,
+	topupd.EDepositLimit:         http.StatusConflict,
+	topupd.EDepositAmountTaken:   http.StatusConflict,
 	topupd.EUpstreamKeyRefused:   http.StatusBadRequest,
 	topupd.EUpstreamRefused:      http.StatusBadGateway,
 	// 502 on a check; a PUT answers its own 400 (putUpstream).

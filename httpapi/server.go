@@ -137,5 +137,8 @@ func (a *reseller) routes(mux router) {
 	// GET /orders/ (the route above). Every method but POST answers 405.
 	mux.HandleFunc("/orders", a.onlyPost)
 	mux.Handle("GET /events", a.auth(a.events))
+	mux.Handle("POST /deposits", a.auth(a.openDeposit))
+	mux.Handle("GET /deposits", a.auth(a.deposits))
+	mux.Handle("GET /deposits/{depositId}", a.auth(a.deposit))
 	mux.Handle("GET /openapi.json", a.auth(a.openapi))
 }

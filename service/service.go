@@ -54,6 +54,7 @@ type Store interface {
 	resellerStore
 	topupd.FundsStore
 	topupd.ReconciliationStore
+	topupd.DepositStore
 }
 
 // Deps are the service's dependencies.

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 
 	"github.com/topupd/topupd"
@@ -10,10 +11,24 @@ import (
 
 func scanSettings(row scanner) (topupd.Settings, error) {
 	var st topupd.Settings
-	var at sql.NullString
-	err := row.Scan(&st.Maintenance, &st.OrdersDisabled, &st.EligibilityMinTopup, &st.SimDelayMs, &st.SimCallMs, &st.UpstreamBalancePollMinutes, &at)
+	var at, bank sql.NullString
+	err := row.Scan(&st.Maintenance, &st.OrdersDisabled, &st.EligibilityMinTopup, &st.SimDelayMs, &st.SimCallMs, &st.UpstreamBalancePollMinutes, &at,
+		&bank, &st.DepositTicketHours, &st.DepositSecondApprovalAbove)
 	st.ReconcileAt = at.String
+	if err == nil && bank.Valid {
+		st.DepositBank = new(topupd.DepositBank)
+		err = json.Unmarshal([]byte(bank.String), st.DepositBank)
+	}
 	return st, err
+}
+
+// bankJSON stores a deposit bank as JSON, nil as NULL.
+func bankJSON(b *topupd.DepositBank) (any, error) {
+	if b == nil {
+		return nil, nil
+	}
+	raw, err := json.Marshal(b)
+	return string(raw), err
 }
 
 // Settings returns the operator's settings.
@@ -38,10 +53,15 @@ func (s *Store) UpdateSettings(ctx context.Context, ch *topupd.Change, p topupd.
 		if out, err = p.Apply(cur); err != nil {
 			return err
 		}
+		bank, err := bankJSON(out.DepositBank)
+		if err != nil {
+			return err
+		}
 		_, err = tx.ExecContext(ctx, `UPDATE settings SET maintenance = $1, orders_disabled = $2, eligibility_min_topup = $3,
-			sim_delay_ms = $4, sim_call_ms = $5, upstream_balance_poll_minutes = $6, reconcile_at = $7 WHERE id = 1`,
+			sim_delay_ms = $4, sim_call_ms = $5, upstream_balance_poll_minutes = $6, reconcile_at = $7, deposit_bank = $8,
+			deposit_ticket_hours = $9, deposit_second_approval_above = $10 WHERE id = 1`,
 			boolInt(out.Maintenance), boolInt(out.OrdersDisabled), int64(out.EligibilityMinTopup), out.SimDelayMs, out.SimCallMs,
-			out.UpstreamBalancePollMinutes, nullString(out.ReconcileAt))
+			out.UpstreamBalancePollMinutes, nullString(out.ReconcileAt), bank, out.DepositTicketHours, int64(out.DepositSecondApprovalAbove))
 		noteChange(ctx, "", cur.LogFields(), out.LogFields())
 		return err
 	})

@@ -428,12 +428,17 @@ func testSettings(t *testing.T, e *env) {
 	if err != nil {
 		t.Fatalf("Settings: %v", err)
 	}
-	if diff := cmp.Diff(topupd.Settings{UpstreamBalancePollMinutes: 5, ReconcileAt: "03:00"}, got); diff != "" {
+	defaults := topupd.Settings{UpstreamBalancePollMinutes: 5, ReconcileAt: "03:00", DepositTicketHours: topupd.DefaultDepositTicketHours,
+		DepositSecondApprovalAbove: topupd.DefaultSecondApprovalAbove}
+	if diff := cmp.Diff(defaults, got); diff != "" {
 		t.Errorf("default settings (-want +got):\n%s", diff)
 	}
 	yes, minTopup, delay, call, poll := true, topupd.USD(50), 1500, 200, 0
-	want := topupd.Settings{UpstreamBalancePollMinutes: 5, ReconcileAt: "03:00"}
+	want := defaults
 	never, at := "", "23:59"
+	bank := &topupd.DepositBank{BankName: "BCA", AccountNumber: "0123", AccountHolder: "PT Jaya"}
+	var noBank *topupd.DepositBank
+	hours, above := 72, topupd.USD(250)
 	for _, st := range []struct {
 		patch topupd.SettingsPatch
 		edit  func(*topupd.Settings)
@@ -445,6 +450,10 @@ func testSettings(t *testing.T, e *env) {
 		{topupd.SettingsPatch{UpstreamBalancePollMinutes: &poll}, func(s *topupd.Settings) { s.UpstreamBalancePollMinutes = poll }},
 		{topupd.SettingsPatch{ReconcileAt: &never}, func(s *topupd.Settings) { s.ReconcileAt = "" }},
 		{topupd.SettingsPatch{ReconcileAt: &at}, func(s *topupd.Settings) { s.ReconcileAt = at }},
+		{topupd.SettingsPatch{DepositBank: &bank, DepositTicketHours: &hours, DepositSecondApprovalAbove: &above}, func(s *topupd.Settings) {
+			s.DepositBank, s.DepositTicketHours, s.DepositSecondApprovalAbove = bank, hours, above
+		}},
+		{topupd.SettingsPatch{DepositBank: &noBank}, func(s *topupd.Settings) { s.DepositBank = nil }},
 		{topupd.SettingsPatch{}, func(*topupd.Settings) {}},
 	} {
 		st.edit(&want)
@@ -468,6 +477,8 @@ func testSettings(t *testing.T, e *env) {
 		{UpstreamBalancePollMinutes: &neg, Maintenance: &no},
 		{UpstreamBalancePollMinutes: &dayAndMinute, Maintenance: &no},
 		{ReconcileAt: &badClock, Maintenance: &no},
+		{DepositTicketHours: &neg, Maintenance: &no},
+		{DepositSecondApprovalAbove: &negMoney, Maintenance: &no},
 	} {
 		_, err := e.s.UpdateSettings(e.ctx, nil, bad)
 		codeIs(t, err, topupd.EInvalidBody, "UpdateSettings(bad patch)")

@@ -1,0 +1,108 @@
+package httpapi
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/topupd/topupd"
+)
+
+// Deposit tickets on the admin API (back-office.md, section 3).
+
+// depositConfirmation is one operator's confirmation of a deposit.
+type depositConfirmation struct {
+	Operator string `json:"operator"`
+	At       string `json:"at"`
+}
+
+// adminDepositView is a deposit as the admin API shows it: the reseller's
+// view and its account, with the confirmation's fields (null until the
+// ticket is confirmed or rejected).
+type adminDepositView struct {
+	Success bool `json:"success,omitempty"`
+	topupd.DepositView
+	AccountID     string                `json:"accountId"`
+	BankRef       *string               `json:"bankRef"`
+	ReceivedUSD   *topupd.Money         `json:"receivedUsd"`
+	Confirmations []depositConfirmation `json:"confirmations"`
+	RejectedBy    *string               `json:"rejectedBy"`
+}
+
+// viewAdminDeposit shows a deposit to an operator.
+func viewAdminDeposit(d *topupd.Deposit, whole bool) adminDepositView {
+	return adminDepositView{Success: whole, DepositView: d.View(), AccountID: d.AccountID, Confirmations: []depositConfirmation{}}
+}
+
+// depositsCursor is the kind of the deposits list's cursors.
+const depositsCursor = "d"
+
+// adminDeposit answers one deposit.
+func (a *admin) adminDeposit(w http.ResponseWriter, r *http.Request) error {
+	d, err := a.Service.Deposit(r.Context(), a.actor(r), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, viewAdminDeposit(&d, true))
+	return nil
+}
+
+// adminDeposits answers a page of deposits, newest first: live ones
+// unless sandbox=true; status and accountId filter.
+func (a *admin) adminDeposits(w http.ResponseWriter, r *http.Request) error {
+	v := r.URL.Query()
+	rest := url.Values{}
+	for k, vals := range v {
+		if k != "cursor" {
+			rest[k] = vals
+		}
+	}
+	p, err := parsePage(rest, map[string]bool{"status": true, "accountId": true, "sandbox": true}, accountsCursor)
+	if err != nil {
+		return err
+	}
+	if len(v["cursor"]) > 1 {
+		return topupd.Errorf(topupd.EInvalidRequest, "cursor: given more than once")
+	}
+	q := topupd.DepositsQuery{Status: v.Get("status"), AccountID: v.Get("accountId"), Limit: p.Limit + 1}
+	switch q.Status {
+	case "", topupd.DepositPending, topupd.DepositAwaitingSecond, topupd.DepositConfirmed, topupd.DepositRejected, topupd.DepositExpired:
+	default:
+		return topupd.Errorf(topupd.EInvalidRequest, "status: pending, awaiting_second, confirmed, rejected or expired")
+	}
+	switch v.Get("sandbox") {
+	case "", "false":
+	case "true":
+		q.Sandbox = true
+	default:
+		return topupd.Errorf(topupd.EInvalidRequest, "sandbox: true or false")
+	}
+	if c := v.Get("cursor"); c != "" {
+		row, ok := strings.CutPrefix(c, depositsCursor+":")
+		seq, perr := strconv.ParseInt(row, 10, 64)
+		if !ok || perr != nil || seq <= 0 {
+			return topupd.Errorf(topupd.EInvalidRequest, "cursor: not one this list gave")
+		}
+		q.Before = seq
+	}
+	list, err := a.Service.Deposits(r.Context(), a.actor(r), q)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		Success    bool               `json:"success"`
+		Deposits   []adminDepositView `json:"deposits"`
+		NextCursor *string            `json:"nextCursor"`
+	}{Success: true, Deposits: []adminDepositView{}}
+	if len(list) > p.Limit {
+		list = list[:p.Limit]
+		c := depositsCursor + ":" + strconv.FormatInt(list[len(list)-1].Seq, 10)
+		out.NextCursor = &c
+	}
+	for i := range list {
+		out.Deposits = append(out.Deposits, viewAdminDeposit(&list[i], false))
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
