@@ -86,6 +86,16 @@ const (
 	// EDepositAmountTaken: every cent of the amount is another pending
 	// ticket's.
 	EDepositAmountTaken ErrorCode = "DEPOSIT_AMOUNT_TAKEN"
+	// EDepositFinal: a confirmed, rejected or expired ticket never changes.
+	EDepositFinal ErrorCode = "DEPOSIT_FINAL"
+	// ESecondApprovalRequired: the operator who confirmed a ticket first
+	// cannot give its second approval.
+	ESecondApprovalRequired ErrorCode = "SECOND_APPROVAL_REQUIRED"
+	// EConfirmationMismatch: a second confirmation names another bank
+	// reference or received amount than the first.
+	EConfirmationMismatch ErrorCode = "CONFIRMATION_MISMATCH"
+	// EBankRefUsed: a bank reference confirms one ticket, ever.
+	EBankRefUsed ErrorCode = "BANK_REF_USED"
 	// EMismatchResolved: a mismatch is resolved once.
 	EMismatchResolved ErrorCode = "MISMATCH_RESOLVED"
 	// EActionNotApplicable: the action does not apply to the mismatch, or
