@@ -175,6 +175,9 @@ type DepositStore interface {
 	// Deposits returns a page of tickets, newest first, and, with
 	// AccountID set, how many that account has.
 	Deposits(ctx context.Context, q DepositsQuery) ([]Deposit, int, error)
+	// OpenDeposits counts the live tickets pending and awaiting a second
+	// approval, by status.
+	OpenDeposits(ctx context.Context) (map[string]int, error)
 	// ExpireDeposits expires every pending ticket whose time has passed
 	// at now, each with its deposit.expired event; it returns how many.
 	ExpireDeposits(ctx context.Context, now time.Time) (int, error)

@@ -172,6 +172,10 @@ func TestDepositTickets(t *testing.T) {
 		if rows := sandboxes.Body["deposits"].([]any); len(rows) != 1 || rows[0].(map[string]any)["depositId"] != sandboxDep {
 			t.Errorf("the sandboxes' tickets: %s", sandboxes)
 		}
+		if _, text := h.AdminText("/metrics", h.MetricsToken); !strings.Contains(text, `topupd_deposits_open{status="pending"} 99`) ||
+			!strings.Contains(text, `topupd_deposits_open{status="awaiting_second"} 0`) {
+			t.Errorf("the metric of open deposits is not 99 pending, 0 awaiting a second approval")
+		}
 		refused(h.AdminDo("GET", "/admin/deposits?status=lost", nil), 400, "INVALID_REQUEST", "an unknown status")
 		refused(h.AdminDo("GET", "/admin/deposits/dep_nosuch", nil), 404, "NOT_FOUND", "an unknown ticket (admin)")
 

@@ -28,6 +28,9 @@ type Source interface {
 	WaitingFunds(ctx context.Context) (int, error)
 	// OpenMismatches counts the reconciliations' open mismatches by supplier.
 	OpenMismatches(ctx context.Context) (map[string]int, error)
+	// OpenDeposits counts the live deposit tickets pending and awaiting a
+	// second approval, by status.
+	OpenDeposits(ctx context.Context) (map[string]int, error)
 	// Gauges counts the orders processing and sums the reseller balances.
 	Gauges(ctx context.Context) (topupd.Gauges, error)
 	// StockLevels returns the codes available per PID.
@@ -202,6 +205,8 @@ var (
 		[]string{"supplier"}, nil)
 	openMismatchesDesc = prometheus.NewDesc("topupd_reconciliation_open_mismatches",
 		"The open mismatches of the reconciliations with a supplier; a series for every supplier reconciled.", []string{"supplier"}, nil)
+	depositsOpenDesc = prometheus.NewDesc("topupd_deposits_open",
+		"The live deposit tickets pending, and awaiting a second approval.", []string{"status"}, nil)
 	waitingFundsDesc = prometheus.NewDesc("topupd_orders_waiting_funds",
 		"Orders waiting for supplier funds: no supplier of theirs could cover them.", nil, nil)
 )
@@ -219,6 +224,7 @@ func (c *dbCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- supplierRunwayDesc
 	ch <- waitingFundsDesc
 	ch <- openMismatchesDesc
+	ch <- depositsOpenDesc
 }
 
 // Collect reads the database, within 5 s.
@@ -281,6 +287,13 @@ func (c *dbCollector) Collect(ch chan<- prometheus.Metric) {
 	if open, err := c.src.OpenMismatches(ctx); err == nil {
 		for supplier, n := range open {
 			ch <- prometheus.MustNewConstMetric(openMismatchesDesc, prometheus.GaugeValue, float64(n), supplier)
+		}
+	} else {
+		failed = 1
+	}
+	if open, err := c.src.OpenDeposits(ctx); err == nil {
+		for _, st := range []string{topupd.DepositPending, topupd.DepositAwaitingSecond} {
+			ch <- prometheus.MustNewConstMetric(depositsOpenDesc, prometheus.GaugeValue, float64(open[st]), st)
 		}
 	} else {
 		failed = 1

@@ -180,3 +180,22 @@ func (s *Store) expireDeposits(ctx context.Context, tx *sql.Tx, now time.Time) (
 	}
 	return expired, nil
 }
+
+// OpenDeposits counts the live tickets pending and awaiting a second
+// approval, by status (deposits_status finds them).
+func (s *Store) OpenDeposits(ctx context.Context) (map[string]int, error) {
+	out := map[string]int{}
+	err := eachRow(ctx, s.read, func(r scanner) error {
+		var status string
+		var n int
+		if err := r.Scan(&status, &n); err != nil {
+			return err
+		}
+		out[status] = n
+		return nil
+	}, `SELECT status, COUNT(*) FROM deposits WHERE status IN ('pending', 'awaiting_second') AND sandbox = 0 GROUP BY status`)
+	if err != nil {
+		return nil, fmt.Errorf("store.OpenDeposits: %w", err)
+	}
+	return out, nil
+}
