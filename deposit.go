@@ -74,6 +74,20 @@ type Deposit struct {
 	Status            string
 	CreatedAt         time.Time
 	ExpiresAt         time.Time
+	// BankRef and Received are the confirmation's: the bank's reference
+	// of the transfer, and what arrived when it differs.
+	BankRef  string
+	Received *Money
+	// First is the first of two confirmations, once given.
+	First *DepositConfirmation
+	// Credited, ConfirmedBy, ConfirmedAt and EntryID are set once it is
+	// confirmed: what was credited, by whom, when, and the ledger entry.
+	Credited    *Money
+	ConfirmedBy string
+	ConfirmedAt *time.Time
+	EntryID     int64
+	// Reason and RejectedBy are a rejection's.
+	Reason, RejectedBy string
 }
 
 // CheckDepositAmount refuses an amount outside MinDeposit to MaxDeposit,
@@ -137,13 +151,21 @@ type DepositView struct {
 	Status       string      `json:"status"`
 	CreatedAt    time.Time   `json:"createdAt"`
 	ExpiresAt    time.Time   `json:"expiresAt"`
+	CreditedUSD  *Money      `json:"creditedUsd,omitempty"`
+	ConfirmedAt  *time.Time  `json:"confirmedAt,omitempty"`
+	Reason       string      `json:"reason,omitempty"`
 	Sandbox      bool        `json:"sandbox,omitempty"`
 }
 
 // View is the deposit as a reseller sees it.
 func (d *Deposit) View() DepositView {
-	return DepositView{DepositID: d.ID, RequestedUSD: d.Requested, AmountUSD: d.Amount, Memo: d.Memo, Bank: d.Bank, Status: d.Status,
-		CreatedAt: d.CreatedAt.UTC(), ExpiresAt: d.ExpiresAt.UTC(), Sandbox: d.Sandbox}
+	v := DepositView{DepositID: d.ID, RequestedUSD: d.Requested, AmountUSD: d.Amount, Memo: d.Memo, Bank: d.Bank, Status: d.Status,
+		CreatedAt: d.CreatedAt.UTC(), ExpiresAt: d.ExpiresAt.UTC(), CreditedUSD: d.Credited, Reason: d.Reason, Sandbox: d.Sandbox}
+	if d.ConfirmedAt != nil {
+		at := d.ConfirmedAt.UTC()
+		v.ConfirmedAt = &at
+	}
+	return v
 }
 
 // DepositsQuery selects a page of deposits, newest first.
@@ -178,6 +200,16 @@ type DepositStore interface {
 	// OpenDeposits counts the live tickets pending and awaiting a second
 	// approval, by status.
 	OpenDeposits(ctx context.Context) (map[string]int, error)
+	// ConfirmDeposit records an operator's confirmation of a ticket, in
+	// one transaction holding its row lock, logged as the change ch: the
+	// first of two above the threshold, or the one that credits it (one
+	// deposit ledger entry, with its deposit.confirmed and
+	// balance.credited events). NOT_FOUND, DEPOSIT_FINAL,
+	// SECOND_APPROVAL_REQUIRED, CONFIRMATION_MISMATCH, BANK_REF_USED.
+	ConfirmDeposit(ctx context.Context, ch *Change, id string, c DepositConfirmation) (Deposit, error)
+	// RejectDeposit rejects a pending ticket, or one awaiting its second
+	// approval, with its deposit.rejected event: NOT_FOUND, DEPOSIT_FINAL.
+	RejectDeposit(ctx context.Context, ch *Change, id, reason, operator string, at time.Time) (Deposit, error)
 	// ExpireDeposits expires every pending ticket whose time has passed
 	// at now, each with its deposit.expired event; it returns how many.
 	ExpireDeposits(ctx context.Context, now time.Time) (int, error)

@@ -10,6 +10,9 @@ const (
 	EntryCredit EntryKind = "credit"
 	EntryCharge EntryKind = "charge"
 	EntryRefund EntryKind = "refund"
+	// EntryDeposit is a deposit ticket's credit (back-office.md, section
+	// 3): its reference is the deposit's id.
+	EntryDeposit EntryKind = "deposit"
 )
 
 // LedgerEntry is one movement of an account's money. The balance is the sum of

@@ -149,6 +149,8 @@ func (a *admin) routes(mux router) {
 	mux.Handle("POST /admin/reconciliations/{id}/mismatches/{mid}/resolve", a.call(service.OpResolveMismatch, a.resolveMismatch))
 	mux.Handle("GET /admin/deposits", a.read(a.adminDeposits))
 	mux.Handle("GET /admin/deposits/{id}", a.read(a.adminDeposit))
+	mux.Handle("POST /admin/deposits/{id}/confirm", a.call(service.OpConfirmDeposit, a.confirmDeposit))
+	mux.Handle("POST /admin/deposits/{id}/reject", a.call(service.OpRejectDeposit, a.rejectDeposit))
 	mux.Handle("GET /admin/providers", a.read(a.listProviders))
 
 	mux.Handle("GET /admin/orders", a.call(service.OpRead, a.listOrders))

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/topupd/topupd"
 )
@@ -32,7 +33,63 @@ type adminDepositView struct {
 
 // viewAdminDeposit shows a deposit to an operator.
 func viewAdminDeposit(d *topupd.Deposit, whole bool) adminDepositView {
-	return adminDepositView{Success: whole, DepositView: d.View(), AccountID: d.AccountID, Confirmations: []depositConfirmation{}}
+	v := adminDepositView{Success: whole, DepositView: d.View(), AccountID: d.AccountID, Confirmations: []depositConfirmation{},
+		ReceivedUSD: d.Received}
+	if d.BankRef != "" {
+		v.BankRef = &d.BankRef
+	}
+	if f := d.First; f != nil {
+		v.Confirmations = append(v.Confirmations, depositConfirmation{Operator: f.Operator, At: f.At.UTC().Format(time.RFC3339Nano)})
+	}
+	if d.ConfirmedAt != nil {
+		v.Confirmations = append(v.Confirmations, depositConfirmation{Operator: d.ConfirmedBy, At: d.ConfirmedAt.UTC().Format(time.RFC3339Nano)})
+	}
+	if d.RejectedBy != "" {
+		v.RejectedBy = &d.RejectedBy
+	}
+	return v
+}
+
+// confirmDeposit confirms a ticket: { "bankRef", "receivedUsd"? }.
+func (a *admin) confirmDeposit(w http.ResponseWriter, r *http.Request) error {
+	obj, err := readAdminObject(r)
+	if err != nil {
+		return err
+	}
+	var bankRef string
+	obj.take("bankRef", &bankRef)
+	var received *topupd.Money
+	if m, ok := obj.money("receivedUsd"); ok {
+		received = &m
+	}
+	if err := obj.done(); err != nil {
+		return err
+	}
+	d, err := a.Service.ConfirmDeposit(r.Context(), a.actor(r), r.PathValue("id"), bankRef, received)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, viewAdminDeposit(&d, true))
+	return nil
+}
+
+// rejectDeposit rejects a ticket: { "reason" }.
+func (a *admin) rejectDeposit(w http.ResponseWriter, r *http.Request) error {
+	obj, err := readAdminObject(r)
+	if err != nil {
+		return err
+	}
+	var reason string
+	obj.take("reason", &reason)
+	if err := obj.done(); err != nil {
+		return err
+	}
+	d, err := a.Service.RejectDeposit(r.Context(), a.actor(r), r.PathValue("id"), reason)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, viewAdminDeposit(&d, true))
+	return nil
 }
 
 // depositsCursor is the kind of the deposits list's cursors.

@@ -50,3 +50,45 @@ func (s *Service) Deposits(ctx context.Context, a Actor, q topupd.DepositsQuery)
 	list, _, err := s.d.Store.Deposits(ctx, q)
 	return list, err
 }
+
+// The operators' deposit operations: the owner's and finance's.
+const (
+	// OpConfirmDeposit confirms a deposit ticket: the first of two
+	// confirmations above the threshold, or the one that credits it.
+	OpConfirmDeposit Op = "deposit.confirm"
+	// OpRejectDeposit rejects a deposit ticket.
+	OpRejectDeposit Op = "deposit.reject"
+)
+
+// depositOps are the deposit operations' permissions.
+var depositOps = map[Op]rule{
+	OpConfirmDeposit: {perm: topupd.PermCredit},
+	OpRejectDeposit:  {perm: topupd.PermCredit},
+}
+
+// ConfirmDeposit confirms a ticket with the bank's reference of the
+// transfer and, when it differs from the ticket's amount, what arrived
+// (what is then credited): INVALID_BODY, NOT_FOUND, DEPOSIT_FINAL,
+// SECOND_APPROVAL_REQUIRED, CONFIRMATION_MISMATCH, BANK_REF_USED.
+func (s *Service) ConfirmDeposit(ctx context.Context, a Actor, id, bankRef string, received *topupd.Money) (topupd.Deposit, error) {
+	if err := Allowed(a, OpConfirmDeposit); err != nil {
+		return topupd.Deposit{}, err
+	}
+	c := topupd.DepositConfirmation{Operator: a.Operator, At: s.d.Now(), BankRef: bankRef, Received: received}
+	if err := c.Check(); err != nil {
+		return topupd.Deposit{}, err
+	}
+	return s.d.Store.ConfirmDeposit(ctx, change(a, OpConfirmDeposit, id), id, c)
+}
+
+// RejectDeposit rejects a ticket, with a reason of 1 to 500 characters:
+// INVALID_BODY, NOT_FOUND, DEPOSIT_FINAL.
+func (s *Service) RejectDeposit(ctx context.Context, a Actor, id, reason string) (topupd.Deposit, error) {
+	if err := Allowed(a, OpRejectDeposit); err != nil {
+		return topupd.Deposit{}, err
+	}
+	if err := topupd.RejectDeposit(topupd.DepositPending, reason); err != nil {
+		return topupd.Deposit{}, err
+	}
+	return s.d.Store.RejectDeposit(ctx, change(a, OpRejectDeposit, id), id, reason, a.Operator, s.d.Now())
+}

@@ -185,7 +185,7 @@ type rule struct {
 // ruleOf is every operation's rule.
 var ruleOf = func() map[Op]rule {
 	all := map[Op]rule{OpRead: {perm: topupd.PermRead}}
-	for _, table := range []map[Op]rule{orderOps, accountOps, catalogOps, adminOps, webhookOps, chatOps, reconOps} {
+	for _, table := range []map[Op]rule{orderOps, accountOps, catalogOps, adminOps, webhookOps, chatOps, reconOps, depositOps} {
 		for op, r := range table {
 			if _, dup := all[op]; dup {
 				panic("service: operation " + string(op) + " declared twice")

@@ -44,6 +44,13 @@ var auditChecks = []struct{ name, query string }{
 	// Orders placed since an account's limits were set keep to them
 	// (limits.go).
 	{"orders-within-spending-limits", limitsAuditSQL()},
+	// A deposit ticket is credited once: a confirmed ticket names one
+	// deposit entry of its account, of its credit, whose reference is its
+	// id, and every deposit entry is a confirmed ticket's.
+	{"deposits-credited-once", `SELECT d.id FROM deposits d WHERE d.status = 'confirmed' AND NOT EXISTS (SELECT 1 FROM ledger l
+		  WHERE l.id = d.entry_id AND l.kind = 'deposit' AND l.account_id = d.account_id AND l.amount = d.credited AND l.reference = d.id)
+		UNION ALL SELECT l.reference FROM ledger l WHERE l.kind = 'deposit'
+		  AND NOT EXISTS (SELECT 1 FROM deposits d WHERE d.entry_id = l.id AND d.status = 'confirmed')`},
 	{"refund-only-when-cancelled", `SELECT o.id FROM orders o WHERE o.refunded = 1 AND o.status <> 'cancelled'`},
 	{"code-delivered-once", `SELECT MIN(c.pid) FROM codes c WHERE c.order_seq IS NOT NULL
 		GROUP BY c.pid, c.fingerprint HAVING COUNT(*) > 1`},
@@ -113,7 +120,7 @@ var auditChecks = []struct{ name, query string }{
 		   OR (SELECT COUNT(*) FROM events e WHERE e.order_seq = o.seq AND e.type = 'order.completed') <> CASE WHEN o.status = 'completed' THEN 1 ELSE 0 END
 		   OR (SELECT COUNT(*) FROM events e WHERE e.order_seq = o.seq AND e.type = 'order.cancelled') <> CASE WHEN o.status = 'cancelled' THEN 1 ELSE 0 END`},
 	{"events-tell-every-credit", `SELECT a.id FROM accounts a
-		WHERE (SELECT COUNT(*) FROM ledger l WHERE l.account_id = a.id AND l.kind = 'credit')
+		WHERE (SELECT COUNT(*) FROM ledger l WHERE l.account_id = a.id AND l.kind IN ('credit', 'deposit'))
 		   <> (` + creditEventsOf("a.id") + `)`},
 	// The daily roll-ups that reports read hold exactly what the orders
 	// they count say: each differing row is named by its day, account and

@@ -13,18 +13,163 @@ import (
 // Deposit tickets (back-office.md, section 3; migration 00039).
 
 // depositColumns are the columns scanDeposit reads.
-const depositColumns = `seq, id, account_id, sandbox, requested, amount, memo, bank, status, created_at, expires_at`
+const depositColumns = `seq, id, account_id, sandbox, requested, amount, memo, bank, status, created_at, expires_at,
+	COALESCE(bank_ref, ''), received, first_by, first_at, credited, confirmed_by, confirmed_at, COALESCE(entry_id, 0), reason, rejected_by`
 
 func scanDeposit(row scanner) (topupd.Deposit, error) {
 	var d topupd.Deposit
-	var bank string
+	var bank, firstBy string
 	var created, expires int64
-	err := row.Scan(&d.Seq, &d.ID, &d.AccountID, &d.Sandbox, &d.Requested, &d.Amount, &d.Memo, &bank, &d.Status, &created, &expires)
+	var received, firstAt, credited, confirmedAt sql.NullInt64
+	err := row.Scan(&d.Seq, &d.ID, &d.AccountID, &d.Sandbox, &d.Requested, &d.Amount, &d.Memo, &bank, &d.Status, &created, &expires,
+		&d.BankRef, &received, &firstBy, &firstAt, &credited, &d.ConfirmedBy, &confirmedAt, &d.EntryID, &d.Reason, &d.RejectedBy)
 	if err == nil {
 		err = json.Unmarshal([]byte(bank), &d.Bank)
 	}
-	d.CreatedAt, d.ExpiresAt = fromMS(created), fromMS(expires)
+	d.CreatedAt, d.ExpiresAt, d.Received, d.Credited = fromMS(created), fromMS(expires), nullMoney(received), nullMoney(credited)
+	if firstBy != "" {
+		// The first of two confirmations named the bank reference and the
+		// amount received, which the ticket keeps.
+		d.First = &topupd.DepositConfirmation{Operator: firstBy, At: fromMS(firstAt.Int64), BankRef: d.BankRef, Received: d.Received}
+	}
+	if confirmedAt.Valid {
+		t := fromMS(confirmedAt.Int64)
+		d.ConfirmedAt = &t
+	}
 	return d, err
+}
+
+// lockDeposit reads a ticket, holding its row lock.
+func (s *Store) lockDeposit(ctx context.Context, tx *sql.Tx, id string) (topupd.Deposit, error) {
+	d, err := scanDeposit(tx.QueryRowContext(ctx, `SELECT `+depositColumns+` FROM deposits WHERE id = $1`+s.d.LockRow, id))
+	if isNoRows(err) {
+		return d, topupd.Errorf(topupd.ENotFound, "deposit %s", id)
+	}
+	return d, err
+}
+
+// ConfirmDeposit records a confirmation of a ticket (topupd.ConfirmDeposit
+// decides what it makes of it): the first of two, or the one that
+// credits it, in one transaction with its action log entry. The bank
+// reference is checked here and held by deposits_bank_ref; the credit by
+// ledger_one_deposit.
+func (s *Store) ConfirmDeposit(ctx context.Context, ch *topupd.Change, id string, c topupd.DepositConfirmation) (topupd.Deposit, error) {
+	ctx = withChange(ctx, ch)
+	var out topupd.Deposit
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		d, err := s.lockDeposit(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if d.Status == topupd.DepositPending && !d.ExpiresAt.After(c.At) {
+			return topupd.Errorf(topupd.EDepositFinal, "the ticket expired at %s: credit what arrived through the account's credits",
+				d.ExpiresAt.UTC().Format(time.RFC3339))
+		}
+		st, err := scanSettings(tx.QueryRowContext(ctx, `SELECT `+settingsColumns+` FROM settings WHERE id = 1`))
+		if err != nil {
+			return err
+		}
+		step, err := topupd.ConfirmDeposit(d.Status, d.Amount, d.First, c, st.DepositSecondApprovalAbove)
+		if err != nil {
+			return err
+		}
+		var other int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM deposits WHERE bank_ref = $1 AND seq <> $2`, c.BankRef, d.Seq).Scan(&other); err != nil {
+			return err
+		}
+		if other > 0 {
+			return topupd.Errorf(topupd.EBankRefUsed, "bank reference %q confirmed another ticket", c.BankRef)
+		}
+		before := map[string]any{"status": d.Status}
+		if step.Status == topupd.DepositAwaitingSecond {
+			_, err = tx.ExecContext(ctx, `UPDATE deposits SET status = 'awaiting_second', bank_ref = $2, received = $3, first_by = $4, first_at = $5
+				WHERE seq = $1`, d.Seq, c.BankRef, moneyOrNull(c.Received), c.Operator, ms(c.At))
+			if err != nil {
+				return bankRefUsed(s, err, c.BankRef)
+			}
+			d.Status, d.BankRef, d.Received = step.Status, c.BankRef, c.Received
+			d.First = &topupd.DepositConfirmation{Operator: c.Operator, At: fromMS(ms(c.At)), BankRef: c.BankRef, Received: c.Received}
+			noteChange(ctx, d.AccountID, before, map[string]any{"status": d.Status, "bankRef": c.BankRef, "receivedUsd": c.Received})
+			out = d
+			return nil
+		}
+		if _, err := s.lockAccount(ctx, tx, d.AccountID); err != nil {
+			return err
+		}
+		e, err := s.appendEntry(ctx, tx, topupd.LedgerEntry{AccountID: d.AccountID, Kind: topupd.EntryDeposit, Amount: step.Credit,
+			Reference: d.ID, CreatedAt: c.At}, 0)
+		if err != nil {
+			return err
+		}
+		received := c.Received
+		if d.First != nil {
+			received = d.First.Received
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE deposits SET status = 'confirmed', bank_ref = $2, received = $3, credited = $4, confirmed_by = $5,
+			confirmed_at = $6, entry_id = $7 WHERE seq = $1`, d.Seq, c.BankRef, moneyOrNull(received), int64(step.Credit), c.Operator, ms(c.At), e.ID)
+		if err != nil {
+			return bankRefUsed(s, err, c.BankRef)
+		}
+		at := fromMS(ms(c.At))
+		d.Status, d.BankRef, d.Received, d.Credited, d.ConfirmedBy, d.ConfirmedAt, d.EntryID = step.Status, c.BankRef, received, &step.Credit,
+			c.Operator, &at, e.ID
+		_, sandbox := topupd.LiveID(d.AccountID)
+		if err := emit(ctx, tx, event(&topupd.DepositData{Type: topupd.EventDepositConfirmed, DepositView: d.View()}, d.AccountID, c.At),
+			event(&topupd.BalanceCreditedData{Amount: step.Credit, Balance: e.BalanceAfter, Reference: d.ID, By: c.Operator, Sandbox: sandbox},
+				d.AccountID, c.At)); err != nil {
+			return err
+		}
+		noteChange(ctx, d.AccountID, before, map[string]any{"status": d.Status, "bankRef": c.BankRef, "receivedUsd": received,
+			"creditedUsd": step.Credit, "entryId": e.ID})
+		out = d
+		return nil
+	})
+	if err != nil {
+		return out, fmt.Errorf("store.ConfirmDeposit %s: %w", id, err)
+	}
+	return out, nil
+}
+
+// bankRefUsed is a confirmation's write refused: BANK_REF_USED when
+// deposits_bank_ref refused it (another ticket took the reference
+// meanwhile).
+func bankRefUsed(s *Store, err error, ref string) error {
+	if s.d.IsUniqueViolation(err) {
+		return topupd.Errorf(topupd.EBankRefUsed, "bank reference %q confirmed another ticket", ref)
+	}
+	return err
+}
+
+// RejectDeposit rejects a ticket (topupd.RejectDeposit decides whether it
+// may be), with its deposit.rejected event.
+func (s *Store) RejectDeposit(ctx context.Context, ch *topupd.Change, id, reason, operator string, at time.Time) (topupd.Deposit, error) {
+	ctx = withChange(ctx, ch)
+	var out topupd.Deposit
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		d, err := s.lockDeposit(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if err := topupd.RejectDeposit(d.Status, reason); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE deposits SET status = 'rejected', reason = $2, rejected_by = $3 WHERE seq = $1`,
+			d.Seq, reason, operator); err != nil {
+			return err
+		}
+		before := map[string]any{"status": d.Status}
+		d.Status, d.Reason, d.RejectedBy = topupd.DepositRejected, reason, operator
+		if err := emit(ctx, tx, event(&topupd.DepositData{Type: topupd.EventDepositRejected, DepositView: d.View()}, d.AccountID, at)); err != nil {
+			return err
+		}
+		noteChange(ctx, d.AccountID, before, map[string]any{"status": d.Status, "reason": reason})
+		out = d
+		return nil
+	})
+	if err != nil {
+		return out, fmt.Errorf("store.RejectDeposit %s: %w", id, err)
+	}
+	return out, nil
 }
 
 // OpenDeposit opens a deposit ticket for an account, holding its lock, so

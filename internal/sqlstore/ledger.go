@@ -74,7 +74,7 @@ func (s *Store) appendEntryAfter(ctx context.Context, tx *sql.Tx, e topupd.Ledge
 		return e, topupd.Fail(topupd.EInsufficientBalance)
 	}
 	var ref, order any
-	if e.Kind == topupd.EntryCredit {
+	if e.Kind == topupd.EntryCredit || e.Kind == topupd.EntryDeposit {
 		ref = e.Reference
 	} else {
 		order = orderSeq

@@ -84,7 +84,7 @@ func render(d Dialect) queries {
 		streamRead: `SELECT ` + eventColumns + ` FROM events e LEFT JOIN orders o ON o.seq = e.order_seq
 			WHERE ` + after + d.StreamSettled + ` ORDER BY e.tx, e.seq LIMIT $3`,
 		balance:       `SELECT balance_after, seq FROM ledger WHERE account_id = $1 ORDER BY seq DESC LIMIT 1`,
-		creditedTotal: `SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) FROM ledger WHERE account_id = $1 AND kind = 'credit'`,
+		creditedTotal: `SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) FROM ledger WHERE account_id = $1 AND kind IN ('credit', 'deposit')`,
 		// Each look-up is of a unique index: at most one order each.
 		orderRepeat: `SELECT ` + orderColumns + ` FROM orders WHERE seq = COALESCE(
 			(SELECT seq FROM orders WHERE account_id = $1 AND idem_key = $2),
