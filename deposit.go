@@ -210,6 +210,14 @@ type DepositStore interface {
 	// RejectDeposit rejects a pending ticket, or one awaiting its second
 	// approval, with its deposit.rejected event: NOT_FOUND, DEPOSIT_FINAL.
 	RejectDeposit(ctx context.Context, ch *Change, id, reason, operator string, at time.Time) (Deposit, error)
+	// DepositByMemo returns the live ticket of a memo (NOT_FOUND for
+	// none, or a sandbox's).
+	DepositByMemo(ctx context.Context, memo string) (Deposit, error)
+	// BankRefUsed tells whether a bank reference confirmed a ticket.
+	BankRefUsed(ctx context.Context, bankRef string) (bool, error)
+	// RecordDepositImport writes an import's action log entry, with its
+	// counts.
+	RecordDepositImport(ctx context.Context, ch *Change, matched, unmatched int) error
 	// ExpireDeposits expires every pending ticket whose time has passed
 	// at now, each with its deposit.expired event; it returns how many.
 	ExpireDeposits(ctx context.Context, now time.Time) (int, error)

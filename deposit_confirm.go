@@ -26,6 +26,9 @@ type DepositConfirmation struct {
 	BankRef  string
 	// Received, when set, is what the bank received: what is credited.
 	Received *Money
+	// Imported marks a bank statement's match: it confirms a pending
+	// ticket only, never giving a second approval.
+	Imported bool
 }
 
 // Check refuses a bank reference that is empty or longer than MaxBankRef
@@ -69,6 +72,9 @@ func ConfirmDeposit(status string, amount Money, first *DepositConfirmation, c D
 	case DepositAwaitingSecond:
 		if first == nil {
 			return DepositStep{}, Errorf(EInternal, "deposit awaiting a second approval without a first")
+		}
+		if c.Imported {
+			return DepositStep{}, Errorf(EDepositFinal, "the ticket awaits a second approval, which an import never gives")
 		}
 		if c.Operator == first.Operator {
 			return DepositStep{}, Errorf(ESecondApprovalRequired, "%s confirmed it first: another operator confirms it", first.Operator)

@@ -74,46 +74,66 @@ var csvTimeLayouts = []string{time.RFC3339Nano, time.DateTime}
 // status or time, a missing reference), or more than MaxCSVRows rows, is
 // INVALID_BODY naming its line; nothing is read then.
 func ParseSupplierCSV(r io.Reader, cols CSVColumns, p ReconPeriod) ([]TheirRow, error) {
+	var out []TheirRow
+	err := readCSVTable(r, []csvColumn{{"reference", cols.Reference, true}, {"amount", cols.Amount, true}, {"status", cols.Status, false},
+		{"time", cols.Time, false}}, func(line int, f []string, ix []int) error {
+		row, keep, err := csvRow(f, ix, p)
+		if err == nil && keep {
+			out = append(out, row)
+		}
+		return err
+	})
+	return out, err
+}
+
+// csvColumn is one column a file's query names: the query parameter,
+// the header's name for it, and whether it is required.
+type csvColumn struct {
+	param, name string
+	required    bool
+}
+
+// readCSVTable reads a file whose header row names its columns (cols,
+// matched in any case): row is called with each row's line, its fields
+// for the columns (trimmed; "" for an optional column not named) and
+// the columns' indexes (-1 for one not named). A column the header lacks
+// is INVALID_REQUEST naming it; an unreadable row (row's error, a short
+// row, a broken quote) or more than MaxCSVRows rows INVALID_BODY naming
+// its line.
+func readCSVTable(r io.Reader, cols []csvColumn, row func(line int, f []string, ix []int) error) error {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {
-		return nil, Errorf(EInvalidBody, "the file is empty: a header row is required")
+		return Errorf(EInvalidBody, "the file is empty: a header row is required")
 	} else if err != nil {
-		return nil, Errorf(EInvalidBody, "line 1: %v", csvErr(err))
+		return Errorf(EInvalidBody, "line 1: %v", csvErr(err))
 	}
 	at := map[string]int{}
 	for i, h := range header {
 		at[strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))] = i
 	}
-	index := func(param, name string, required bool) (int, error) {
-		if name == "" {
-			if required {
-				return -1, Errorf(EInvalidRequest, "%s: name the column of the file that holds it", param)
+	ix := make([]int, len(cols))
+	for k, c := range cols {
+		ix[k] = -1
+		if c.name == "" {
+			if c.required {
+				return Errorf(EInvalidRequest, "%s: name the column of the file that holds it", c.param)
 			}
-			return -1, nil
+			continue
 		}
-		i, ok := at[strings.ToLower(strings.TrimSpace(name))]
+		i, ok := at[strings.ToLower(strings.TrimSpace(c.name))]
 		if !ok {
-			return -1, Errorf(EInvalidRequest, "%s: the file's header has no column %q", param, name)
+			return Errorf(EInvalidRequest, "%s: the file's header has no column %q", c.param, c.name)
 		}
-		return i, nil
+		ix[k] = i
 	}
-	var ix [4]int
-	for k, c := range []struct {
-		param, name string
-		required    bool
-	}{{"reference", cols.Reference, true}, {"amount", cols.Amount, true}, {"status", cols.Status, false}, {"time", cols.Time, false}} {
-		if ix[k], err = index(c.param, c.name, c.required); err != nil {
-			return nil, err
-		}
-	}
-	var out []TheirRow
+	f := make([]string, len(cols))
 	for n := 0; ; n++ {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
-			return out, nil
+			return nil
 		}
 		if err != nil {
 			line := n + 2
@@ -121,39 +141,31 @@ func ParseSupplierCSV(r io.Reader, cols CSVColumns, p ReconPeriod) ([]TheirRow, 
 			if errors.As(err, &pe) {
 				line = pe.StartLine
 			}
-			return nil, Errorf(EInvalidBody, "line %d: %v", line, csvErr(err))
+			return Errorf(EInvalidBody, "line %d: %v", line, csvErr(err))
 		}
 		line, _ := cr.FieldPos(0)
 		if n == MaxCSVRows {
-			return nil, Errorf(EInvalidBody, "line %d: at most %d rows", line, MaxCSVRows)
+			return Errorf(EInvalidBody, "line %d: at most %d rows", line, MaxCSVRows)
 		}
-		row, keep, err := csvRow(rec, ix, p)
-		if err != nil {
-			return nil, Errorf(EInvalidBody, "line %d: %v", line, err)
+		for k, i := range ix {
+			switch {
+			case i < 0:
+				f[k] = ""
+			case i >= len(rec):
+				return Errorf(EInvalidBody, "line %d: too few fields", line)
+			default:
+				f[k] = strings.TrimSpace(rec[i])
+			}
 		}
-		if keep {
-			out = append(out, row)
+		if err := row(line, f, ix); err != nil {
+			return Errorf(EInvalidBody, "line %d: %v", line, err)
 		}
 	}
 }
 
-// csvRow reads one row; keep is false for a row outside the period.
-func csvRow(rec []string, ix [4]int, p ReconPeriod) (row TheirRow, keep bool, err error) {
-	field := func(i int) (string, error) {
-		if i < 0 {
-			return "", nil
-		}
-		if i >= len(rec) {
-			return "", errors.New("too few fields")
-		}
-		return strings.TrimSpace(rec[i]), nil
-	}
-	var f [4]string
-	for k := range f {
-		if f[k], err = field(ix[k]); err != nil {
-			return row, false, err
-		}
-	}
+// csvRow reads one row of a supplier's file (fields reference, amount,
+// status, time); keep is false for a row outside the period.
+func csvRow(f []string, ix []int, p ReconPeriod) (row TheirRow, keep bool, err error) {
 	if f[0] == "" {
 		return row, false, errors.New("reference: empty")
 	}

@@ -151,6 +151,7 @@ func (a *admin) routes(mux router) {
 	mux.Handle("GET /admin/deposits/{id}", a.read(a.adminDeposit))
 	mux.Handle("POST /admin/deposits/{id}/confirm", a.call(service.OpConfirmDeposit, a.confirmDeposit))
 	mux.Handle("POST /admin/deposits/{id}/reject", a.call(service.OpRejectDeposit, a.rejectDeposit))
+	mux.Handle("POST /admin/deposits/import", a.call(service.OpImportDeposits, a.importDeposits))
 	mux.Handle("GET /admin/providers", a.read(a.listProviders))
 
 	mux.Handle("GET /admin/orders", a.call(service.OpRead, a.listOrders))

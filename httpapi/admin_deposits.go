@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -159,6 +160,59 @@ func (a *admin) adminDeposits(w http.ResponseWriter, r *http.Request) error {
 	}
 	for i := range list {
 		out.Deposits = append(out.Deposits, viewAdminDeposit(&list[i], false))
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// importParams are the query parameters of a bank statement's import.
+var importParams = map[string]bool{"amount": true, "reference": true, "date": true, "bankRef": true}
+
+// importMatch and importMiss are an import's rows as the admin API shows
+// them.
+type importMatch struct {
+	Line      int    `json:"line"`
+	DepositID string `json:"depositId"`
+	Status    string `json:"status"`
+}
+
+type importMiss struct {
+	Line      int          `json:"line"`
+	Amount    topupd.Money `json:"amount"`
+	Reference string       `json:"reference"`
+	Date      string       `json:"date"`
+	BankRef   string       `json:"bankRef"`
+	Why       string       `json:"why"`
+}
+
+// importDeposits matches a bank statement (text/csv, its columns named by
+// the query) with the pending tickets.
+func (a *admin) importDeposits(w http.ResponseWriter, r *http.Request) error {
+	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct != "text/csv" {
+		return topupd.Errorf(topupd.EInvalidBody, "send the bank statement as text/csv")
+	}
+	q := r.URL.Query()
+	for k, v := range q {
+		if !importParams[k] || len(v) > 1 {
+			return topupd.Errorf(topupd.EInvalidRequest, "%s: unknown or given more than once", k)
+		}
+	}
+	cols := topupd.BankColumns{Amount: q.Get("amount"), Reference: q.Get("reference"), Date: q.Get("date"), BankRef: q.Get("bankRef")}
+	res, err := a.Service.ImportDeposits(r.Context(), a.actor(r), cols, r.Body)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		Success   bool          `json:"success"`
+		Matched   []importMatch `json:"matched"`
+		Unmatched []importMiss  `json:"unmatched"`
+	}{Success: true, Matched: []importMatch{}, Unmatched: []importMiss{}}
+	for _, m := range res.Matched {
+		out.Matched = append(out.Matched, importMatch(m))
+	}
+	for _, m := range res.Unmatched {
+		out.Unmatched = append(out.Unmatched, importMiss{Line: m.Row.Line, Amount: m.Row.Amount, Reference: m.Row.Reference, Date: m.Row.DateText,
+			BankRef: m.Row.BankRef, Why: m.Why})
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil

@@ -22,19 +22,9 @@ import (
 func TestDepositConfirmations(t *testing.T) {
 	t.Parallel()
 	topupdtest.EachStore(t, func(t *testing.T, h *topupdtest.T) {
-		h.Settings(map[string]any{"depositBank": map[string]any{"bankName": "BCA", "accountNumber": "0123", "accountHolder": "PT Jaya"},
-			"depositSecondApprovalAboveUsd": 500})
-		shop := h.NewAccount("1", nil)
+		shop, open := depositShop(t, h)
 		fin := h.NewOperator("fin", "finance")
 		viewer := h.NewOperator("vic", "viewer")
-		open := func(key string, usd float64) topupdtest.Reply {
-			t.Helper()
-			r := h.Do("POST", "/deposits", key, map[string]any{"amountUsd": usd})
-			if r.Status != 201 {
-				t.Fatalf("a ticket of %v: %s", usd, r)
-			}
-			return r
-		}
 		confirm := func(token, id string, body map[string]any) topupdtest.Reply {
 			return h.AdminAs(token, "POST", "/admin/deposits/"+id+"/confirm", body)
 		}

@@ -220,3 +220,18 @@ func TestDepositTickets(t *testing.T) {
 		}
 	})
 }
+
+// depositShop sets a deposit bank and a second-approval threshold of
+// 500 USD, and returns a shop and a way to open a ticket with a key.
+func depositShop(t *testing.T, h *topupdtest.T) (topupdtest.Account, func(key string, usd float64) topupdtest.Reply) {
+	h.Settings(map[string]any{"depositBank": map[string]any{"bankName": "BCA", "accountNumber": "0123", "accountHolder": "PT Jaya"},
+		"depositSecondApprovalAboveUsd": 500})
+	return h.NewAccount("1", nil), func(key string, usd float64) topupdtest.Reply {
+		t.Helper()
+		r := h.Do("POST", "/deposits", key, map[string]any{"amountUsd": usd})
+		if r.Status != 201 {
+			t.Fatalf("a ticket of %v: %s", usd, r)
+		}
+		return r
+	}
+}

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"io"
 
 	"github.com/topupd/topupd"
 )
@@ -58,12 +59,16 @@ const (
 	OpConfirmDeposit Op = "deposit.confirm"
 	// OpRejectDeposit rejects a deposit ticket.
 	OpRejectDeposit Op = "deposit.reject"
+	// OpImportDeposits matches a bank statement's rows with pending
+	// tickets, confirming each it finds.
+	OpImportDeposits Op = "deposit.import"
 )
 
 // depositOps are the deposit operations' permissions.
 var depositOps = map[Op]rule{
 	OpConfirmDeposit: {perm: topupd.PermCredit},
 	OpRejectDeposit:  {perm: topupd.PermCredit},
+	OpImportDeposits: {perm: topupd.PermCredit},
 }
 
 // ConfirmDeposit confirms a ticket with the bank's reference of the
@@ -91,4 +96,77 @@ func (s *Service) RejectDeposit(ctx context.Context, a Actor, id, reason string)
 		return topupd.Deposit{}, err
 	}
 	return s.d.Store.RejectDeposit(ctx, change(a, OpRejectDeposit, id), id, reason, a.Operator, s.d.Now())
+}
+
+// ImportDeposits reads a bank statement by its named columns
+// (ParseBankStatement: a bad file changes nothing) and confirms, as the
+// calling operator, the pending live ticket each row finds, with the
+// row's bank reference: the first of two confirmations above the
+// threshold (an import never gives the second). Each match is its own
+// confirmation (deposit.confirm), so an import racing an operator, or
+// imported twice, credits each ticket once; the import is logged as
+// deposit.import with its counts.
+func (s *Service) ImportDeposits(ctx context.Context, a Actor, cols topupd.BankColumns, file io.Reader) (topupd.DepositImport, error) {
+	var out topupd.DepositImport
+	if err := Allowed(a, OpImportDeposits); err != nil {
+		return out, err
+	}
+	rows, err := topupd.ParseBankStatement(file, cols)
+	if err != nil {
+		return out, err
+	}
+	for i := range rows {
+		m, why, err := s.importRow(ctx, a, &rows[i])
+		if err != nil {
+			return out, err
+		}
+		if why != "" {
+			out.Unmatched = append(out.Unmatched, topupd.ImportMiss{Row: rows[i], Why: why})
+		} else {
+			out.Matched = append(out.Matched, m)
+		}
+	}
+	err = s.d.Store.RecordDepositImport(ctx, change(a, OpImportDeposits, ""), len(out.Matched), len(out.Unmatched))
+	return out, err
+}
+
+// importRow confirms the ticket one row finds, or says why it finds none.
+func (s *Service) importRow(ctx context.Context, a Actor, row *topupd.BankRow) (topupd.ImportMatch, string, error) {
+	var d *topupd.Deposit
+	for _, memo := range topupd.MemosIn(row.Reference) {
+		found, err := s.d.Store.DepositByMemo(ctx, memo)
+		if topupd.CodeOf(err) == topupd.ENotFound {
+			continue
+		} else if err != nil {
+			return topupd.ImportMatch{}, "", err
+		}
+		if row.Finds(&found) {
+			d = &found
+			break
+		}
+	}
+	if d == nil {
+		return topupd.ImportMatch{}, topupd.WhyNoTicket, nil
+	}
+	if used, err := s.d.Store.BankRefUsed(ctx, row.BankRef); err != nil {
+		return topupd.ImportMatch{}, "", err
+	} else if used {
+		return topupd.ImportMatch{}, topupd.WhyBankRefUsed, nil
+	}
+	if d.Status != topupd.DepositPending {
+		return topupd.ImportMatch{}, topupd.WhyTicketPending, nil
+	}
+	got, err := s.d.Store.ConfirmDeposit(ctx, change(a, OpConfirmDeposit, d.ID), d.ID,
+		topupd.DepositConfirmation{Operator: a.Operator, At: s.d.Now(), BankRef: row.BankRef, Imported: true})
+	switch {
+	case err == nil:
+	case topupd.CodeOf(err) == topupd.EBankRefUsed:
+		return topupd.ImportMatch{}, topupd.WhyBankRefUsed, nil // another confirmation took it meanwhile
+	case topupd.CodeOf(err) == topupd.EDepositFinal || topupd.CodeOf(err) == topupd.ESecondApprovalRequired ||
+		topupd.CodeOf(err) == topupd.EConfirmationMismatch:
+		return topupd.ImportMatch{}, topupd.WhyTicketPending, nil
+	default:
+		return topupd.ImportMatch{}, "", err
+	}
+	return topupd.ImportMatch{Line: row.Line, DepositID: d.ID, Status: got.Status}, "", nil
 }

@@ -22,7 +22,7 @@ export type Checks = [
   Check<Same<PlacedOrder["success"], true>>,
   Check<Same<OrderRequest["pid"], string>>,
   Check<Same<admin["schemas"]["Account"]["balanceUsd"], number>>,
-  Check<Same<admin["schemas"]["LedgerEntry"]["kind"], "credit" | "charge" | "refund">>,
+  Check<Same<admin["schemas"]["LedgerEntry"]["kind"], "credit" | "charge" | "refund" | "deposit">>,
   Check<Same<admin["schemas"]["Role"], "owner" | "finance" | "support" | "viewer">>,
 ];
 

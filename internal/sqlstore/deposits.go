@@ -344,3 +344,36 @@ func (s *Store) OpenDeposits(ctx context.Context) (map[string]int, error) {
 	}
 	return out, nil
 }
+
+// DepositByMemo returns the live ticket of a memo.
+func (s *Store) DepositByMemo(ctx context.Context, memo string) (topupd.Deposit, error) {
+	d, err := scanDeposit(s.read.QueryRowContext(ctx, `SELECT `+depositColumns+` FROM deposits WHERE memo = $1 AND sandbox = 0`, memo))
+	if isNoRows(err) {
+		return d, topupd.Errorf(topupd.ENotFound, "deposit memo %s", memo)
+	} else if err != nil {
+		return d, fmt.Errorf("store.DepositByMemo: %w", err)
+	}
+	return d, nil
+}
+
+// BankRefUsed tells whether a bank reference confirmed a ticket.
+func (s *Store) BankRefUsed(ctx context.Context, bankRef string) (bool, error) {
+	var n int
+	if err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM deposits WHERE bank_ref = $1`, bankRef).Scan(&n); err != nil {
+		return false, fmt.Errorf("store.BankRefUsed: %w", err)
+	}
+	return n > 0, nil
+}
+
+// RecordDepositImport writes an import's action log entry.
+func (s *Store) RecordDepositImport(ctx context.Context, ch *topupd.Change, matched, unmatched int) error {
+	ctx = withChange(ctx, ch)
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		noteChange(ctx, "", map[string]any{}, map[string]any{"matched": matched, "unmatched": unmatched})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store.RecordDepositImport: %w", err)
+	}
+	return nil
+}
