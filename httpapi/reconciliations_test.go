@@ -196,3 +196,48 @@ func num(v any) string {
 	}
 	return fmt.Sprint(v)
 }
+
+// TestReconcileDayEdge, on SQLite and PostgreSQL, against a real topupd as
+// the upstream: an order we placed at 23:59:59 that the upstream charged
+// after midnight (its clock a second ahead of ours) is matched in both
+// days' pulls, looked up on the other side beyond each period, never
+// missing on either side.
+func TestReconcileDayEdge(t *testing.T) {
+	t.Parallel()
+	b := topupdtest.New(t)
+	b.LoadCatalog()
+	topupdtest.EachDB(t, func(t *testing.T, db ...topupdtest.Option) {
+		now := time.Now().UTC()
+		midnight := now.Truncate(24 * time.Hour)
+		if now.Sub(midnight) < time.Minute {
+			t.Skip("too close to midnight UTC for the upstream's clock to be past it while ours is before")
+		}
+		clock := topupdtest.NewClock() // each store's own: they run at once
+		clock.SetTime(midnight.Add(-time.Second))
+		h := topupdtest.New(t, append(db, topupdtest.WithClock(clock))...)
+		h.LoadCatalog()
+		h.Settings(map[string]any{"reconcileAt": nil})
+		ours := b.NewAccount("20", nil)
+		h.Logs.Secret(ours.Key, "our key at B")
+		h.AdminOK(http.StatusOK, "PUT", "/admin/upstreams/b", map[string]any{"baseUrl": b.API.URL, "apiKey": ours.Key})
+		h.PutPack("b-pubg", map[string]any{"slug": "pubg", "name": "60 UC from B", "priceUsd": 1.5, "costUsd": json.Number("0.89"),
+			"status": "active", "provider": "upstream", "upstream": "b", "upstreamPid": topupdtest.PIDPubg})
+		shop := h.NewAccount("50", nil)
+		id := h.Place(shop, map[string]any{"pid": "b-pubg", "trxid": h.Trx(), "userId": "5123456"}).Str("orderId")
+		if done := h.WaitOrder(shop, id); done.Str("status") != "completed" || !strings.HasPrefix(done.Str("createdAt"), midnight.Add(-time.Second).Format(time.DateOnly)) {
+			t.Fatalf("the order before midnight: %s", done)
+		}
+		yesterday, today := midnight.Add(-time.Hour).Format(time.DateOnly), midnight.Format(time.DateOnly)
+		before := h.AdminOK(http.StatusCreated, "POST", "/admin/upstreams/b/reconciliations", map[string]any{"from": yesterday, "to": yesterday})
+		totals := before.Body["totals"].(map[string]any)
+		if len(mismatchKinds(before.Body)) != 0 || num(before.Body["matched"]) != "1" || num(totals["ourOrders"]) != "1" || num(totals["theirOrders"]) != "0" {
+			t.Errorf("the day we placed it: %s", before)
+		}
+		clock.SetTime(now)
+		after := h.AdminOK(http.StatusCreated, "POST", "/admin/upstreams/b/reconciliations", map[string]any{"from": today, "to": today})
+		totals = after.Body["totals"].(map[string]any)
+		if len(mismatchKinds(after.Body)) != 0 || num(after.Body["matched"]) != "1" || num(totals["ourOrders"]) != "0" || num(totals["theirOrders"]) != "1" {
+			t.Errorf("the day they charged it: %s", after)
+		}
+	})
+}

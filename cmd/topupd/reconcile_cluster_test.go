@@ -137,12 +137,17 @@ func TestClusterResolveOnce(t *testing.T) {
 // adminRaw makes one admin call with a raw body and returns its status
 // and decoded answer, whatever they are.
 func adminRaw(t *testing.T, p *proc, method, path, contentType, body string) (int, map[string]any) {
+	return adminRawAs(t, p, testAdminToken, method, path, contentType, body)
+}
+
+// adminRawAs is adminRaw with an operator's token.
+func adminRawAs(t *testing.T, p *proc, token, method, path, contentType, body string) (int, map[string]any) {
 	req, err := http.NewRequest(method, p.admin+path, strings.NewReader(body))
 	if err != nil {
 		t.Error(err)
 		return 0, nil
 	}
-	req.Header.Set("Authorization", "Bearer "+testAdminToken)
+	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", contentType)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
