@@ -3,9 +3,6 @@ package httpapi
 import (
 	"mime"
 	"net/http"
-	"net/url"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/topupd/topupd"
@@ -110,20 +107,11 @@ func (a *admin) adminDeposit(w http.ResponseWriter, r *http.Request) error {
 // unless sandbox=true; status and accountId filter.
 func (a *admin) adminDeposits(w http.ResponseWriter, r *http.Request) error {
 	v := r.URL.Query()
-	rest := url.Values{}
-	for k, vals := range v {
-		if k != "cursor" {
-			rest[k] = vals
-		}
-	}
-	p, err := parsePage(rest, map[string]bool{"status": true, "accountId": true, "sandbox": true}, accountsCursor)
+	limit, before, err := seqPage(v, map[string]bool{"status": true, "accountId": true, "sandbox": true}, depositsCursor)
 	if err != nil {
 		return err
 	}
-	if len(v["cursor"]) > 1 {
-		return topupd.Errorf(topupd.EInvalidRequest, "cursor: given more than once")
-	}
-	q := topupd.DepositsQuery{Status: v.Get("status"), AccountID: v.Get("accountId"), Limit: p.Limit + 1}
+	q := topupd.DepositsQuery{Status: v.Get("status"), AccountID: v.Get("accountId"), Before: before, Limit: limit + 1}
 	switch q.Status {
 	case "", topupd.DepositPending, topupd.DepositAwaitingSecond, topupd.DepositConfirmed, topupd.DepositRejected, topupd.DepositExpired:
 	default:
@@ -136,14 +124,6 @@ func (a *admin) adminDeposits(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return topupd.Errorf(topupd.EInvalidRequest, "sandbox: true or false")
 	}
-	if c := v.Get("cursor"); c != "" {
-		row, ok := strings.CutPrefix(c, depositsCursor+":")
-		seq, perr := strconv.ParseInt(row, 10, 64)
-		if !ok || perr != nil || seq <= 0 {
-			return topupd.Errorf(topupd.EInvalidRequest, "cursor: not one this list gave")
-		}
-		q.Before = seq
-	}
 	list, err := a.Service.Deposits(r.Context(), a.actor(r), q)
 	if err != nil {
 		return err
@@ -153,10 +133,9 @@ func (a *admin) adminDeposits(w http.ResponseWriter, r *http.Request) error {
 		Deposits   []adminDepositView `json:"deposits"`
 		NextCursor *string            `json:"nextCursor"`
 	}{Success: true, Deposits: []adminDepositView{}}
-	if len(list) > p.Limit {
-		list = list[:p.Limit]
-		c := depositsCursor + ":" + strconv.FormatInt(list[len(list)-1].Seq, 10)
-		out.NextCursor = &c
+	if len(list) > limit {
+		list = list[:limit]
+		out.NextCursor = seqCursor(depositsCursor, list[len(list)-1].Seq)
 	}
 	for i := range list {
 		out.Deposits = append(out.Deposits, viewAdminDeposit(&list[i], false))

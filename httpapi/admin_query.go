@@ -161,3 +161,39 @@ func parseSpan(v url.Values) (from, to time.Time, err error) {
 	}
 	return from, to, nil
 }
+
+// seqPage reads the paging of a list whose rows are newest first by seq
+// (reconciliations, deposits): known filters besides limit and cursor,
+// and a cursor of kind ("<kind>:<seq>", the last row of the page before).
+// It returns the page's size and the seq to start below (0 for the
+// first page).
+func seqPage(v url.Values, known map[string]bool, kind string) (limit int, before int64, err error) {
+	rest := url.Values{}
+	for k, vals := range v {
+		if k != "cursor" {
+			rest[k] = vals
+		}
+	}
+	p, err := parsePage(rest, known, accountsCursor)
+	if err != nil {
+		return 0, 0, err
+	}
+	if len(v["cursor"]) > 1 {
+		return 0, 0, topupd.Errorf(topupd.EInvalidRequest, "cursor: given more than once")
+	}
+	if c := v.Get("cursor"); c != "" {
+		row, ok := strings.CutPrefix(c, kind+":")
+		seq, perr := strconv.ParseInt(row, 10, 64)
+		if !ok || perr != nil || seq <= 0 {
+			return 0, 0, topupd.Errorf(topupd.EInvalidRequest, "cursor: not one this list gave")
+		}
+		before = seq
+	}
+	return p.Limit, before, nil
+}
+
+// seqCursor is the cursor of the page after one whose last row has seq.
+func seqCursor(kind string, seq int64) *string {
+	c := kind + ":" + strconv.FormatInt(seq, 10)
+	return &c
+}

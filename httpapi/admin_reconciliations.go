@@ -3,9 +3,7 @@ package httpapi
 import (
 	"mime"
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/topupd/topupd"
@@ -157,32 +155,15 @@ const reconsCursor = "r"
 // listReconciliations answers a page of reconciliations, newest first.
 func (a *admin) listReconciliations(w http.ResponseWriter, r *http.Request) error {
 	v := r.URL.Query()
-	rest := url.Values{}
-	for k, vals := range v {
-		if k != "cursor" {
-			rest[k] = vals
-		}
-	}
-	p, err := parsePage(rest, map[string]bool{"supplier": true, "state": true}, accountsCursor)
+	limit, before, err := seqPage(v, map[string]bool{"supplier": true, "state": true}, reconsCursor)
 	if err != nil {
 		return err
 	}
-	if len(v["cursor"]) > 1 {
-		return topupd.Errorf(topupd.EInvalidRequest, "cursor: given more than once")
-	}
-	q := topupd.ReconciliationsQuery{Supplier: v.Get("supplier"), State: v.Get("state"), Limit: p.Limit + 1}
+	q := topupd.ReconciliationsQuery{Supplier: v.Get("supplier"), State: v.Get("state"), Before: before, Limit: limit + 1}
 	switch q.State {
 	case "", topupd.ReconOpen, topupd.ReconClosed:
 	default:
 		return topupd.Errorf(topupd.EInvalidRequest, "state: open or closed")
-	}
-	if c := v.Get("cursor"); c != "" {
-		row, ok := strings.CutPrefix(c, reconsCursor+":")
-		seq, perr := strconv.ParseInt(row, 10, 64)
-		if !ok || perr != nil || seq <= 0 {
-			return topupd.Errorf(topupd.EInvalidRequest, "cursor: not one this list gave")
-		}
-		q.Before = seq
 	}
 	list, err := a.Service.Reconciliations(r.Context(), a.actor(r), q)
 	if err != nil {
@@ -193,10 +174,9 @@ func (a *admin) listReconciliations(w http.ResponseWriter, r *http.Request) erro
 		Reconciliations []reconView `json:"reconciliations"`
 		NextCursor      *string     `json:"nextCursor"`
 	}{Success: true, Reconciliations: []reconView{}}
-	if len(list) > p.Limit {
-		list = list[:p.Limit]
-		c := reconsCursor + ":" + strconv.FormatInt(list[len(list)-1].Seq, 10)
-		out.NextCursor = &c
+	if len(list) > limit {
+		list = list[:limit]
+		out.NextCursor = seqCursor(reconsCursor, list[len(list)-1].Seq)
 	}
 	for i := range list {
 		out.Reconciliations = append(out.Reconciliations, viewRecon(&list[i], false))
