@@ -19,7 +19,42 @@ func (s *Service) OpenDeposit(ctx context.Context, c Caller, amount topupd.Money
 	if err := topupd.CheckDepositAmount(amount); err != nil {
 		return topupd.Deposit{}, err
 	}
-	return s.d.Store.OpenDeposit(ctx, c.Books(), amount, s.d.Now())
+	return s.d.Store.OpenDeposit(ctx, nil, c.Books(), amount, s.d.Now())
+}
+
+// OpOpenDeposit opens a deposit ticket for an account from its chat in
+// the messaging app (the reseller API's opening is the key's own, and is
+// not an operator's change).
+const OpOpenDeposit Op = "deposit.open"
+
+// OpenAccountDeposit opens a live deposit ticket for an account, as
+// OpenDeposit does, for a reseller's chat (its own account) or an
+// operator who may manage accounts; the opening is logged, with the
+// chat's update, so that a redelivered /deposit opens no second ticket.
+func (s *Service) OpenAccountDeposit(ctx context.Context, a Actor, accountID string, amount topupd.Money) (topupd.Deposit, error) {
+	if err := Allowed(a, OpOpenDeposit); err != nil {
+		return topupd.Deposit{}, err
+	}
+	if err := a.Own(accountID); err != nil {
+		return topupd.Deposit{}, err
+	}
+	if err := topupd.CheckDepositAmount(amount); err != nil {
+		return topupd.Deposit{}, err
+	}
+	return s.d.Store.OpenDeposit(ctx, change(a, OpOpenDeposit, accountID), accountID, amount, s.d.Now())
+}
+
+// AccountDeposits reads an account's live tickets of a status (any when
+// empty), newest first, at most limit: for a reseller's chat, its own.
+func (s *Service) AccountDeposits(ctx context.Context, a Actor, accountID, status string, limit int) ([]topupd.Deposit, error) {
+	if err := Allowed(a, OpRead); err != nil {
+		return nil, err
+	}
+	if err := a.Own(accountID); err != nil {
+		return nil, err
+	}
+	list, _, err := s.d.Store.Deposits(ctx, topupd.DepositsQuery{AccountID: accountID, Status: status, Limit: limit})
+	return list, err
 }
 
 // CallerDeposit reads one of the caller's tickets: another account's, or
@@ -42,8 +77,8 @@ func (s *Service) Deposit(ctx context.Context, a Actor, id string) (topupd.Depos
 	return s.d.Store.Deposit(ctx, "", id)
 }
 
-// Deposits reads a page of tickets, newest first: live ones, or
-// sandboxes' with q.Sandbox, or one account's.
+// Deposits reads a page of tickets, newest first (oldest first with
+// q.Oldest): live ones, or sandboxes' with q.Sandbox, or one account's.
 func (s *Service) Deposits(ctx context.Context, a Actor, q topupd.DepositsQuery) ([]topupd.Deposit, error) {
 	if err := readCatalog(a); err != nil {
 		return nil, err
@@ -66,6 +101,7 @@ const (
 
 // depositOps are the deposit operations' permissions.
 var depositOps = map[Op]rule{
+	OpOpenDeposit:    {perm: topupd.PermAccounts},
 	OpConfirmDeposit: {perm: topupd.PermCredit},
 	OpRejectDeposit:  {perm: topupd.PermCredit},
 	OpImportDeposits: {perm: topupd.PermCredit},

@@ -130,6 +130,8 @@ var resellerCommands = &commandSet{
 		{name: "/order", forms: []string{"<orderId or trxid>"}, help: "an order's status", readOnly: true, run: (*Bot).order},
 		{name: "/alert", forms: []string{"balance <usd>", "balance off"}, help: "tell this chat when the balance falls below an amount, or no longer",
 			run: (*Bot).balanceAlert},
+		{name: "/deposit", forms: []string{"<usd>", ""}, help: "open a deposit ticket: the exact amount to transfer, its memo and our bank; alone, the pending tickets",
+			run: (*Bot).deposit},
 		{name: "/help", help: "this list", readOnly: true, run: (*Bot).showHelp},
 	},
 }

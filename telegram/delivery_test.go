@@ -337,7 +337,8 @@ func TestEveryCommandOnce(t *testing.T) {
 				"/order":   {{"/order nothing-here", "No order"}},
 				"/alert":   {{"/alert balance lots", "must be a number"}, {"/alert balance 5", "falls below 5.00 USD"}},
 				"/webhook": {{"/webhook add http://203.0.113.9/h", "Refused"}, {"/webhook add https://203.0.113.9/h", "shown only here"}},
-				"/help":    {{"/help", "/alert balance <usd>"}},
+				"/deposit": {{"/deposit 10", "Refused: the operator has set no deposit bank"}, {"/deposit", "No deposit ticket is pending"}},
+				"/help":    {{"/help", "/deposit <usd>"}},
 			}},
 			{"operator", func(int) botapitest.Chat { return fin }, map[string][]sample{
 				"/stuck":     {{"/stuck", "Nothing is stuck"}},

@@ -41,8 +41,17 @@ func (*notices) Name() string { return "telegram-notices" }
 
 // Notify tells each event's account chats what the event says, oldest first.
 func (n *notices) Notify(ctx context.Context, events []topupd.Event) error {
+	credits := depositCredits(events)
 	for _, e := range events {
 		text := describe(e)
+		switch d := e.Data.(type) {
+		case *topupd.BalanceCreditedData:
+			if _, ok := credits[d.Reference]; ok {
+				continue // told with its deposit
+			}
+		case *topupd.DepositData:
+			text = describeDeposit(d, credits[d.DepositID])
+		}
 		if text == "" || e.AccountID == "" {
 			continue
 		}
@@ -67,6 +76,26 @@ func (n *notices) Notify(ctx context.Context, events []topupd.Event) error {
 		}
 	}
 	return nil
+}
+
+// depositCredits are the balances after the credits of the deposits
+// confirmed among events, by deposit id: each deposit's notice tells its
+// credit, so that the chat hears of it once. A credit whose deposit came
+// in an earlier batch is told on its own.
+func depositCredits(events []topupd.Event) map[string]*topupd.Money {
+	confirmed := map[string]bool{}
+	out := map[string]*topupd.Money{}
+	for _, e := range events {
+		switch d := e.Data.(type) {
+		case *topupd.DepositData:
+			confirmed[d.DepositID] = d.Type == topupd.EventDepositConfirmed
+		case *topupd.BalanceCreditedData:
+			if confirmed[d.Reference] {
+				out[d.Reference] = &d.Balance
+			}
+		}
+	}
+	return out
 }
 
 // client is the Bot API client notices send with.
