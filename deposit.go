@@ -168,7 +168,8 @@ func (d *Deposit) View() DepositView {
 	return v
 }
 
-// DepositsQuery selects a page of deposits, newest first.
+// DepositsQuery selects a page of deposits, newest first (oldest first
+// with Oldest).
 type DepositsQuery struct {
 	// AccountID, when set, keeps that account's (a sandbox's id: its
 	// sandbox's); Status, when set, that status's.
@@ -181,6 +182,9 @@ type DepositsQuery struct {
 	Before int64
 	Offset int
 	Limit  int
+	// Oldest lists the oldest first: the operators' queue of open
+	// tickets.
+	Oldest bool
 }
 
 // DepositStore keeps deposit tickets.
@@ -190,12 +194,13 @@ type DepositStore interface {
 	// holding the account's lock: DEPOSITS_DISABLED without a deposit
 	// bank, DEPOSIT_LIMIT, DEPOSIT_AMOUNT_TAKEN. Pending tickets past
 	// their time expire first.
-	OpenDeposit(ctx context.Context, accountID string, requested Money, now time.Time) (Deposit, error)
+	// ch, when set, is the action log's entry of the opening (a chat's).
+	OpenDeposit(ctx context.Context, ch *Change, accountID string, requested Money, now time.Time) (Deposit, error)
 	// Deposit returns a ticket by its id; with accountID set, only that
 	// account's (NOT_FOUND otherwise).
 	Deposit(ctx context.Context, accountID, id string) (Deposit, error)
-	// Deposits returns a page of tickets, newest first, and, with
-	// AccountID set, how many that account has.
+	// Deposits returns a page of tickets, newest first (oldest first
+	// with q.Oldest), and, with AccountID set, how many that account has.
 	Deposits(ctx context.Context, q DepositsQuery) ([]Deposit, int, error)
 	// OpenDeposits counts the live tickets pending and awaiting a second
 	// approval, by status.

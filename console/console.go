@@ -31,8 +31,8 @@ var files embed.FS
 
 // Store is what the console needs of the database: operators'
 // credentials, sign-in attempts and sessions, and the dashboard's gauges,
-// low stock and open mismatches. Everything else goes through
-// Deps.Service.
+// low stock, open mismatches and open deposit tickets. Everything else
+// goes through Deps.Service.
 type Store interface {
 	// Signing in and out.
 	Operator(ctx context.Context, name string) (topupd.Operator, error)
@@ -58,6 +58,9 @@ type Store interface {
 	// supplier, for every supplier reconciled (the dashboard and the
 	// reconciliations page).
 	OpenMismatches(ctx context.Context) (map[string]int, error)
+	// OpenDeposits counts the live deposit tickets pending and awaiting
+	// a second approval, by status (the Deposits page and its menu entry).
+	OpenDeposits(ctx context.Context) (map[string]int, error)
 }
 
 // Deps are what the console needs.

@@ -134,6 +134,8 @@ func (f *fakeStore) LowStock(context.Context) (map[string]bool, error) { return 
 
 func (f *fakeStore) OpenMismatches(context.Context) (map[string]int, error) { return nil, nil }
 
+func (f *fakeStore) OpenDeposits(context.Context) (map[string]int, error) { return nil, nil }
+
 // sessionsOf counts the live sessions of an operator.
 func (f *fakeStore) sessionsOf(name string) int {
 	f.mu.Lock()

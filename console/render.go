@@ -92,6 +92,9 @@ func (v view) May(p string) (bool, error) {
 type navLink struct {
 	Path, Label string
 	Active      bool
+	// Count, when not 0, is shown beside the label: the open deposit
+	// tickets, on the Deposits entry.
+	Count int
 }
 
 // menu is the whole menu with the permission each entry needs.
@@ -102,6 +105,7 @@ var menu = []struct {
 	{"/console/", "Dashboard", topupd.PermRead},
 	{"/console/orders", "Orders", topupd.PermRead},
 	{"/console/accounts", "Accounts", topupd.PermRead},
+	{depositsPath, "Deposits", topupd.PermRead},
 	{"/console/catalog", "Catalog", topupd.PermRead},
 	{"/console/stock", "Stock", topupd.PermRead},
 	{"/console/suppliers", "Suppliers", topupd.PermRead},
@@ -240,6 +244,7 @@ func (c *Console) renderView(w http.ResponseWriter, r *http.Request, status int,
 		panic("console: no page " + page)
 	}
 	c.banners(r, &v)
+	c.depositsBadge(r, &v)
 	v.Here = r.URL.RequestURI()
 	if v.S != nil { // times in the operator's zone, labelled
 		if t2, err := t.Clone(); err == nil {

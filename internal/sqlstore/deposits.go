@@ -177,7 +177,8 @@ func (s *Store) RejectDeposit(ctx context.Context, ch *topupd.Change, id, reason
 // among those no pending ticket of its books (live, or sandboxes') holds,
 // and deposits_pending_amount refuses a race for one (the transaction is
 // then run again).
-func (s *Store) OpenDeposit(ctx context.Context, accountID string, requested topupd.Money, now time.Time) (topupd.Deposit, error) {
+func (s *Store) OpenDeposit(ctx context.Context, ch *topupd.Change, accountID string, requested topupd.Money, now time.Time) (topupd.Deposit, error) {
+	ctx = withChange(ctx, ch)
 	var d topupd.Deposit
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		st, err := scanSettings(tx.QueryRowContext(ctx, `SELECT `+settingsColumns+` FROM settings WHERE id = 1`))
@@ -236,8 +237,12 @@ func (s *Store) OpenDeposit(ctx context.Context, accountID string, requested top
 			// Another ticket took the amount (or, once in a billion, the
 			// memo) meanwhile: choose again.
 			return retryError{err: err}
+		} else if err != nil {
+			return err
 		}
-		return err
+		noteChange(ctx, accountID, map[string]any{}, map[string]any{"depositId": d.ID, "requestedUsd": requested, "amountUsd": d.Amount,
+			"memo": d.Memo})
+		return nil
 	})
 	if err != nil {
 		return d, fmt.Errorf("store.OpenDeposit %s: %w", accountID, err)
@@ -257,16 +262,20 @@ func (s *Store) Deposit(ctx context.Context, accountID, id string) (topupd.Depos
 	return d, nil
 }
 
-// Deposits returns a page of tickets, newest first, and, for one
-// account, how many it has.
+// Deposits returns a page of tickets, newest first (oldest first with
+// q.Oldest), and, for one account, how many it has.
 func (s *Store) Deposits(ctx context.Context, q topupd.DepositsQuery) ([]topupd.Deposit, int, error) {
 	before := int64(1<<63 - 1)
 	if q.Before > 0 {
 		before = q.Before
 	}
+	order := "DESC"
+	if q.Oldest {
+		order = "ASC"
+	}
 	list, err := readAll(ctx, s, "store.Deposits", scanDeposit, `SELECT `+depositColumns+` FROM deposits
 		WHERE seq < $1 AND ($2 = '' OR status = $2) AND (CASE WHEN $3 = '' THEN sandbox = $4 ELSE account_id = $3 END)
-		ORDER BY seq DESC LIMIT $5 OFFSET $6`, before, q.Status, q.AccountID, boolInt(q.Sandbox), q.Limit, q.Offset)
+		ORDER BY seq `+order+` LIMIT $5 OFFSET $6`, before, q.Status, q.AccountID, boolInt(q.Sandbox), q.Limit, q.Offset)
 	if err != nil || q.AccountID == "" {
 		return list, 0, err
 	}

@@ -16,6 +16,52 @@ var listTests = []test{
 	{"KeysListed", testKeysListed},
 	{"Statement", testStatement},
 	{"OrderSearch", testOrderSearch},
+	{"DepositsOldestFirst", testDepositsOldestFirst},
+}
+
+// testDepositsOldestFirst: the deposits list is newest first, and oldest
+// first with Oldest (the console's queue), by status, by account and
+// within a limit.
+func testDepositsOldestFirst(t *testing.T, e *env) {
+	bank := &topupd.DepositBank{BankName: "BCA", AccountNumber: "0123", AccountHolder: "PT Jaya"}
+	if _, err := e.s.UpdateSettings(e.ctx, nil, topupd.SettingsPatch{DepositBank: &bank}); err != nil {
+		t.Fatal(err)
+	}
+	a, b := e.account("dep-a", 0), e.account("dep-b", 0)
+	var ids []string
+	for i, acc := range []string{a.ID, b.ID, a.ID, b.ID} {
+		d, err := e.s.OpenDeposit(e.ctx, nil, acc, topupd.USD(int64(10+i)), t0.Add(time.Duration(i)*time.Minute))
+		if err != nil {
+			t.Fatalf("OpenDeposit %d: %v", i, err)
+		}
+		ids = append(ids, d.ID)
+	}
+	if _, err := e.s.RejectDeposit(e.ctx, nil, ids[1], "no transfer", "op", t0.Add(5*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		q    topupd.DepositsQuery
+		want []string
+	}{
+		{"newest first", topupd.DepositsQuery{Limit: 10}, []string{ids[3], ids[2], ids[1], ids[0]}},
+		{"oldest first", topupd.DepositsQuery{Oldest: true, Limit: 10}, ids},
+		{"pending, newest 2", topupd.DepositsQuery{Status: topupd.DepositPending, Limit: 2}, []string{ids[3], ids[2]}},
+		{"pending, oldest 2", topupd.DepositsQuery{Status: topupd.DepositPending, Oldest: true, Limit: 2}, []string{ids[0], ids[2]}},
+		{"one account's, oldest first", topupd.DepositsQuery{AccountID: b.ID, Oldest: true, Limit: 10}, []string{ids[1], ids[3]}},
+	} {
+		list, _, err := e.s.Deposits(e.ctx, c.q)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var got []string
+		for _, d := range list {
+			got = append(got, d.ID)
+		}
+		if diff := cmp.Diff(c.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", c.name, diff)
+		}
+	}
 }
 
 // testStatement: a statement holds the entries made in [from, to) oldest
