@@ -225,4 +225,22 @@ var mutants = []Mutant{
 				"\t\t\t\t\treturn p\n\t\t\t\t}\n\t\t\t}\n\t\t\treturn e.retry(ctx, o, a.err)\n\t\t}\n",
 		}},
 	},
+	{
+		Name: "depositreceived",
+		Bug:  "a deposit confirmed with what the bank received credits the ticket's amount instead",
+		Edits: []Edit{{
+			File: "deposit_confirm.go",
+			Old:  "\t\tcredit := amount\n\t\tif c.Received != nil {\n\t\t\tcredit = *c.Received\n\t\t}\n",
+			New:  "\t\tcredit := amount\n",
+		}},
+	},
+	{
+		Name: "depositagain",
+		Bug:  "a confirmed deposit confirmed again credits it again",
+		Edits: []Edit{{
+			File: "deposit_confirm.go",
+			Old:  "\tcase DepositPending:\n",
+			New:  "\tcase DepositPending, DepositConfirmed:\n",
+		}},
+	},
 }

@@ -24,7 +24,13 @@ func (w *World) check(ctx context.Context, full, final bool) error {
 		return fmt.Errorf("check: %w", err)
 	}
 	orders := append(slices.Clip(live), sandbox...)
+	if err := w.checkDeposits(ctx); err != nil {
+		return err
+	}
 	books := append(slices.Clip(w.model.accounts), w.model.sandboxes...)
+	if w.model.depositor != "" {
+		books = append(books, w.model.depositor)
+	}
 	owed := map[string]topupd.Money{}
 	for _, id := range books {
 		owed[id] = w.model.credited[id]
@@ -111,6 +117,8 @@ func (w *World) shop(id string) string {
 	name := live
 	if i := slices.Index(w.model.accounts, live); i >= 0 {
 		name = fmt.Sprintf("shop%d", i+1)
+	} else if live == w.model.depositor {
+		name = "shop4"
 	}
 	if sandbox {
 		return name + "'s sandbox"

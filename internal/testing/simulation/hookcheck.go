@@ -82,6 +82,9 @@ func (w *World) hookEvents(e *topupd.Event) map[string]expected {
 		if e.AccountID != "" {
 			out[e.ID] = expected{account: owner, typ: topupd.WebhookBalanceCredited}
 		}
+	case topupd.EventDepositConfirmed, topupd.EventDepositRejected, topupd.EventDepositExpired:
+		kind, _ := topupd.KindOf(e.Type)
+		out[e.ID] = expected{account: owner, typ: kind.Webhook}
 	case topupd.PacksChanged:
 		c, ok := e.Data.(*topupd.PacksChangedData)
 		if !ok || !c.AllPacks && len(c.PIDs) == 0 {

@@ -50,6 +50,8 @@ type model struct {
 	// refs are the credits' references (account, NUL, reference) the
 	// operator had answered.
 	refs map[string]bool
+	// depositor is shop4, whose books only deposits fill (deposits.go).
+	depositor string
 }
 
 // request is one order a client asked for, and the order its first answer named.
@@ -154,6 +156,9 @@ func (w *World) setup(ctx context.Context) error {
 		}
 	}
 	if err := w.addStock(ctx, 8); err != nil {
+		return err
+	}
+	if err := w.setupDeposits(ctx); err != nil {
 		return err
 	}
 	return w.setupHooks(ctx)

@@ -34,6 +34,11 @@ func (w *World) run(ctx context.Context) error {
 			}
 			w.logf("webhooks: %d attempts", n)
 		}
+		if w.deps.rng.IntN(100) < depositProb {
+			if err := w.depositStep(ctx); err != nil {
+				return fmt.Errorf("seed %d step %d: %w", w.cfg.Seed, w.step, err)
+			}
+		}
 		if err := w.check(ctx, full, false); err != nil {
 			return err
 		}
@@ -83,6 +88,9 @@ func (w *World) settleDown(ctx context.Context) error {
 		if err := w.check(ctx, false, false); err != nil || w.violation != "" {
 			return err
 		}
+	}
+	if err := w.settleDeposits(ctx); err != nil || w.violation != "" {
+		return err
 	}
 	if err := w.settleHooks(ctx); err != nil || w.violation != "" {
 		return err

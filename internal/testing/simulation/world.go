@@ -125,6 +125,8 @@ type World struct {
 	violation string
 	// hooks is the webhook side: notifier, deliverer and receivers.
 	hooks *hooks
+	// deps is the deposit side: clients, the bank and two operators.
+	deps *deposits
 	// db counts the store's statements by the node's call that ran them
 	// (betweenTx); calls counts the calls, to tag each.
 	db    *dbcount.Counter
