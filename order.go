@@ -129,8 +129,11 @@ type Order struct {
 	// Alert, on a processing order, says why it needs the operator (see
 	// AlertPastDeadline and AlertCodeUsed); empty when it does not.
 	Alert string
-	// Cost is what the order cost the business, fixed when it was
-	// fulfilled; nil until then, and for an order never fulfilled.
+	// Cost is what the order cost the business, fixed when it completed
+	// from a cost that was set (its supplier's or its pack's, or each
+	// code's batch's, else its pack's); nil until then, for an order never
+	// completed, and for a completed order whose cost is not known (no
+	// cost was set, or it completed before costs were kept).
 	Cost *Money
 	// Sandbox marks an order of an account's sandbox (sandbox.go).
 	Sandbox bool

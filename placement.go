@@ -33,25 +33,26 @@ type Placement struct {
 //   - a sandbox order (p.Sandbox) is on the account's sandbox's books,
 //     fulfilled by the sim rules (ProviderSandbox), calling no supplier;
 //     a key or card order of it completes at once with TEST- codes,
-//     whatever the pack's supplier, costing the pack's unit cost;
+//     whatever the pack's supplier, costing the pack's unit cost (no
+//     known cost when the pack has none);
 //   - a key or card order from stock completes at once with drawn codes;
 //   - a top-up whose caller makes the first call now is submitting under
 //     the caller's lease, unless the sim rules answer that call in the
-//     placement itself (SimFirstAnswer): completed at its unit cost, or
-//     accepted and pending until the sim's delay.
+//     placement itself (SimFirstAnswer): completed at its unit cost (as
+//     above), or accepted and pending until the sim's delay.
 func Place(p *PlaceOrder, pack *Pack, line *Line, draft Draft) Placement {
 	if p.Sandbox && pack.TakesQuantity(line) {
 		draft.DrawsStock = true // TEST- codes, from no stock: see below
 	}
 	pl := Placement{Order: newOrder(p, pack, line, &draft), Suppliers: pack.Suppliers}
 	o := &pl.Order
-	unitCost := pack.Cost * Money(draft.Quantity)
+	unitCost := packCost(pack, draft.Quantity)
 	switch {
 	case p.Sandbox:
 		o.Sandbox, o.Provider, o.Upstream, o.UpstreamPID = true, ProviderSandbox, "", ""
 		pl.Suppliers = nil
 		if draft.DrawsStock {
-			pl.TestCodes, o.Cost = true, &unitCost
+			pl.TestCodes, o.Cost = true, unitCost
 		}
 	case draft.DrawsStock:
 		pl.Draw, pl.BatchCost = true, true
@@ -59,7 +60,7 @@ func Place(p *PlaceOrder, pack *Pack, line *Line, draft Draft) Placement {
 	pl.First, pl.Answered = SimFirstAnswer(p, o, len(pl.Suppliers), draft.DrawsStock)
 	switch {
 	case pl.Answered && pl.First.State == OutcomeCompleted: // as a settlement after the first call completes it
-		o.Status, o.FinishedAt, o.Supplier, o.Cost = StatusCompleted, o.CreatedAt, SupplierAccepted, &unitCost
+		o.Status, o.FinishedAt, o.Supplier, o.Cost = StatusCompleted, o.CreatedAt, SupplierAccepted, unitCost
 	case pl.Answered: // pending: as a settlement records the answer, due when the sim says, with no lease
 		o.Supplier, o.Attempts = SupplierAccepted, 1
 	}
@@ -67,6 +68,17 @@ func Place(p *PlaceOrder, pack *Pack, line *Line, draft Draft) Placement {
 		pl.Suppliers = nil
 	}
 	return pl
+}
+
+// packCost is what quantity units of a pack cost at its own cost, nil
+// when it has none set (a pack's cost of 0 is none): an order completed at
+// it has no known cost.
+func packCost(pack *Pack, quantity int) *Money {
+	if pack.Cost <= 0 {
+		return nil
+	}
+	c := pack.Cost * Money(quantity)
+	return &c
 }
 
 // newOrder is the order a placement makes, before the sandbox and the sim

@@ -45,6 +45,7 @@ func TestPlace(t *testing.T) {
 		Suppliers: []topupd.Supplier{{Provider: topupd.ProviderUpstream, Upstream: "a"}, {Provider: topupd.ProviderUpstream, Upstream: "b"}}}
 	stock := topupd.Pack{PID: "key", Provider: topupd.ProviderStock, Cost: 2000, LowStockAt: &low}
 	upKey := topupd.Pack{PID: "upkey", Provider: topupd.ProviderUpstream, Upstream: "a", Cost: 2000}
+	costless := topupd.Pack{PID: "free", Provider: topupd.ProviderSim} // no cost set: an order of it has no known cost
 	leased := func(sim topupd.SimTerms) topupd.PlaceOrder {
 		return topupd.PlaceOrder{AccountID: "acc_1", Now: now, Deadline: time.Hour, LeaseOwner: "node", Sim: sim,
 			Request: topupd.OrderRequest{TrxID: "t", Fields: topupd.AccountFields{UserID: "5123"}}}
@@ -65,6 +66,8 @@ func TestPlace(t *testing.T) {
 			placed{Status: topupd.StatusProcessing, Supplier: topupd.SupplierNew, Provider: topupd.ProviderManual}},
 		{"a sim top-up answered at once completes", leased(atOnce), sim, topup, false,
 			placed{Status: topupd.StatusCompleted, Supplier: topupd.SupplierAccepted, Provider: topupd.ProviderSim, Cost: "0.3", Answer: true}},
+		{"a sim top-up of a pack without a cost completes with no known cost", leased(atOnce), costless, topup, false,
+			placed{Status: topupd.StatusCompleted, Supplier: topupd.SupplierAccepted, Provider: topupd.ProviderSim, Answer: true}},
 		{"with a delay it is pending, due the delay after placement", leased(delayed), sim, topup, false,
 			placed{Status: topupd.StatusProcessing, Supplier: topupd.SupplierAccepted, Provider: topupd.ProviderSim, Attempts: 1, Answer: true,
 				Due: ms.Add(20 * time.Second)}},
@@ -86,6 +89,8 @@ func TestPlace(t *testing.T) {
 			placed{Status: topupd.StatusCompleted, Supplier: topupd.SupplierAccepted, Provider: topupd.ProviderSandbox, Sandbox: true, Cost: "0.3", Answer: true}},
 		{"a sandbox key of an upstream gets TEST- codes", func() topupd.PlaceOrder { p := leased(atOnce); p.Sandbox = true; return p }(), upKey, keys, false,
 			placed{Status: topupd.StatusCompleted, Supplier: topupd.SupplierNew, Provider: topupd.ProviderSandbox, Sandbox: true, Cost: "0.2", Test: true}},
+		{"a sandbox key of a pack without a cost has no known cost", func() topupd.PlaceOrder { p := leased(atOnce); p.Sandbox = true; return p }(), costless, keys, false,
+			placed{Status: topupd.StatusCompleted, Supplier: topupd.SupplierNew, Provider: topupd.ProviderSandbox, Sandbox: true, Test: true}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			pl := topupd.Place(&c.p, &c.pack, &c.line, topupd.Draft{Quantity: 1, Amount: topupd.USD(1), Fields: c.p.Request.Fields, DrawsStock: c.draws})

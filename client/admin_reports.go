@@ -34,18 +34,22 @@ type Statement struct {
 	Entries           []StatementEntry `json:"entries"`
 }
 
-// SalesRow sums the orders of one key of a sales report.
+// SalesRow sums the orders of one key of a sales report: RevenueUSD is
+// what its completed orders were charged, CostUSD what those with a known
+// cost cost, RevenueWithoutCostUSD what those without one were charged,
+// and MarginUSD = RevenueUSD − RevenueWithoutCostUSD − CostUSD.
 type SalesRow struct {
-	Key        string `json:"key"`
-	Orders     int64  `json:"orders"`
-	Completed  int64  `json:"completed"`
-	Cancelled  int64  `json:"cancelled"`
-	Processing int64  `json:"processing"`
-	RevenueUSD Money  `json:"revenueUsd"`
-	RefundsUSD Money  `json:"refundsUsd"`
-	NetUSD     Money  `json:"netUsd"`
-	CostUSD    Money  `json:"costUsd"`
-	MarginUSD  Money  `json:"marginUsd"`
+	Key                   string `json:"key"`
+	Orders                int64  `json:"orders"`
+	Completed             int64  `json:"completed"`
+	Cancelled             int64  `json:"cancelled"`
+	Processing            int64  `json:"processing"`
+	RevenueUSD            Money  `json:"revenueUsd"`
+	RefundsUSD            Money  `json:"refundsUsd"`
+	NetUSD                Money  `json:"netUsd"`
+	CostUSD               Money  `json:"costUsd"`
+	MarginUSD             Money  `json:"marginUsd"`
+	RevenueWithoutCostUSD Money  `json:"revenueWithoutCostUsd"`
 }
 
 // Add sums another row into r.
@@ -59,6 +63,7 @@ func (r *SalesRow) Add(o SalesRow) {
 	r.NetUSD += o.NetUSD
 	r.CostUSD += o.CostUSD
 	r.MarginUSD += o.MarginUSD
+	r.RevenueWithoutCostUSD += o.RevenueWithoutCostUSD
 }
 
 // SalesReport is the sales of the orders created in [From, To), one row

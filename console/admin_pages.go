@@ -110,14 +110,10 @@ type reportData struct {
 	Groups            []topupd.SalesGroup
 	Report            service.SalesReport
 	CSV               template.URL
-	// Rows are the report's rows with their keys' names (report_rows.go);
-	// Total is its total, Margin the margin of the rows whose cost is
-	// known, Costless how many completed orders have none (their pack has no
-	// cost).
-	Rows     []reportRow
-	Total    reportRow
-	Margin   topupd.Money
-	Costless int64
+	// Rows are the report's rows with their keys' names (report_rows.go),
+	// Total its total: the figures of the admin API's report and its CSV.
+	Rows  []reportRow
+	Total reportRow
 }
 
 // reportSpan reads a report's days, [from, to] inclusive as the form names
@@ -149,13 +145,6 @@ func (c *Console) reports(w http.ResponseWriter, r *http.Request, s *session) er
 		return err
 	}
 	d.Total = reportRow{SalesRow: d.Report.Total}
-	var costlessRevenue topupd.Money
-	if d.Report.By == topupd.ByPack { // its rows are the packs already
-		d.Costless, costlessRevenue = costlessRows(d.Report.Rows)
-	} else if d.Costless, costlessRevenue, err = c.costless(r.Context(), s, from, to); err != nil {
-		return err
-	}
-	d.Margin = d.Total.Margin() - costlessRevenue
 	d.CSV = template.URL(url.Values{"from": {d.From}, "to": {d.To}, "groupBy": {d.GroupBy}}.Encode())
 	c.render(w, r, s, http.StatusOK, "reports", "Reports", d)
 	return nil

@@ -52,15 +52,13 @@ type lineDurations struct {
 	Cells []topupd.DurationRow
 }
 
-// period sums a report's days.
+// period sums a report's days: its margin (SalesRow.Margin) leaves out
+// the charges of completed orders without a cost (RevenueWithoutCost), as
+// the reports do.
 type period struct {
 	Label string
 	topupd.SalesRow
 	Success string
-	// Costless counts the completed orders without a cost on the books;
-	// KnownMargin is the margin of the others (report_rows.go).
-	Costless    int64
-	KnownMargin topupd.Money
 }
 
 // Pending is what orders neither completed nor refunded were charged
@@ -143,14 +141,9 @@ func (c *Console) takings(ctx context.Context, s *session, d *dashData) error {
 			}
 		}
 	}
-	for i, span := range []int{1, 7, 30} {
+	for i := range d.Periods {
 		p := &d.Periods[i]
 		p.Success = pctText(p.Completed, p.Completed+p.Cancelled)
-		n, revenue, err := c.costless(ctx, s, today.AddDate(0, 0, 1-span), to)
-		if err != nil {
-			return err
-		}
-		p.Costless, p.KnownMargin = n, p.Margin()-revenue
 	}
 	d.Chart = revenueChart(days)
 	return c.durations(ctx, s, d, today)

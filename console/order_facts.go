@@ -8,7 +8,7 @@ import (
 // orderPage is what the order page shows of o: its history as an
 // operator reads it (the first supplier call's outcome, which the store
 // records as a "retry", is the "submit"), and, once completed, its cost
-// and margin (the margin only when the cost is known).
+// and margin when its cost is known ("no cost" and no margin otherwise).
 func orderPage(o service.OrderDetail) orderData {
 	d := orderData{O: o}
 	d.O.History = append([]topupd.OrderEvent(nil), o.History...)
@@ -18,8 +18,7 @@ func orderPage(o service.OrderDetail) orderData {
 			break
 		}
 	}
-	if o.Status == topupd.StatusCompleted && o.Cost != nil {
-		m := o.Amount - *o.Cost
+	if m, ok := o.Margin(); ok {
 		d.Margin = &m
 	}
 	return d

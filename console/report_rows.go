@@ -3,7 +3,6 @@ package console
 import (
 	"context"
 	"net/url"
-	"time"
 
 	"github.com/topupd/topupd"
 	"github.com/topupd/topupd/service"
@@ -24,10 +23,10 @@ type reportRow struct {
 // refunded (orders processing, mostly): Net is Revenue plus Pending.
 func (r reportRow) Pending() topupd.Money { return r.Net() - r.Revenue }
 
-// CostKnown reports whether the row's completed orders have a cost on
-// the books: a row whose completed orders cost nothing has none (a pack
-// without a cost), and its margin would be its whole revenue.
-func (r reportRow) CostKnown() bool { return r.Completed == 0 || r.Cost > 0 }
+// WithoutCost reports whether some of the row's completed orders have no
+// cost on the books: their charges (RevenueWithoutCost) are left out of
+// its margin.
+func (r reportRow) WithoutCost() bool { return r.RevenueWithoutCost > 0 }
 
 // namedRows gives each row of a report the name and page of its key.
 func (c *Console) namedRows(ctx context.Context, s *session, rep service.SalesReport) ([]reportRow, error) {
@@ -64,28 +63,4 @@ func (c *Console) namedRows(ctx context.Context, s *session, rep service.SalesRe
 		rows[i] = reportRow{SalesRow: r, Name: names[r.Key], Link: links[r.Key]}
 	}
 	return rows, nil
-}
-
-// costless sums the completed orders of [from, to) whose pack had no
-// cost on the books (their cost is 0, so their margin would be their whole
-// revenue): how many there are and their revenue. It reads the report by
-// pack, whose rows' costs are their packs'.
-func (c *Console) costless(ctx context.Context, s *session, from, to time.Time) (orders int64, revenue topupd.Money, err error) {
-	rep, err := c.Service.SalesReport(ctx, s.actor, from, to, topupd.ByPack)
-	if err != nil {
-		return 0, 0, err
-	}
-	orders, revenue = costlessRows(rep.Rows)
-	return orders, revenue, nil
-}
-
-// costlessRows sums the rows of a report by pack whose completed orders
-// cost nothing: how many completed orders they hold, and their revenue.
-func costlessRows(rows []topupd.SalesRow) (orders int64, revenue topupd.Money) {
-	for _, r := range rows {
-		if r.Completed > 0 && r.Cost == 0 {
-			orders, revenue = orders+r.Completed, revenue+r.Revenue
-		}
-	}
-	return orders, revenue
 }

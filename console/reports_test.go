@@ -16,7 +16,7 @@ import (
 //   - show what processing orders were charged apart (Pending), so that
 //     Net is Revenue plus Pending, and say so;
 //   - take the margin over the orders with a known cost alone, and say how
-//     many lack one;
+//     much revenue lacks one;
 //   - name accounts and lines, with their ids beside;
 //   - write money as $1,234.56;
 //   - draw the chart with a value axis and the highest day's value;
@@ -68,7 +68,7 @@ func TestReportsAndDashboardRead(t *testing.T) {
 				t.Errorf("%s: %q, want %q", sel, got, want)
 			}
 		}
-		if got := b.text(today + ".costless"); !strings.Contains(got, "13 completed orders") {
+		if got := b.text(today + ".costless"); !strings.Contains(got, "$11.57") {
 			t.Errorf("the period's orders without a cost: %q", got)
 		}
 		ticks, err := run(b, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#revenue-chart .axis text")].map(e => e.textContent)`))
@@ -108,13 +108,13 @@ func TestReportsAndDashboardRead(t *testing.T) {
 			}
 			return strings.TrimSpace(got)
 		}
-		// Total, Orders, Completed, Cancelled, Processing, Success, Revenue, Pending, Net, Refunds, Cost, Margin
-		for col, want := range map[int]string{5: "82.4%", 6: "$16.02", 7: "$4.00", 8: "$20.02", 11: "$0.45*"} {
+		// Total, Orders, Completed, Cancelled, Processing, Success, Revenue, Pending, Net, Refunds, Cost, Without cost, Margin
+		for col, want := range map[int]string{5: "82.4%", 6: "$16.02", 7: "$4.00", 8: "$20.02", 10: "$4.00", 11: "$11.57", 12: "$0.45"} {
 			if got := foot(col); got != want {
 				t.Errorf("the total's column %d: %q, want %q", col, got, want)
 			}
 		}
-		if got := b.text("#costless"); !strings.Contains(got, "13 completed orders") {
+		if got := b.text("#costless"); !strings.Contains(got, "$11.57") {
 			t.Errorf("the report's orders without a cost: %q", got)
 		}
 		if got := b.text("#report-legend"); !strings.Contains(got, "Net = Revenue + Pending") {

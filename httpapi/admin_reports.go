@@ -11,7 +11,8 @@ import (
 // newSalesRow shows a row of the store's report.
 func newSalesRow(r *topupd.SalesRow) client.SalesRow {
 	return client.SalesRow{Key: r.Key, Orders: r.Orders, Completed: r.Completed, Cancelled: r.Cancelled, Processing: r.Processing,
-		RevenueUSD: r.Revenue, RefundsUSD: r.Refunds, NetUSD: r.Net(), CostUSD: r.Cost, MarginUSD: r.Margin()}
+		RevenueUSD: r.Revenue, RefundsUSD: r.Refunds, NetUSD: r.Net(), CostUSD: r.Cost, MarginUSD: r.Margin(),
+		RevenueWithoutCostUSD: r.RevenueWithoutCost}
 }
 
 // salesAnswer is a sales report with its total.
@@ -22,7 +23,8 @@ type salesAnswer struct {
 
 // salesReport answers the sales of orders created in [from, to), grouped by
 // groupBy (day when absent), with their total, in JSON or, with
-// format=csv, as text/csv.
+// format=csv, as text/csv: the same rows, columns and numbers, the total
+// last.
 func (a *admin) salesReport(w http.ResponseWriter, r *http.Request) error {
 	v := r.URL.Query()
 	from, to, csvOut, err := reportQuery(v, "from", "to", "groupBy", "format")

@@ -121,9 +121,9 @@ func TestDatabaseGuards(t *testing.T) {
 		storetest.Refused("orders: final without finish time", `UPDATE orders SET status = 'completed', cost = 5 WHERE seq = $1`, []any{f.processing}, check),
 		storetest.Refused("orders: repricing a processing order", `UPDATE orders SET amount = amount + 1 WHERE seq = $1`, []any{f.processing}, "never changes"),
 		storetest.Refused("orders: another quantity for a processing order", `UPDATE orders SET quantity = quantity + 1 WHERE seq = $1`, []any{f.processing}, "never changes"),
-		storetest.Refused("orders: completed without a cost", `UPDATE orders SET status = 'completed', finished_at = 1 WHERE seq = $1`, []any{f.processing}, "orders_cost_when_completed"),
+		storetest.Refused("orders: a cost on a cancelled order", `UPDATE orders SET status = 'cancelled', error = 'x', finished_at = 1, cost = 5 WHERE seq = $1`, []any{f.processing}, "orders_cost_when_completed"),
 		storetest.Refused("orders: a cost on a processing order", `UPDATE orders SET cost = 5 WHERE seq = $1`, []any{f.processing}, "orders_cost_when_completed"),
-		storetest.Refused("orders: changing a completed order's cost", `UPDATE orders SET cost = cost + 1 WHERE seq = $1`, []any{f.completed}, final),
+		storetest.Refused("orders: changing a completed order's cost", `UPDATE orders SET cost = COALESCE(cost, 0) + 1 WHERE seq = $1`, []any{f.completed}, final),
 		storetest.Refused("orders: a reused trxid", `UPDATE orders SET trxid = 'T-DONE' WHERE seq = $1`, []any{f.processing}, `"orders_trxid"`),
 		storetest.Refused("orders: a reused idempotency key", `UPDATE orders SET idem_key = 'T-DONE' WHERE seq = $1`, []any{f.processing}, `"orders_idem_key"`),
 		storetest.Refused("settings: deleting the row", `DELETE FROM settings`, nil, "never deleted"),
@@ -133,6 +133,7 @@ func TestDatabaseGuards(t *testing.T) {
 		storetest.Accepted("a credit continuing the chain", entry, []any{f.a, next, "credit", 1, bal + 1, nil, "ok"}),
 		storetest.Accepted("delivering an available code", `UPDATE codes SET order_seq = $1 WHERE id = $2`, []any{f.processing, available}),
 		storetest.Accepted("completing a processing order", `UPDATE orders SET status = 'completed', finished_at = 1, cost = 5 WHERE seq = $1`, []any{f.processing}),
+		storetest.Accepted("completing a processing order without a known cost", `UPDATE orders SET status = 'completed', finished_at = 1 WHERE seq = $1`, []any{f.o}),
 	}
 	storetest.RunGuards(t, db, dumpQueries, guards, controls)
 	var left int

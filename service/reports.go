@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,7 +20,7 @@ type SalesReport struct {
 	From, To time.Time
 	By       topupd.SalesGroup
 	Rows     []topupd.SalesRow
-	// Total sums the rows; its key is "total".
+	// Total sums the rows, every count and amount; its key is "total".
 	Total topupd.SalesRow
 }
 
@@ -49,13 +50,20 @@ func (s *Service) SalesReport(ctx context.Context, a Actor, from, to time.Time, 
 	return r, nil
 }
 
-// CSV is the report as the rows of a CSV file, a header first.
+// SalesColumns are the columns of a sales report's CSV, as its JSON rows
+// name them.
+var SalesColumns = []string{"key", "orders", "completed", "cancelled", "processing", "revenueUsd", "refundsUsd", "netUsd", "costUsd",
+	"marginUsd", "revenueWithoutCostUsd"}
+
+// CSV is the report as the rows of a CSV file: a header (SalesColumns),
+// its rows, and its total last, with the numbers of its JSON.
 func (r SalesReport) CSV() [][]string {
-	out := [][]string{{"key", "orders", "completed", "cancelled", "processing", "revenueUsd", "refundsUsd", "netUsd", "costUsd", "marginUsd"}}
+	out := [][]string{slices.Clone(SalesColumns)}
 	n := func(v int64) string { return strconv.FormatInt(v, 10) }
-	for _, row := range r.Rows {
+	for _, row := range append(r.Rows[:len(r.Rows):len(r.Rows)], r.Total) {
 		out = append(out, []string{Cell(row.Key), n(row.Orders), n(row.Completed), n(row.Cancelled), n(row.Processing),
-			row.Revenue.String(), row.Refunds.String(), row.Net().String(), row.Cost.String(), row.Margin().String()})
+			row.Revenue.String(), row.Refunds.String(), row.Net().String(), row.Cost.String(), row.Margin().String(),
+			row.RevenueWithoutCost.String()})
 	}
 	return out
 }

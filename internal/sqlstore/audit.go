@@ -39,8 +39,9 @@ var auditChecks = []struct{ name, query string }{
 		  ORDER BY m.resolved_at DESC, m.rec_seq DESC, m.id DESC LIMIT 1)`},
 	// The price an order was placed at is what it charged.
 	{"charge-is-order-price", `SELECT o.id FROM orders o JOIN ledger l ON l.order_seq = o.seq AND l.kind = 'charge' WHERE -l.amount <> o.amount`},
-	// A completed order, and only a completed order, has one cost.
-	{"one-cost-per-completed-order", `SELECT id FROM orders WHERE (status = 'completed') <> (cost IS NOT NULL) OR cost < 0`},
+	// Only a completed order has a cost, one at most: none when it is not
+	// known (no cost was set, or it completed before costs were kept).
+	{"one-cost-per-completed-order", `SELECT id FROM orders WHERE (cost IS NOT NULL AND status <> 'completed') OR cost < 0`},
 	// Orders placed since an account's limits were set keep to them
 	// (limits.go).
 	{"orders-within-spending-limits", limitsAuditSQL()},
@@ -126,10 +127,9 @@ var auditChecks = []struct{ name, query string }{
 	// they count say: each differing row is named by its day, account and
 	// pack, from either side.
 	{"sales-roll-ups-match-orders", `SELECT CAST(x.day AS TEXT) || ' ' || x.account_id || ' ' || x.pid FROM (
-		SELECT day, account_id, pid, slug, provider, orders, completed, cancelled, processing, charged, revenue, refunds, cost FROM sales_daily
-		EXCEPT ` + SalesDailyFromOrders + `) x
+		SELECT ` + SalesDailyColumns + ` FROM sales_daily EXCEPT ` + SalesDailyFromOrders + `) x
 		UNION ALL SELECT CAST(y.day AS TEXT) || ' ' || y.account_id || ' ' || y.pid FROM (` + SalesDailyFromOrders + `
-		EXCEPT SELECT day, account_id, pid, slug, provider, orders, completed, cancelled, processing, charged, revenue, refunds, cost FROM sales_daily) y`},
+		EXCEPT SELECT ` + SalesDailyColumns + ` FROM sales_daily) y`},
 	// The roll-ups of time to a final state count each final live order once, in
 	// the bucket its times say: each differing row is named by its day, line
 	// and bucket, from either side.
@@ -165,9 +165,16 @@ var auditChecks = []struct{ name, query string }{
 		        < MIN(CASE WHEN a.outcome IN ('trying', 'completed', 'cancelled') THEN a.attempt END)`},
 }
 
+// SalesDailyColumns are the columns of sales_daily, in the order
+// SalesDailyFromOrders computes them.
+const SalesDailyColumns = `day, account_id, pid, slug, provider, orders, completed, cancelled, processing, charged, revenue, refunds, cost,
+		revenue_without_cost`
+
 // SalesDailyFromOrders computes the rows of sales_daily from the live
-// orders (the sandbox's are never rolled up): a completed order refunded
-// by a reconciliation's refund-reseller counts among the refunds.
+// orders (the sandbox's are never rolled up), in the order of
+// SalesDailyColumns: a completed order refunded by a reconciliation's
+// refund-reseller counts among the refunds, and one without a known cost
+// in the revenue without cost.
 const SalesDailyFromOrders = `SELECT o.created_at / 86400000 AS day, o.account_id, o.pid, o.slug, o.provider, COUNT(*) AS orders,
 		SUM(CASE WHEN o.status = 'completed' THEN 1 ELSE 0 END) AS completed,
 		SUM(CASE WHEN o.status = 'cancelled' THEN 1 ELSE 0 END) AS cancelled,
@@ -175,7 +182,8 @@ const SalesDailyFromOrders = `SELECT o.created_at / 86400000 AS day, o.account_i
 		SUM(o.amount) AS charged,
 		SUM(CASE WHEN o.status = 'completed' THEN o.amount ELSE 0 END) AS revenue,
 		SUM(CASE WHEN o.refunded = 1 OR m.order_id IS NOT NULL THEN o.amount ELSE 0 END) AS refunds,
-		SUM(CASE WHEN o.status = 'completed' THEN o.cost ELSE 0 END) AS cost
+		COALESCE(SUM(CASE WHEN o.status = 'completed' THEN o.cost ELSE 0 END), 0) AS cost,
+		SUM(CASE WHEN o.status = 'completed' AND o.cost IS NULL THEN o.amount ELSE 0 END) AS revenue_without_cost
 		FROM orders o LEFT JOIN reconciliation_mismatches m ON m.order_id = o.id AND m.action = 'refund-reseller'
 		WHERE o.sandbox = 0 GROUP BY o.created_at / 86400000, o.account_id, o.pid, o.slug, o.provider`
 

@@ -303,24 +303,33 @@ func (s *Store) LowStock(ctx context.Context) (map[string]bool, error) {
 
 // stockCost is what the quantity codes an order is about to draw cost:
 // each its batch's cost, or the pack's (unit) for a code whose batch has
-// none. Under the pack's stock level lock, which the caller holds from
-// its count of the stock, these are the very codes drawCodes then gives.
-func (s *Store) stockCost(ctx context.Context, tx *sql.Tx, pid string, quantity int, unit topupd.Money) (topupd.Money, error) {
+// none; nil, no known cost, when a code has neither (a unit of 0 is no
+// cost set). Under the pack's stock level lock, which the caller holds
+// from its count of the stock, these are the very codes drawCodes then
+// gives.
+func (s *Store) stockCost(ctx context.Context, tx *sql.Tx, pid string, quantity int, unit topupd.Money) (*topupd.Money, error) {
 	var total topupd.Money
-	err := eachRow(ctx, tx, func(r scanner) error {
-		var c topupd.Money
-		err := r.Scan(&c)
-		total += c
-		return err
-	}, stockCostSQL, pid, quantity, int64(unit))
-	if err != nil {
-		return 0, err
+	known := true
+	var packCost any // NULL: the pack has no cost set
+	if unit > 0 {
+		packCost = int64(unit)
 	}
-	return total, nil
+	err := eachRow(ctx, tx, func(r scanner) error {
+		var c sql.NullInt64
+		err := r.Scan(&c)
+		total += topupd.Money(c.Int64)
+		known = known && c.Valid
+		return err
+	}, stockCostSQL, pid, quantity, packCost)
+	if err != nil || !known {
+		return nil, err
+	}
+	return &total, nil
 }
 
 // stockCostSQL is the cost of each code a draw of a pack ($1) for $2
-// codes is about to take, $3 for a code whose batch has no cost: the
-// draw's own choice of codes (see the drawCodes query).
+// codes is about to take, $3 (NULL when the pack has none) for a code
+// whose batch has no cost: the draw's own choice of codes (see the
+// drawCodes query).
 const stockCostSQL = `SELECT COALESCE((SELECT b.cost FROM stock_batches b WHERE b.id = c.batch_id), $3) FROM codes c
 	WHERE c.pid = $1 AND c.order_seq IS NULL AND c.voided_at IS NULL ORDER BY c.id LIMIT $2`

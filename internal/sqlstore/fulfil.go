@@ -126,11 +126,11 @@ func (s *Store) settle(ctx context.Context, tx *sql.Tx, seq int64, st topupd.Set
 			return o, cerr
 		}
 		if st.Cost != nil {
-			cost = *st.Cost
+			cost = st.Cost
 		}
-		settled.Cost = &cost
+		settled.Cost = cost
 		_, err = tx.ExecContext(ctx, `UPDATE orders SET status = 'completed', finished_at = $2, supplier = $3, code_count = $4,
-			next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL, cost = $5 WHERE seq = $1`, seq, ms(st.Now), string(settled.Supplier), len(st.Codes), int64(cost))
+			next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL, cost = $5 WHERE seq = $1`, seq, ms(st.Now), string(settled.Supplier), len(st.Codes), moneyOrNull(cost))
 	case topupd.StatusCancelled:
 		_, err = tx.ExecContext(ctx, `UPDATE orders SET status = 'cancelled', error = $2, refunded = $3, finished_at = $4, supplier = $5,
 			next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL WHERE seq = $1`, seq, st.Error, boolInt(st.Refund), ms(st.Now), string(settled.Supplier))
@@ -255,13 +255,15 @@ func (s *Store) RetryOrder(ctx context.Context, ch *topupd.Change, seq int64, no
 
 // completionCost is the cost fixed on an order as it completes: per unit,
 // the current supplier's own cost when the order's supplier list gave it
-// one, or else the pack's cost now. A pack since deleted costs 0.
-func (s *Store) completionCost(ctx context.Context, tx *sql.Tx, o *topupd.Order) (topupd.Money, error) {
-	var unit topupd.Money
+// one, or else the pack's cost now; nil when neither was set (a pack's
+// cost of 0 is none, and a pack since deleted has none).
+func (s *Store) completionCost(ctx context.Context, tx *sql.Tx, o *topupd.Order) (*topupd.Money, error) {
+	var unit sql.NullInt64
 	err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT a.cost FROM order_attempts a WHERE a.order_seq = $2 AND a.outcome = 'trying'),
-		(SELECT p.cost FROM packs p WHERE p.pid = $1), 0)`, o.PID, o.Seq).Scan(&unit)
-	if err != nil {
-		return 0, err
+		(SELECT NULLIF(p.cost, 0) FROM packs p WHERE p.pid = $1))`, o.PID, o.Seq).Scan(&unit)
+	if err != nil || !unit.Valid {
+		return nil, err
 	}
-	return unit * topupd.Money(o.Quantity), nil
+	cost := topupd.Money(unit.Int64) * topupd.Money(o.Quantity)
+	return &cost, nil
 }

@@ -102,10 +102,10 @@ func (s *Store) acceptedCost(ctx context.Context, tx *sql.Tx, o *topupd.Order, s
 		return nil
 	}
 	cost, err := s.completionCost(ctx, tx, o)
-	if err != nil || cost == 0 {
+	if err != nil || cost == nil || *cost == 0 {
 		return err
 	}
-	res, err := tx.ExecContext(ctx, `UPDATE upstreams SET balance = balance - $2 WHERE name = $1 AND balance IS NOT NULL`, o.Upstream, int64(cost))
+	res, err := tx.ExecContext(ctx, `UPDATE upstreams SET balance = balance - $2 WHERE name = $1 AND balance IS NOT NULL`, o.Upstream, int64(*cost))
 	if n, err := rowsAffected(res, err); err != nil || n == 0 {
 		return err
 	}

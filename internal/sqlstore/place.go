@@ -148,7 +148,7 @@ func (s *Store) writePlacement(ctx context.Context, tx *sql.Tx, p *topupd.PlaceO
 		if err != nil {
 			return o, err
 		}
-		o.Cost = &cost
+		o.Cost = cost
 	}
 	if err := s.insertOrder(ctx, tx, &o, *p, pl.First.RetryAt); err != nil {
 		return o, err

@@ -18,17 +18,29 @@ const dayMS = 86_400_000
 
 // salesDelta is what one event adds to an order's row of sales_daily.
 type salesDelta struct {
-	orders, completed, cancelled, processing int64
-	charged, revenue, refunds, cost          topupd.Money
+	orders, completed, cancelled, processing            int64
+	charged, revenue, refunds, cost, revenueWithoutCost topupd.Money
 }
 
-// costOf is a completed order's cost (0 when, wrongly, it has none: the
-// database refuses that).
-func costOf(o *topupd.Order) topupd.Money {
-	if o.Cost == nil {
-		return 0
+// completedDelta counts a completed order's revenue and, as its cost is
+// known or not, its cost or its revenue without cost.
+func completedDelta(d salesDelta, o *topupd.Order) salesDelta {
+	d.completed, d.revenue = 1, o.Amount
+	if o.Cost != nil {
+		d.cost = *o.Cost
+	} else {
+		d.revenueWithoutCost = o.Amount
 	}
-	return *o.Cost
+	return d
+}
+
+// costFixedDelta moves a completed order from its cost as it was (nil:
+// none known) to a cost a reconciliation's fix recorded.
+func costFixedDelta(o *topupd.Order, cost topupd.Money) salesDelta {
+	if o.Cost == nil {
+		return salesDelta{cost: cost, revenueWithoutCost: -o.Amount}
+	}
+	return salesDelta{cost: cost - *o.Cost}
 }
 
 // placedDelta counts a new order: charged, and processing or (a key order)
@@ -36,10 +48,9 @@ func costOf(o *topupd.Order) topupd.Money {
 func placedDelta(o *topupd.Order) salesDelta {
 	d := salesDelta{orders: 1, charged: o.Amount}
 	if o.Status == topupd.StatusCompleted {
-		d.completed, d.revenue, d.cost = 1, o.Amount, costOf(o)
-	} else {
-		d.processing = 1
+		return completedDelta(d, o)
 	}
+	d.processing = 1
 	return d
 }
 
@@ -48,7 +59,7 @@ func settledDelta(o *topupd.Order) salesDelta {
 	d := salesDelta{processing: -1}
 	switch o.Status {
 	case topupd.StatusCompleted:
-		d.completed, d.revenue, d.cost = 1, o.Amount, costOf(o)
+		return completedDelta(d, o)
 	case topupd.StatusCancelled:
 		d.cancelled = 1
 		if o.Refunded {
@@ -68,16 +79,17 @@ func (s *Store) rollUp(ctx context.Context, tx *sql.Tx, o *topupd.Order, d sales
 		return nil // the roll-up holds live orders alone (the schema refuses a sandbox's row)
 	}
 	args := []any{ms(o.CreatedAt) / dayMS, o.AccountID, o.PID, o.Slug, o.Provider, d.orders, d.completed, d.cancelled, d.processing,
-		int64(d.charged), int64(d.revenue), int64(d.refunds), int64(d.cost)}
+		int64(d.charged), int64(d.revenue), int64(d.refunds), int64(d.cost), int64(d.revenueWithoutCost)}
 	add := `orders = sales_daily.orders + $6, completed = sales_daily.completed + $7, cancelled = sales_daily.cancelled + $8,
 		processing = sales_daily.processing + $9, charged = sales_daily.charged + $10, revenue = sales_daily.revenue + $11,
-		refunds = sales_daily.refunds + $12, cost = sales_daily.cost + $13`
+		refunds = sales_daily.refunds + $12, cost = sales_daily.cost + $13, revenue_without_cost = sales_daily.revenue_without_cost + $14`
 	var err error
 	if d.orders > 0 {
 		// The row a CHECK sees first is the one to insert, so only a
 		// placement, whose counts are all positive, may insert it.
-		_, err = tx.ExecContext(ctx, `INSERT INTO sales_daily (day, account_id, pid, slug, provider, orders, completed, cancelled, processing, charged, revenue, refunds, cost)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+		_, err = tx.ExecContext(ctx, `INSERT INTO sales_daily (day, account_id, pid, slug, provider, orders, completed, cancelled, processing,
+			charged, revenue, refunds, cost, revenue_without_cost)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 			ON CONFLICT (day, account_id, pid, slug, provider) DO UPDATE SET `+add, args...)
 	} else {
 		var res sql.Result
@@ -133,7 +145,8 @@ func (s *Store) SalesReport(ctx context.Context, from, to time.Time, by topupd.S
 		return eachRow(ctx, tx, func(rs scanner) error {
 			var k any
 			var r topupd.SalesRow
-			if err := rs.Scan(&k, &r.Orders, &r.Completed, &r.Cancelled, &r.Processing, &r.Charged, &r.Revenue, &r.Refunds, &r.Cost); err != nil {
+			if err := rs.Scan(&k, &r.Orders, &r.Completed, &r.Cancelled, &r.Processing, &r.Charged, &r.Revenue, &r.Refunds, &r.Cost,
+				&r.RevenueWithoutCost); err != nil {
 				return err
 			}
 			r.Key = salesKeyText(by, k)
@@ -154,7 +167,8 @@ func (s *Store) SalesReport(ctx context.Context, from, to time.Time, by topupd.S
 			CAST(COALESCE(SUM(CASE WHEN status = 'completed' THEN amount ELSE 0 END), 0) AS BIGINT),
 			CAST(COALESCE(SUM(CASE WHEN refunded = 1 OR EXISTS (SELECT 1 FROM reconciliation_mismatches m
 				WHERE m.order_id = orders.id AND m.action = 'refund-reseller') THEN amount ELSE 0 END), 0) AS BIGINT),
-			CAST(COALESCE(SUM(CASE WHEN status = 'completed' THEN cost ELSE 0 END), 0) AS BIGINT)
+			CAST(COALESCE(SUM(CASE WHEN status = 'completed' THEN cost ELSE 0 END), 0) AS BIGINT),
+			CAST(COALESCE(SUM(CASE WHEN status = 'completed' AND cost IS NULL THEN amount ELSE 0 END), 0) AS BIGINT)
 			FROM orders WHERE created_at >= $1 AND created_at < $2 AND sandbox = 0 GROUP BY `+key[1], lo, hi)
 	}
 	if firstDay >= endDay {
@@ -167,7 +181,7 @@ func (s *Store) SalesReport(ctx context.Context, from, to time.Time, by topupd.S
 		if err == nil {
 			err = sum(`SELECT `+key[0]+`, CAST(SUM(orders) AS BIGINT), CAST(SUM(completed) AS BIGINT), CAST(SUM(cancelled) AS BIGINT),
 				CAST(SUM(processing) AS BIGINT), CAST(SUM(charged) AS BIGINT), CAST(SUM(revenue) AS BIGINT), CAST(SUM(refunds) AS BIGINT),
-				CAST(SUM(cost) AS BIGINT)
+				CAST(SUM(cost) AS BIGINT), CAST(SUM(revenue_without_cost) AS BIGINT)
 				FROM sales_daily WHERE day >= $1 AND day < $2 GROUP BY `+key[0], firstDay, endDay)
 		}
 	}

@@ -109,7 +109,7 @@ func (s *Store) resolve(ctx context.Context, tx *sql.Tx, recID string, mid int, 
 		if _, err := tx.ExecContext(ctx, `UPDATE orders SET cost = $2 WHERE seq = $1`, o.Seq, int64(*res.Cost)); err != nil {
 			return m, eff, err
 		}
-		if err := s.rollUp(ctx, tx, o, salesDelta{cost: *res.Cost - costOf(o)}); err != nil {
+		if err := s.rollUp(ctx, tx, o, costFixedDelta(o, *res.Cost)); err != nil {
 			return m, eff, err
 		}
 	}

@@ -62,8 +62,7 @@ func Seed(ctx context.Context, db *sql.DB, o Orders) error {
 			return fmt.Errorf("order %d: %w", i, err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO sales_daily (day, account_id, pid, slug, provider, orders, completed, cancelled,
-		processing, charged, revenue, refunds, cost) `+sqlstore.SalesDailyFromOrders); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO sales_daily (`+sqlstore.SalesDailyColumns+`) `+sqlstore.SalesDailyFromOrders); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO durations_daily (day, slug, bucket, orders) `+sqlstore.DurationsDailyFromOrders); err != nil {

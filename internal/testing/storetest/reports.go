@@ -18,14 +18,24 @@ var reportTests = []test{
 }
 
 // testSalesReport: five days of orders of three accounts over four packs,
-// completed, cancelled with and without a refund, and still processing; the
-// report of every grouping, over whole days, over ranges that start and end
-// in the middle of a day, inside one day and outside the orders, sums
-// exactly what a plain count of the orders does.
+// completed, cancelled with and without a refund, and still processing,
+// with a known cost (keys, and half the gift cards: their batch's) and
+// without (top-ups, the other gift cards); the report of every grouping,
+// over whole days, over ranges that start and end in the middle of a day,
+// inside one day and outside the orders, sums exactly what a plain count
+// of the orders does, its revenue without cost too.
 func testSalesReport(t *testing.T, e *env) {
 	e.catalog()
+	if _, err := e.s.UpdatePack(e.ctx, nil, pidKey, func(p *topupd.Pack) error { p.Cost = 7_000; return nil }); err != nil {
+		t.Fatal(err)
+	}
 	e.stock(pidKey, 30)
-	e.stock(pidCard, 20)
+	cards := make([]string, 20)
+	for i := range cards {
+		cards[i] = e.uniq("SR-CARD")
+	}
+	e.upload(pidCard, cards[:5], topupd.StockUpload{Cost: money(60_000)})
+	e.upload(pidCard, cards[5:], topupd.StockUpload{})
 	day0 := t0.Truncate(24 * time.Hour)
 	accounts := []string{e.account("a", topupd.USD(1000)).ID, e.account("b", topupd.USD(1000)).ID, e.account("c", topupd.USD(1000)).ID}
 	var orders []topupd.Order
@@ -67,6 +77,17 @@ func testSalesReport(t *testing.T, e *env) {
 		{h(-48), h(-24)},          // before every order
 		{h(24 * 10), h(24 * 11)},  // after every order
 	}
+	var known, unknown int
+	for _, o := range orders {
+		if o.Status == topupd.StatusCompleted && o.Cost != nil {
+			known++
+		} else if o.Status == topupd.StatusCompleted {
+			unknown++
+		}
+	}
+	if known == 0 || unknown == 0 {
+		t.Fatalf("%d completed orders with a known cost, %d without: want some of each", known, unknown)
+	}
 	for _, span := range spans {
 		for _, by := range topupd.SalesGroups {
 			got, err := e.s.SalesReport(e.ctx, span[0], span[1], by)
@@ -99,6 +120,7 @@ func countSales(orders []topupd.Order, from, to time.Time, by topupd.SalesGroup)
 			keys = append(keys, key)
 		}
 		r.CountOrder(&o)
+		r.CountCost(&o)
 	}
 	slices.Sort(keys)
 	out := []topupd.SalesRow{}
