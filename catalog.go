@@ -101,6 +101,9 @@ type Pack struct {
 	// Suppliers, when set, are tried in order instead of the single
 	// Provider/Upstream/UpstreamPID, which then mirror Suppliers[0].
 	Suppliers []Supplier
+	// PricePinned keeps the pack's price as set by hand: no pricing rule
+	// prices it.
+	PricePinned bool
 }
 
 // Supplier is one of the suppliers a pack may be fulfilled by.
@@ -175,6 +178,9 @@ func (p *Pack) Validate() error {
 	}
 	if p.Price <= 0 {
 		return Errorf(EInvalidBody, "priceUsd must be above 0")
+	}
+	if err := WholeCents("priceUsd", p.Price); err != nil {
+		return err
 	}
 	if p.Status != StatusActive && p.Status != StatusDisabled {
 		return Errorf(EInvalidBody, "status: active or disabled")

@@ -96,6 +96,9 @@ const (
 	EConfirmationMismatch ErrorCode = "CONFIRMATION_MISMATCH"
 	// EBankRefUsed: a bank reference confirms one ticket, ever.
 	EBankRefUsed ErrorCode = "BANK_REF_USED"
+	// EPriceChangeApplied: a scheduled price change that took effect
+	// cannot be deleted.
+	EPriceChangeApplied ErrorCode = "PRICE_CHANGE_APPLIED"
 	// EMismatchResolved: a mismatch is resolved once.
 	EMismatchResolved ErrorCode = "MISMATCH_RESOLVED"
 	// EActionNotApplicable: the action does not apply to the mismatch, or
@@ -160,6 +163,9 @@ type Error struct {
 	// Amount, on an order rejected for its price (PRICE_ABOVE_MAX), is
 	// what the order would have cost.
 	Amount *Money
+	// Undercut, on a cost raise refused as BELOW_COST, are the prices the
+	// new cost is above.
+	Undercut []Undercut
 }
 
 // Error implements error.

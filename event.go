@@ -64,6 +64,9 @@ const (
 	EventDepositConfirmed EventType = "deposit.confirmed"
 	EventDepositRejected  EventType = "deposit.rejected"
 	EventDepositExpired   EventType = "deposit.expired"
+	// EventPriceHeld: a pricing rule's rise of a pack's price waits for an
+	// operator (PriceHeldData). An operator event.
+	EventPriceHeld EventType = "price.held"
 )
 
 // EventData is an event's payload: one struct per event type, each
@@ -113,6 +116,7 @@ var EventKinds = []EventKind{
 	{Type: EventDepositConfirmed, New: func() EventData { return &DepositData{Type: EventDepositConfirmed} }, Webhook: WebhookDepositConfirmed},
 	{Type: EventDepositRejected, New: func() EventData { return &DepositData{Type: EventDepositRejected} }, Webhook: WebhookDepositRejected},
 	{Type: EventDepositExpired, New: func() EventData { return &DepositData{Type: EventDepositExpired} }, Webhook: WebhookDepositExpired},
+	{Type: EventPriceHeld, New: func() EventData { return new(PriceHeldData) }, Operator: true},
 }
 
 // OperatorEventTypes are the operator events' types, in the registry's order.

@@ -44,6 +44,7 @@ func TestEventKinds(t *testing.T) {
 	for _, typ := range []topupd.EventType{topupd.EventDepositConfirmed, topupd.EventDepositRejected, topupd.EventDepositExpired} {
 		samples[typ] = &topupd.DepositData{Type: typ, DepositView: dep.View()}
 	}
+	samples[topupd.EventPriceHeld] = &topupd.PriceHeldData{PID: "ww-60", Rule: "ww", Cost: 7_000, OldPrice: 8_000, NewPrice: 11_000}
 	for _, level := range []string{topupd.BalanceAlertWarn, topupd.BalanceAlertCritical, topupd.BalanceAlertNone} {
 		d := topupd.SupplierBalanceEvent(&up, level)
 		samples[d.Type] = d

@@ -46,14 +46,15 @@ func (s *Settings) LogFields() map[string]any {
 	return map[string]any{"maintenance": s.Maintenance, "ordersDisabled": s.OrdersDisabled,
 		"eligibilityMinTopupUsd": s.EligibilityMinTopup, "simDelayMs": s.SimDelayMs, "simCallMs": s.SimCallMs,
 		"upstreamBalancePollMinutes": s.UpstreamBalancePollMinutes, "reconcileAt": s.ReconcileAt,
-		"depositBank": s.DepositBank, "depositTicketHours": s.DepositTicketHours, "depositSecondApprovalAboveUsd": s.DepositSecondApprovalAbove}
+		"depositBank": s.DepositBank, "depositTicketHours": s.DepositTicketHours, "depositSecondApprovalAboveUsd": s.DepositSecondApprovalAbove,
+		"holdAbovePercent": s.HoldAbove}
 }
 
 // LogFields are the pack's fields.
 func (p *Pack) LogFields() map[string]any {
 	return map[string]any{"slug": p.Slug, "name": p.Name, "category": p.Category, "priceUsd": p.Price, "status": p.Status,
 		"stockBased": p.StockBased, "provider": p.Provider, "upstream": p.Upstream, "upstreamPid": p.UpstreamPID,
-		"costUsd": p.Cost, "lowStockAt": p.LowStockAt, "suppliers": append([]Supplier{}, p.Suppliers...)}
+		"costUsd": p.Cost, "lowStockAt": p.LowStockAt, "suppliers": append([]Supplier{}, p.Suppliers...), "pricePinned": p.PricePinned}
 }
 
 // LogFields are the line's fields.

@@ -30,7 +30,11 @@ type Tier struct {
 	Name string
 	// Markup, when set, prices a pack with a cost at its cost plus this much.
 	Markup *Percent
-	// RoundTo, when above 0, rounds marked-up prices up to a multiple of it.
+	// PercentOff, when set (instead of Markup), prices a pack at its list
+	// price less this much, with or without a cost.
+	PercentOff *Percent
+	// RoundTo rounds the prices Markup and PercentOff make up to a
+	// multiple of it: whole cents, a cent at least (the default).
 	RoundTo Money
 	// Prices are the tier's own prices by PID.
 	Prices    map[string]Money
@@ -41,15 +45,18 @@ type Tier struct {
 
 // LogFields are the tier's fields.
 func (t *Tier) LogFields() map[string]any {
-	var markup any
+	var markup, off any
 	if t.Markup != nil {
 		markup = *t.Markup
+	}
+	if t.PercentOff != nil {
+		off = *t.PercentOff
 	}
 	prices := make(map[string]Money, len(t.Prices))
 	for k, v := range t.Prices {
 		prices[k] = v
 	}
-	return map[string]any{"markupPercent": markup, "roundToUsd": t.RoundTo, "prices": prices}
+	return map[string]any{"markupPercent": markup, "percentOffList": off, "roundToUsd": t.RoundTo, "prices": prices}
 }
 
 // tierNameRe is what a tier's name may look like.
@@ -63,8 +70,17 @@ func (t *Tier) Validate() error {
 	if t.Markup != nil && *t.Markup <= MinMarkup {
 		return Errorf(EInvalidBody, "markupPercent must be above -100")
 	}
-	if t.RoundTo < 0 {
-		return Errorf(EInvalidBody, "roundToUsd must not be below 0")
+	if t.Markup != nil && t.PercentOff != nil {
+		return Errorf(EInvalidBody, "markupPercent and percentOffList: one or the other")
+	}
+	if t.PercentOff != nil && (*t.PercentOff <= 0 || *t.PercentOff >= 100*percentScale) {
+		return Errorf(EInvalidBody, "percentOffList: above 0 and below 100")
+	}
+	if t.RoundTo < Cent {
+		return Errorf(EInvalidBody, "roundToUsd: at least 0.01")
+	}
+	if err := WholeCents("roundToUsd", t.RoundTo); err != nil {
+		return err
 	}
 	for pid, price := range t.Prices {
 		if !ValidIdent(pid) {
@@ -73,28 +89,57 @@ func (t *Tier) Validate() error {
 		if price <= 0 {
 			return Errorf(EInvalidBody, "prices: %s: the price must be above 0", pid)
 		}
+		if err := WholeCents("prices."+pid, price); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-// MarkedUp is cost with the tier's markup, rounded up to RoundTo (or to
-// the smallest unit), computed exactly; ok is false without a markup, a
-// cost, or on overflow.
+// MarkedUp is cost with the tier's markup, rounded up to RoundTo (a cent
+// at least), computed exactly; ok is false without a markup, a cost, or
+// on overflow.
 func (t *Tier) MarkedUp(cost Money) (Money, bool) {
 	if t.Markup == nil || cost <= 0 {
 		return 0, false
 	}
 	scale := big.NewInt(100 * percentScale)
 	n := new(big.Int).Mul(big.NewInt(int64(cost)), new(big.Int).Add(scale, big.NewInt(int64(*t.Markup))))
-	price := ceilDiv(n, scale)
-	if t.RoundTo > 0 {
-		step := big.NewInt(int64(t.RoundTo))
-		price = new(big.Int).Mul(ceilDiv(price, step), step)
-	}
-	if !price.IsInt64() || price.Int64() > int64(MaxMoney) || price.Sign() <= 0 {
+	return roundUp(n, scale, t.RoundTo)
+}
+
+// OffList is a list price less the tier's PercentOff, rounded up to
+// RoundTo (a cent at least), computed exactly; ok is false without a
+// PercentOff, or on overflow.
+func (t *Tier) OffList(list Money) (Money, bool) {
+	if t.PercentOff == nil || list <= 0 {
 		return 0, false
 	}
-	return Money(price.Int64()), true
+	scale := big.NewInt(100 * percentScale)
+	n := new(big.Int).Mul(big.NewInt(int64(list)), new(big.Int).Sub(scale, big.NewInt(int64(*t.PercentOff))))
+	return roundUp(n, scale, t.RoundTo)
+}
+
+// Quote is what the tier charges for one unit of p, and where that comes
+// from (PriceTier, PriceMarkup or PriceDiscount); ok is false when the
+// tier leaves p at its own price.
+func (t *Tier) Quote(p *Pack) (Money, string, bool) {
+	if price, ok := t.Prices[p.PID]; ok {
+		return price, PriceTier, true
+	}
+	if price, ok := t.MarkedUp(p.Cost); ok {
+		return price, PriceMarkup, true
+	}
+	if price, ok := t.OffList(p.Price); ok {
+		return price, PriceDiscount, true
+	}
+	return 0, "", false
+}
+
+// PriceOf is Quote without where the price comes from.
+func (t *Tier) PriceOf(p *Pack) (Money, bool) {
+	price, _, ok := t.Quote(p)
+	return price, ok
 }
 
 // ceilDiv is n / d rounded up, for d > 0.
@@ -119,29 +164,28 @@ const (
 	PriceOwn    = "account"
 	PriceTier   = "tier"
 	PriceMarkup = "markup"
-	PricePack   = "pack"
+	// PriceDiscount is a tier's percentage off the list price.
+	PriceDiscount = "discount"
+	PricePack     = "pack"
 )
 
 // PriceOf is what the account pays for one unit of p: its own price for p,
 // else its tier's price for p, else p's cost marked up by the tier, else
-// p's price.
+// p's list price less the tier's percentage off, else p's price.
 func (b *PriceBook) PriceOf(p *Pack) Money {
 	price, _ := b.Quote(p)
 	return price
 }
 
 // Quote is PriceOf, and where the price comes from (PriceOwn, PriceTier,
-// PriceMarkup or PricePack).
+// PriceMarkup, PriceDiscount or PricePack).
 func (b *PriceBook) Quote(p *Pack) (Money, string) {
 	if price, ok := b.Own[p.PID]; ok {
 		return price, PriceOwn
 	}
 	if b.Tier != nil {
-		if price, ok := b.Tier.Prices[p.PID]; ok {
-			return price, PriceTier
-		}
-		if price, ok := b.Tier.MarkedUp(p.Cost); ok {
-			return price, PriceMarkup
+		if price, source, ok := b.Tier.Quote(p); ok {
+			return price, source
 		}
 	}
 	return p.Price, PricePack
@@ -150,8 +194,9 @@ func (b *PriceBook) Quote(p *Pack) (Money, string) {
 // CheckTierCosts refuses, as BELOW_COST unless allowed, a tier that would
 // price a pack below its cost (HighestCost): a listed price, or, for a
 // pack it lists no price for, its markup on the pack's Cost (a negative
-// markup, or one that leaves the price under a dearer supplier's cost). A
-// listed PID that names no pack is INVALID_BODY.
+// markup, or one that leaves the price under a dearer supplier's cost) or
+// its percentage off the pack's list price. A listed PID that names no
+// pack is INVALID_BODY.
 func CheckTierCosts(t *Tier, packs []Pack, allowBelowCost bool) error {
 	byPID := make(map[string]*Pack, len(packs))
 	for i := range packs {
@@ -174,9 +219,9 @@ func CheckTierCosts(t *Tier, packs []Pack, allowBelowCost bool) error {
 		if _, listed := t.Prices[p.PID]; listed {
 			continue
 		}
-		if price, ok := t.MarkedUp(p.Cost); ok && price < p.HighestCost() {
-			return Errorf(EBelowCost, "the markup prices %s at %s, below its cost %s (send allowBelowCost: true to allow it)",
-				p.PID, price.Dollars(), p.HighestCost().Dollars())
+		if price, source, ok := t.Quote(p); ok && price < p.HighestCost() {
+			return Errorf(EBelowCost, "the %s prices %s at %s, below its cost %s (send allowBelowCost: true to allow it)",
+				source, p.PID, price.Dollars(), p.HighestCost().Dollars())
 		}
 	}
 	return nil

@@ -3,7 +3,8 @@ package topupd
 import "testing"
 
 // TestMarkedUp: a cost marked up exactly, rounded up to the step or to the
-// smallest unit, never down; no price without a markup or a cost.
+// cent (whole cents, back-office.md 4 (a)), never down; no price without
+// a markup or a cost.
 func TestMarkedUp(t *testing.T) {
 	pct := func(s string) *Percent {
 		m, err := ParseMoney(s)
@@ -30,10 +31,13 @@ func TestMarkedUp(t *testing.T) {
 		{pct("10"), "0.05", "0.70", "0.8"},
 		{pct("10"), "0.05", "0.6818", "0.75"}, // 0.74998 rounds up
 		{pct("10"), "0.05", "0.6819", "0.8"},  // 0.75009 rounds up past 0.75
-		{pct("12.5"), "0", "0.0001", "0.0002"},
+		{pct("12.5"), "0", "0.0001", "0.01"},
+		{pct("12.5"), "0.01", "0.0888", "0.1"}, // 0.0999 rounds up to the cent
 		{pct("0"), "1", "4.2", "5"},
 		{pct("-50"), "0", "1", "0.5"},
-		{pct("33.3333"), "0", "3", "4"}, // 3.999999 rounds up to 4
+		{pct("-50"), "0", "1.0002", "0.51"}, // 0.5001 rounds up to the cent
+		{pct("33.3333"), "0", "3", "4"},     // 3.999999 rounds up to 4
+		{pct("7"), "0", "0.5", "0.54"},      // 0.535 rounds up to the cent
 		{nil, "0", "1", ""},
 		{pct("10"), "0", "0", ""},
 		{pct("1000000"), "0", "1000000000000", ""}, // too large to hold

@@ -23,6 +23,10 @@ type Settings struct {
 	// DepositSecondApprovalAbove is the credit above which a deposit
 	// needs a second operator's confirmation.
 	DepositSecondApprovalAbove Money
+	// HoldAbove is the rise of a pack's price, as a percentage of the old
+	// price, above which a pricing rule's new price waits for an operator
+	// (back-office.md 4 (c)); default 10.
+	HoldAbove Percent
 }
 
 // SettingsPatch changes the named settings; nil fields stay as they are.
@@ -43,6 +47,8 @@ type SettingsPatch struct {
 	DepositTicketHours *int
 	// DepositSecondApprovalAbove: 0 or more, in whole cents.
 	DepositSecondApprovalAbove *Money
+	// HoldAbove: 0 or more, a percentage.
+	HoldAbove *Percent
 }
 
 // maxSimMs bounds the sim provider's delays to one day.
@@ -103,6 +109,12 @@ func (p SettingsPatch) Apply(s Settings) (Settings, error) {
 			return s, Errorf(EInvalidBody, "depositSecondApprovalAboveUsd: 0 or more, at most 2 decimals")
 		}
 		s.DepositSecondApprovalAbove = *p.DepositSecondApprovalAbove
+	}
+	if p.HoldAbove != nil {
+		if *p.HoldAbove < 0 {
+			return s, Errorf(EInvalidBody, "holdAbovePercent: 0 or more")
+		}
+		s.HoldAbove = *p.HoldAbove
 	}
 	if p.UpstreamBalancePollMinutes != nil {
 		if m := *p.UpstreamBalancePollMinutes; m < 0 || m > 1440 {

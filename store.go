@@ -26,6 +26,8 @@ type Store interface {
 	FundsStore
 	ReconciliationStore
 	DepositStore
+	PricingStore
+	PriceChangeStore
 	// Settings returns the operator's settings.
 	Settings(ctx context.Context) (Settings, error)
 	// UpdateSettings applies a patch and returns the new settings.

@@ -194,8 +194,12 @@ type OrderAdmin struct {
 	Attempts    int       `json:"attempts"`
 	DeadlineAt  time.Time `json:"deadlineAt"`
 	Alert       string    `json:"alert,omitempty"`
-	// CostUSD is what the order cost, fixed when it was fulfilled; nil before.
+	// CostUSD is what a completed order cost, fixed when it completed; nil
+	// before, and when its cost is not known.
 	CostUSD *Money `json:"costUsd,omitempty"`
+	// MarginUSD is a completed order's charge less its cost; nil when its
+	// cost is not known, and on any other order.
+	MarginUSD *Money `json:"marginUsd,omitempty"`
 }
 
 // UnmarshalJSON reads one object into both parts and the history
@@ -253,6 +257,9 @@ type Settings struct {
 	DepositTicketHours int `json:"depositTicketHours"`
 	// DepositSecondApprovalAboveUSD is the credit above which a second operator confirms a deposit.
 	DepositSecondApprovalAboveUSD Money `json:"depositSecondApprovalAboveUsd"`
+	// HoldAbovePercent is the rise of a price, in percent of the old one,
+	// above which a pricing rule's new price waits for an operator.
+	HoldAbovePercent Money `json:"holdAbovePercent"`
 }
 
 // AuditCheck is one invariant of the books and how many rows break it.

@@ -77,6 +77,18 @@ type Error struct {
 	// Order is set when an order was rejected at submit: the answer in the
 	// order form, with OrderCreated false, Status cancelled, Game and Error.
 	Order *Order
+	// Undercut, on a cost raise refused as BELOW_COST (409), are the
+	// prices the new cost is above.
+	Undercut []Undercut
+}
+
+// Undercut is a price a pack is sold at that a raised cost is above:
+// Kind pack, tier (Name), account (AccountID) or scheduled.
+type Undercut struct {
+	Kind      string `json:"kind"`
+	Name      string `json:"name,omitempty"`
+	AccountID string `json:"accountId,omitempty"`
+	PriceUSD  Money  `json:"priceUsd"`
 }
 
 // Error implements error.
@@ -125,11 +137,12 @@ func StatusCode(err error) int {
 
 // failureBody is what an error answer may hold, in either form.
 type failureBody struct {
-	Code         string `json:"code"`
-	Error        string `json:"error"`
-	Detail       string `json:"detail"`
-	Message      string `json:"message"`
-	OrderCreated *bool  `json:"orderCreated"`
+	Code         string     `json:"code"`
+	Error        string     `json:"error"`
+	Detail       string     `json:"detail"`
+	Message      string     `json:"message"`
+	OrderCreated *bool      `json:"orderCreated"`
+	Undercut     []Undercut `json:"undercut"`
 }
 
 // parseError turns a non-2xx answer into an *Error.
@@ -154,7 +167,7 @@ func parseError(status int, h http.Header, raw []byte) *Error {
 		}
 		return e
 	}
-	e.Code, e.Message, e.Detail = f.Code, f.Error, f.Detail
+	e.Code, e.Message, e.Detail, e.Undercut = f.Code, f.Error, f.Detail, f.Undercut
 	if e.Message == "" {
 		e.Message = f.Message
 	}

@@ -134,6 +134,10 @@ type Product struct {
 	InStock     *bool `json:"inStock,omitempty"`
 	QuantityMin *int  `json:"quantityMin,omitempty"`
 	QuantityMax *int  `json:"quantityMax,omitempty"`
+	// NextPriceUSD is what the account will pay from NextPriceAt on, when
+	// a change of the pack's list price is scheduled and moves its price.
+	NextPriceUSD *Money     `json:"nextPriceUsd,omitempty"`
+	NextPriceAt  *time.Time `json:"nextPriceAt,omitempty"`
 }
 
 // UnmarshalJSON reads a catalog row with an exact price.

@@ -18,6 +18,7 @@ type WatchStore interface {
 	Upstreams(ctx context.Context) ([]topupd.Upstream, error)
 	Settings(ctx context.Context) (topupd.Settings, error)
 	ExpireDeposits(ctx context.Context, now time.Time) (int, error)
+	ApplyPriceChanges(ctx context.Context, now time.Time) (int, error)
 }
 
 // Watch keeps the database's view of each upstream current
@@ -112,11 +113,16 @@ func (w *Watch) Run(ctx context.Context) {
 }
 
 // Look polls the balances due, works the balance alerts out again, runs
-// the nightly reconciliation once it is due, and expires the deposit
-// tickets whose time has passed (back-office.md, section 3).
+// the nightly reconciliation once it is due, expires the deposit tickets
+// whose time has passed (back-office.md, section 3), and writes the
+// scheduled prices that took effect into their packs (section 4 (e): they
+// took effect at their time already, for orders and the catalog).
 func (w *Watch) Look(ctx context.Context) {
 	if _, err := w.Store.ExpireDeposits(ctx, w.now()); err != nil && ctx.Err() == nil {
 		w.logger().Warn("fulfil: expiring deposit tickets", "err", err)
+	}
+	if _, err := w.Store.ApplyPriceChanges(ctx, w.now()); err != nil && ctx.Err() == nil {
+		w.logger().Warn("fulfil: writing scheduled prices into their packs", "err", err)
 	}
 	st, err := w.Store.Settings(ctx)
 	if err != nil {

@@ -118,6 +118,8 @@ func (a *admin) routes(mux router) {
 	mux.Handle("DELETE /admin/accounts/{id}/prices/{pid}", a.call(service.OpDeleteAccountPrice, a.deleteAccountPrice))
 	mux.Handle("GET /admin/tiers", a.call(service.OpRead, a.listTiers))
 	mux.Handle("PUT /admin/tiers/{name}", a.call(service.OpPutTier, a.putTier))
+	a.pricingRoutes(mux)
+	a.priceChangeRoutes(mux)
 	mux.Handle("GET /admin/accounts/{id}/ledger", a.call(service.OpRead, a.ledger))
 	mux.Handle("GET /admin/accounts/{id}/statement", a.call(service.OpReadReports, a.statement))
 	mux.Handle("GET /admin/reports/sales", a.call(service.OpReadReports, a.salesReport))

@@ -144,12 +144,14 @@ type adminPackView struct {
 	CostUsd    *topupd.Money     `json:"costUsd,omitempty"`
 	LowStockAt *int              `json:"lowStockAt,omitempty"`
 	Suppliers  []topupd.Supplier `json:"suppliers,omitempty"`
+	// PricePinned keeps the price as set by hand: no pricing rule sets it.
+	PricePinned bool `json:"pricePinned"`
 }
 
 func viewAdminPack(p *topupd.Pack, available int) adminPackView {
 	v := adminPackView{PID: p.PID, Slug: p.Slug, Name: p.Name, Category: p.Category, PriceUsd: p.Price, Status: p.Status,
 		StockBased: p.StockBased, Provider: p.Provider, Upstream: p.Upstream, UpstreamPID: p.UpstreamPID, Available: available,
-		LowStockAt: p.LowStockAt, Suppliers: p.Suppliers}
+		LowStockAt: p.LowStockAt, Suppliers: p.Suppliers, PricePinned: p.PricePinned}
 	if p.Cost > 0 {
 		v.CostUsd = &p.Cost
 	}
@@ -170,7 +172,7 @@ func (a *admin) putProduct(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	patch.Apply(&p)
-	v, err := a.Service.PutPack(r.Context(), a.actor(r), p, patch.AllowBelowCost)
+	v, err := a.Service.PutPack(r.Context(), a.actor(r), p, patch.Guard())
 	if err != nil {
 		return err
 	}
@@ -213,6 +215,11 @@ func packPatchOf(obj *object, pid string) (service.PackPatch, error) {
 		return p, topupd.Errorf(topupd.EInvalidBody, "pid in the body differs from the path")
 	}
 	obj.take("allowBelowCost", &p.AllowBelowCost)
+	obj.take("reprice", &p.Reprice)
+	var pinned bool
+	if obj.take("pricePinned", &pinned) {
+		p.PricePinned = &pinned
+	}
 	p.Slug, p.Name, p.Category = takeString(obj, "slug"), takeString(obj, "name"), takeString(obj, "category")
 	if price, ok := obj.money("priceUsd"); ok {
 		p.Price = &price

@@ -78,9 +78,13 @@ func (a *admin) writeOrder(w http.ResponseWriter, r *http.Request, o *topupd.Ord
 // way to read them.
 func (a *admin) orderItem(o *topupd.Order) adminOrder {
 	account, _ := topupd.LiveID(o.AccountID) // a sandbox order shows its account, and "sandbox": true
-	return adminOrder{OrderAdmin: client.OrderAdmin{ID: itoa(o.Seq), AccountID: account, Provider: o.Provider, Upstream: o.Upstream,
-		UpstreamPID: o.UpstreamPID, SupplierRef: o.SupplierRef, Attempts: o.Attempts, DeadlineAt: o.DeadlineAt.UTC(), Alert: o.Alert,
-		CostUSD: o.Cost}, orderView: viewOrder(o, a.Now())}
+	item := adminOrder{OrderAdmin: client.OrderAdmin{ID: itoa(o.Seq), AccountID: account, Provider: o.Provider, Upstream: o.Upstream,
+		UpstreamPID: o.UpstreamPID, SupplierRef: o.SupplierRef, Attempts: o.Attempts, DeadlineAt: o.DeadlineAt.UTC(), Alert: o.Alert},
+		orderView: viewOrder(o, a.Now())}
+	if m, ok := o.Margin(); ok { // a completed order's cost and margin, when its cost is known
+		item.CostUSD, item.MarginUSD = o.Cost, &m
+	}
+	return item
 }
 
 // orderCodesAnswer is an order's delivered codes in full.
@@ -196,6 +200,9 @@ type settingsView struct {
 	// DepositSecondApprovalAboveUsd is the credit above which a second
 	// operator confirms a deposit.
 	DepositSecondApprovalAboveUsd topupd.Money `json:"depositSecondApprovalAboveUsd"`
+	// HoldAbovePercent is the rise above which a pricing rule's new price
+	// waits for an operator.
+	HoldAbovePercent topupd.Percent `json:"holdAbovePercent"`
 }
 
 // viewSettings shows the settings.
@@ -205,7 +212,7 @@ func viewSettings(s topupd.Settings) settingsView {
 		at = &s.ReconcileAt
 	}
 	return settingsView{s.Maintenance, s.OrdersDisabled, s.EligibilityMinTopup, s.SimDelayMs, s.SimCallMs, s.UpstreamBalancePollMinutes, at,
-		s.DepositBank, s.DepositTicketHours, s.DepositSecondApprovalAbove}
+		s.DepositBank, s.DepositTicketHours, s.DepositSecondApprovalAbove, s.HoldAbove}
 }
 
 func (a *admin) getSettings(w http.ResponseWriter, r *http.Request) error {
@@ -289,6 +296,10 @@ func (o *object) depositSettings(p *topupd.SettingsPatch) {
 	}
 	if above, ok := o.money("depositSecondApprovalAboveUsd"); ok {
 		p.DepositSecondApprovalAbove = &above
+	}
+	var hold topupd.Percent
+	if o.take("holdAbovePercent", &hold) {
+		p.HoldAbove = &hold
 	}
 }
 

@@ -13,17 +13,16 @@ import (
 type tierView struct {
 	Name          string                  `json:"name"`
 	MarkupPercent *topupd.Percent         `json:"markupPercent"`
-	RoundToUsd    *topupd.Money           `json:"roundToUsd"`
+	PercentOff    *topupd.Percent         `json:"percentOffList"`
+	RoundToUsd    topupd.Money            `json:"roundToUsd"`
 	Prices        map[string]topupd.Money `json:"prices"`
 	Accounts      int                     `json:"accounts"`
 	UpdatedAt     string                  `json:"updatedAt"`
 }
 
 func viewTier(t *topupd.Tier) tierView {
-	v := tierView{Name: t.Name, MarkupPercent: t.Markup, Prices: t.Prices, Accounts: t.Accounts, UpdatedAt: t.UpdatedAt.Format(time.RFC3339Nano)}
-	if t.RoundTo > 0 {
-		v.RoundToUsd = &t.RoundTo
-	}
+	v := tierView{Name: t.Name, MarkupPercent: t.Markup, PercentOff: t.PercentOff, RoundToUsd: t.RoundTo, Prices: t.Prices, Accounts: t.Accounts,
+		UpdatedAt: t.UpdatedAt.Format(time.RFC3339Nano)}
 	if v.Prices == nil {
 		v.Prices = map[string]topupd.Money{}
 	}
@@ -37,11 +36,18 @@ func (a *admin) putTier(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	t := topupd.Tier{Name: r.PathValue("name")}
-	var markup topupd.Percent
+	var markup, off topupd.Percent
 	if obj.take("markupPercent", &markup) {
 		t.Markup = &markup
 	}
-	t.RoundTo, _ = obj.money("roundToUsd")
+	if obj.take("percentOffList", &off) {
+		t.PercentOff = &off
+	}
+	if round, ok := obj.money("roundToUsd"); ok && round == 0 {
+		return topupd.Errorf(topupd.EInvalidBody, "roundToUsd: at least 0.01")
+	} else if ok {
+		t.RoundTo = round // absent or null: the default, a cent
+	}
 	obj.take("prices", &t.Prices)
 	var allow bool
 	obj.take("allowBelowCost", &allow)

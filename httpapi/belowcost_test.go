@@ -20,8 +20,8 @@ func TestBelowCostCountsSuppliers(t *testing.T) {
 		dear := []any{map[string]any{"provider": "sim", "costUsd": usd("0.80")}, map[string]any{"provider": "manual", "costUsd": usd("1.00")}}
 
 		// A supplier's cost above the price, the pack's costUsd unset or lower.
-		wantCode(t, h.AdminDo("PATCH", pubg, map[string]any{"suppliers": dear}), 400, "BELOW_COST", "a supplier's cost above the price")
-		wantCode(t, h.AdminDo("PATCH", pubg, map[string]any{"costUsd": usd("0.50"), "suppliers": dear}), 400, "BELOW_COST",
+		wantCode(t, h.AdminDo("PATCH", pubg, map[string]any{"suppliers": dear}), 409, "BELOW_COST", "a supplier's cost above the price")
+		wantCode(t, h.AdminDo("PATCH", pubg, map[string]any{"costUsd": usd("0.50"), "suppliers": dear}), 409, "BELOW_COST",
 			"a supplier's cost above the price, costUsd below it")
 		wantCode(t, h.AdminDo("PUT", "/admin/products/pubg-new", map[string]any{"slug": "pubg", "name": "New UC", "priceUsd": usd("0.95"),
 			"status": "active", "suppliers": dear}), 400, "BELOW_COST", "a new pack priced below a supplier's cost")
@@ -35,7 +35,7 @@ func TestBelowCostCountsSuppliers(t *testing.T) {
 		h.AdminOK(http.StatusOK, "PATCH", pubg, map[string]any{"costUsd": usd("0.50"), "suppliers": fair})
 		wantCode(t, h.AdminDo("PATCH", pubg, map[string]any{"priceUsd": usd("0.79")}), 400, "BELOW_COST", "a price under a supplier's cost")
 		h.AdminOK(http.StatusOK, "PATCH", pubg, map[string]any{"priceUsd": usd("0.80")})
-		wantCode(t, h.AdminDo("PATCH", pubg, map[string]any{"suppliers": dear}), 400, "BELOW_COST", "a supplier's cost raised above the price")
+		wantCode(t, h.AdminDo("PATCH", pubg, map[string]any{"suppliers": dear}), 409, "BELOW_COST", "a supplier's cost raised above the price")
 
 		// Tiers and accounts' own prices are held to the dearest supplier too.
 		wantCode(t, h.AdminDo("PUT", "/admin/tiers/gold", map[string]any{"prices": map[string]any{topupdtest.PIDPubg: usd("0.70")}}),

@@ -207,8 +207,8 @@ func TestCatalogSync(t *testing.T) {
 		// from it (and, listed for everyone, the same row for the others).
 		h.AdminOK(http.StatusOK, "PATCH", "/admin/products/"+topupdtest.PIDWW, map[string]any{"costUsd": usd("0.5")})
 		got = expect("a cost", map[string][]string{gold.ID: {topupdtest.PIDWW}, silver.ID: {topupdtest.PIDWW}, none.ID: {topupdtest.PIDWW}}, all(true))
-		if p := got[silver.ID][topupdtest.PIDWW]["price"]; p != 0.535 {
-			t.Errorf("silver's price of %s after its cost was set: %v, want 0.535 (0.50 + 7%%)", topupdtest.PIDWW, p)
+		if p := got[silver.ID][topupdtest.PIDWW]["price"]; p != 0.54 {
+			t.Errorf("silver's price of %s after its cost was set: %v, want 0.54 (0.50 + 7%%, rounded up to the cent)", topupdtest.PIDWW, p)
 		}
 
 		// Stock: a sale that leaves some changes the quantity (the tag), not

@@ -74,6 +74,7 @@ var statusOf = map[topupd.ErrorCode]int{
 	topupd.ESecondApprovalRequired: http.StatusConflict,
 	topupd.EConfirmationMismatch:   http.StatusConflict,
 	topupd.EBankRefUsed:            http.StatusConflict,
+	topupd.EPriceChangeApplied:     http.StatusConflict,
 	topupd.EUpstreamKeyRefused:     http.StatusBadRequest,
 	topupd.EUpstreamRefused:        http.StatusBadGateway,
 	// 502 on a check; a PUT answers its own 400 (putUpstream).
@@ -98,6 +99,9 @@ type failure struct {
 	Error     string `json:"error"`
 	Detail    string `json:"detail,omitempty"`
 	Retryable bool   `json:"retryable"`
+	// Undercut, on a cost raise refused as BELOW_COST, are the prices
+	// the new cost is above.
+	Undercut []topupd.Undercut `json:"undercut,omitempty"`
 }
 
 // rejection is the body of an order rejected at submit.
@@ -166,7 +170,10 @@ func writeError(w http.ResponseWriter, log *slog.Logger, r *http.Request, err er
 			AmountUsd: e.Amount, Retryable: retryable(status)})
 		return
 	}
-	f := failure{Code: string(e.Code), Error: e.Code.Message(), Detail: e.Detail, Retryable: retryable(status)}
+	f := failure{Code: string(e.Code), Error: e.Code.Message(), Detail: e.Detail, Retryable: retryable(status), Undercut: e.Undercut}
+	if e.Undercut != nil {
+		status = http.StatusConflict // a cost raise; a price set below the cost stays 400
+	}
 	if e.Code == topupd.EInvalidJSON {
 		f.Code = "" // the spec gives INVALID JSON no code
 	}

@@ -51,7 +51,7 @@ func TestPrices(t *testing.T) {
 		// A pack's own price below its cost.
 		h.AdminOK(http.StatusOK, "PATCH", pubg, map[string]any{"costUsd": usd("0.70")})
 		wantCode(t, h.AdminDo("PATCH", pubg, map[string]any{"priceUsd": usd("0.69")}), 400, "BELOW_COST", "a pack price below cost")
-		wantCode(t, h.AdminDo("PATCH", pubg, map[string]any{"costUsd": usd("0.90")}), 400, "BELOW_COST", "a cost above the pack's price")
+		wantCode(t, h.AdminDo("PATCH", pubg, map[string]any{"costUsd": usd("0.90")}), 409, "BELOW_COST", "a cost above the pack's price")
 		h.AdminOK(http.StatusOK, "PATCH", pubg, map[string]any{"priceUsd": usd("0.69"), "allowBelowCost": true})
 		if r := h.AdminOK(http.StatusOK, "PATCH", pubg, map[string]any{"priceUsd": usd("0.89")}); r.Num("costUsd") != "0.7" {
 			t.Errorf("pack after edits: %v", r)

@@ -97,7 +97,11 @@ func (a *reseller) onSale(ctx context.Context, caller service.Caller) (catalogRo
 	for i := range sale.Packs {
 		p := &sale.Packs[i]
 		c.at[p.PID] = len(c.rows)
-		c.rows = append(c.rows, viewProduct(p, sale.Lines[p.Slug], sale.Stock))
+		var next *topupd.NextPrice
+		if n, ok := sale.Next[p.PID]; ok {
+			next = &n
+		}
+		c.rows = append(c.rows, viewProduct(p, sale.Lines[p.Slug], sale.Stock, next))
 	}
 	return c, nil
 }

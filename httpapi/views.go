@@ -63,11 +63,21 @@ type productView struct {
 	InStock     *bool        `json:"inStock,omitempty"`
 	QuantityMin *int         `json:"quantityMin,omitempty"`
 	QuantityMax *int         `json:"quantityMax,omitempty"`
+	// NextPriceUsd and NextPriceAt are what the caller will pay from the
+	// pack's scheduled change on, and when, while that differs from Price.
+	NextPriceUsd *topupd.Money `json:"nextPriceUsd,omitempty"`
+	NextPriceAt  *string       `json:"nextPriceAt,omitempty"`
 }
 
-func viewProduct(p *topupd.Pack, l *topupd.Line, stock map[string]int) productView {
+// viewProduct is a pack's catalog row: p at the caller's price, and next,
+// when set, the caller's price from the pack's scheduled change on.
+func viewProduct(p *topupd.Pack, l *topupd.Line, stock map[string]int, next *topupd.NextPrice) productView {
 	v := productView{ID: p.PID, Slug: p.Slug, GameName: l.GameName, ServiceName: p.Name, Category: p.Category,
 		Price: p.Price, Status: p.Status, Game: l.Game, Kind: string(l.Kind)}
+	if next != nil {
+		at := next.At.UTC().Format(serverTimeLayout)
+		v.NextPriceUsd, v.NextPriceAt = &next.Price, &at
+	}
 	if p.TakesQuantity(l) {
 		n := stock[p.PID]
 		in, lo, hi := n > 0, 1, min(n, topupd.MaxQuantity)

@@ -208,7 +208,7 @@ func TestAccountValidation(t *testing.T) {
 		"no reference": {func() error { _, err := f.svc.Credit(ctx, owner, f.acct, 1, blank); return err }, topupd.EInvalidBody, "reference is required"},
 		"long ref":     {func() error { _, err := f.svc.Credit(ctx, owner, f.acct, 1, long); return err }, topupd.EInvalidBody, "reference is required"},
 		"price 0":      {func() error { return f.svc.SetAccountPrice(ctx, owner, f.acct, "uc", 0, false) }, topupd.EInvalidBody, "above 0"},
-		"unknown pack": {func() error { return f.svc.SetAccountPrice(ctx, owner, f.acct, "nope", 1, false) }, topupd.ENotFound, "pack nope"},
+		"unknown pack": {func() error { return f.svc.SetAccountPrice(ctx, owner, f.acct, "nope", topupd.USD(1), false) }, topupd.ENotFound, "pack nope"},
 		"a bad tier":   {func() error { _, err := f.svc.PutTier(ctx, owner, topupd.Tier{Name: "no spaces"}, false); return err }, topupd.EInvalidBody, ""},
 		"bad allowlist": {func() error {
 			l := []string{"300.1.1.1"}

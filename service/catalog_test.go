@@ -44,7 +44,7 @@ func TestCatalogRoles(t *testing.T) {
 			"put a line":    func() error { _, err := svc.PutLine(ctx, a, keysLine); return err },
 			"update a line": func() error { _, err := svc.UpdateLine(ctx, a, "pubg", service.LinePatch{}); return err },
 			"put a pack": func() error {
-				_, err := svc.PutPack(ctx, a, topupd.Pack{PID: "x", Slug: "pubg", Name: "x", Price: 1}, false)
+				_, err := svc.PutPack(ctx, a, topupd.Pack{PID: "x", Slug: "pubg", Name: "x", Price: 1}, topupd.CostGuard{})
 				return err
 			},
 			"update a pack":  func() error { _, err := svc.UpdatePack(ctx, a, "uc", service.PackPatch{Price: &price}); return err },
@@ -103,7 +103,7 @@ func TestCatalogOperations(t *testing.T) {
 	if _, err := svc.PutLine(ctx, owner, keysLine); err != nil {
 		t.Fatal(err)
 	}
-	p, err := svc.PutPack(ctx, owner, topupd.Pack{PID: "k1", Slug: "keys", Name: "Key", Price: topupd.USD(5), Status: topupd.StatusActive}, false)
+	p, err := svc.PutPack(ctx, owner, topupd.Pack{PID: "k1", Slug: "keys", Name: "Key", Price: topupd.USD(5), Status: topupd.StatusActive}, topupd.CostGuard{})
 	if err != nil || p.Provider != topupd.ProviderStock || p.Available != 0 {
 		t.Fatalf("a pack of a gamekey line without a provider: %+v, %v", p, err)
 	}
@@ -199,14 +199,14 @@ func TestPackRules(t *testing.T) {
 		{"an unknown upstream", pack(func(p *topupd.Pack) { p.Provider, p.Upstream, p.UpstreamPID = topupd.ProviderUpstream, "nosuch", "x" }), false, topupd.EInvalidBody},
 		{"no name", pack(func(p *topupd.Pack) { p.Provider, p.Name = topupd.ProviderManual, "" }), false, topupd.EInvalidBody},
 	} {
-		if _, err := svc.PutPack(ctx, owner, c.p, c.allow); topupd.CodeOf(err) != c.want {
+		if _, err := svc.PutPack(ctx, owner, c.p, topupd.CostGuard{AllowBelowCost: c.allow}); topupd.CodeOf(err) != c.want {
 			t.Errorf("%s: %v, want %s", c.name, err, c.want)
 		}
 	}
 	if _, err := svc.Pack(ctx, owner, "p2"); topupd.CodeOf(err) != topupd.ENotFound {
 		t.Errorf("a refused pack was stored: %v", err)
 	}
-	if _, err := svc.PutPack(ctx, owner, pack(func(p *topupd.Pack) { p.Provider, p.Cost = topupd.ProviderManual, cost }), true); err != nil {
+	if _, err := svc.PutPack(ctx, owner, pack(func(p *topupd.Pack) { p.Provider, p.Cost = topupd.ProviderManual, cost }), topupd.CostGuard{AllowBelowCost: true}); err != nil {
 		t.Errorf("below its cost, allowed: %v", err)
 	}
 	if _, err := svc.UpdatePack(ctx, owner, "uc", service.PackPatch{Cost: &cost, Price: &below}); topupd.CodeOf(err) != topupd.EBelowCost {

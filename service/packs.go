@@ -29,8 +29,19 @@ type PackPatch struct {
 	LowStockAt **int
 	// Suppliers replaces the supplier list (a pointer to nil clears it).
 	Suppliers *[]topupd.Supplier
-	// AllowBelowCost lets the price be below the cost.
+	// PricePinned, when set, pins the price (no pricing rule prices the
+	// pack) or unpins it.
+	PricePinned *bool
+	// AllowBelowCost lets the price be below the cost, and a raised cost
+	// above the prices the pack is sold at.
 	AllowBelowCost bool
+	// Reprice has the pack's pricing rule set its price at once.
+	Reprice bool
+}
+
+// Guard is the cost guard the patch asks for.
+func (p *PackPatch) Guard() topupd.CostGuard {
+	return topupd.CostGuard{AllowBelowCost: p.AllowBelowCost, Reprice: p.Reprice}
 }
 
 // Apply sets the fields the patch holds.
@@ -46,6 +57,7 @@ func (p *PackPatch) Apply(pk *topupd.Pack) {
 	set(&pk.UpstreamPID, p.UpstreamPID)
 	set(&pk.Cost, p.Cost)
 	set(&pk.LowStockAt, p.LowStockAt)
+	set(&pk.PricePinned, p.PricePinned)
 	set(&pk.Suppliers, p.Suppliers)
 }
 
@@ -115,17 +127,33 @@ func (s *Service) packs(ctx context.Context, keep func(*topupd.Pack, map[string]
 // settled (SIM_DISABLED, PROVIDER_REQUIRED), priced at or above its cost
 // unless allowBelowCost (BELOW_COST), its suppliers configured and its
 // line existing. It answers the pack with its stock.
-func (s *Service) PutPack(ctx context.Context, a Actor, p topupd.Pack, allowBelowCost bool) (PackView, error) {
+func (s *Service) PutPack(ctx context.Context, a Actor, p topupd.Pack, guard topupd.CostGuard) (PackView, error) {
 	if err := Allowed(a, OpPutPack); err != nil {
 		return PackView{}, err
 	}
-	if err := s.checkPack(ctx, &p, allowBelowCost); err != nil {
+	if err := s.checkPack(ctx, &p); err != nil {
 		return PackView{}, err
 	}
+	ctx = topupd.WithCostGuard(ctx, guard)
 	if err := s.d.Store.PutPack(ctx, change(a, OpPutPack, p.PID), p); err != nil {
 		return PackView{}, err
 	}
 	s.changed(ctx)
+	return s.storedPack(ctx, p)
+}
+
+// storedPack is a pack as the store holds it after a write (its pricing
+// rule may have priced it), with its stock; p when it cannot be found.
+func (s *Service) storedPack(ctx context.Context, p topupd.Pack) (PackView, error) {
+	packs, err := s.d.Store.Packs(ctx)
+	if err != nil {
+		return PackView{}, err
+	}
+	for _, stored := range packs {
+		if stored.PID == p.PID {
+			return s.withStock(ctx, stored)
+		}
+	}
 	return s.withStock(ctx, p)
 }
 
@@ -136,9 +164,10 @@ func (s *Service) UpdatePack(ctx context.Context, a Actor, pid string, patch Pac
 	if err := Allowed(a, OpUpdatePack); err != nil {
 		return PackView{}, err
 	}
+	ctx = topupd.WithCostGuard(ctx, patch.Guard())
 	p, err := s.d.Store.UpdatePack(ctx, update(a, OpUpdatePack, pid), pid, func(p *topupd.Pack) error {
 		patch.Apply(p)
-		return s.checkPack(ctx, p, patch.AllowBelowCost)
+		return s.checkPack(ctx, p)
 	})
 	if err != nil {
 		return PackView{}, err
@@ -156,10 +185,11 @@ func (s *Service) withStock(ctx context.Context, p topupd.Pack) (PackView, error
 	return PackView{Pack: p, Available: stock[p.PID]}, nil
 }
 
-// checkPack checks a pack about to be stored: valid, priced at or above
-// its cost unless allowed, its suppliers allowed and configured, its line
-// existing.
-func (s *Service) checkPack(ctx context.Context, p *topupd.Pack, allowBelowCost bool) error {
+// checkPack checks a pack about to be stored: valid, its suppliers
+// allowed and configured, its line existing. Its price against its cost
+// is the store's to check, in the write's transaction (the cost guard,
+// topupd.CostGuard).
+func (s *Service) checkPack(ctx context.Context, p *topupd.Pack) error {
 	line, err := s.lineOf(ctx, p.Slug, topupd.Errorf(topupd.EInvalidBody, "slug %q names no service line", p.Slug))
 	if err != nil {
 		return err
@@ -168,9 +198,6 @@ func (s *Service) checkPack(ctx context.Context, p *topupd.Pack, allowBelowCost 
 		return err
 	}
 	if err := p.Validate(); err != nil {
-		return err
-	}
-	if err := topupd.CheckCost(p.Price, p.HighestCost(), allowBelowCost); err != nil {
 		return err
 	}
 	for _, sup := range p.SupplierList() {

@@ -70,13 +70,10 @@ func (s *Service) SetAccountPrice(ctx context.Context, a Actor, accountID, pid s
 	if price <= 0 {
 		return topupd.Errorf(topupd.EInvalidBody, "priceUsd is required and must be above 0")
 	}
-	pack, err := s.accountPack(ctx, pid)
-	if err != nil {
+	if err := topupd.WholeCents("priceUsd", price); err != nil {
 		return err
 	}
-	if err := topupd.CheckCost(price, pack.HighestCost(), allowBelowCost); err != nil {
-		return err
-	}
+	ctx = topupd.WithCostGuard(ctx, topupd.CostGuard{AllowBelowCost: allowBelowCost}) // checked against the pack as it stands
 	if err := s.d.Store.SetAccountPrice(ctx, update(a, OpSetAccountPrice, accountID), accountID, pid, price); err != nil {
 		return err
 	}
@@ -109,7 +106,7 @@ func (s *Service) Tiers(ctx context.Context, a Actor) ([]topupd.Tier, error) {
 }
 
 // PutTier creates or replaces a tier (t.Name names it): what t leaves
-// out, it clears. A tier that prices a pack below its cost is BELOW_COST
+// out, it clears; a RoundTo of 0 is the default, a cent. A tier that prices a pack below its cost is BELOW_COST
 // unless allowBelowCost.
 func (s *Service) PutTier(ctx context.Context, a Actor, t topupd.Tier, allowBelowCost bool) (topupd.Tier, error) {
 	if err := Allowed(a, OpPutTier); err != nil {
@@ -119,34 +116,17 @@ func (s *Service) PutTier(ctx context.Context, a Actor, t topupd.Tier, allowBelo
 		return topupd.Tier{}, err
 	}
 	t.UpdatedAt = s.d.Now()
+	if t.RoundTo == 0 {
+		t.RoundTo = topupd.Cent // the default: whole cents
+	}
 	if err := t.Validate(); err != nil {
 		return topupd.Tier{}, err
 	}
-	packs, err := s.d.Store.Packs(ctx)
-	if err != nil {
-		return topupd.Tier{}, err
-	}
-	if err := topupd.CheckTierCosts(&t, packs, allowBelowCost); err != nil {
-		return topupd.Tier{}, err
-	}
+	ctx = topupd.WithCostGuard(ctx, topupd.CostGuard{AllowBelowCost: allowBelowCost}) // checked against the packs as they stand
 	stored, err := s.d.Store.PutTier(ctx, change(a, OpPutTier, t.Name), t)
 	if err != nil {
 		return topupd.Tier{}, err
 	}
 	s.changed(ctx)
 	return stored, nil
-}
-
-// accountPack finds one pack by PID, or NOT_FOUND.
-func (s *Service) accountPack(ctx context.Context, pid string) (topupd.Pack, error) {
-	packs, err := s.d.Store.Packs(ctx)
-	if err != nil {
-		return topupd.Pack{}, err
-	}
-	for _, p := range packs {
-		if p.PID == pid {
-			return p, nil
-		}
-	}
-	return topupd.Pack{}, topupd.Errorf(topupd.ENotFound, "pack %s", pid)
 }

@@ -59,6 +59,10 @@ type OnSale struct {
 	Lines map[string]*topupd.Line
 	// Stock is each stock pack's codes on hand, by PID.
 	Stock map[string]int
+	// Next is, by PID, what the caller will pay for a pack from its
+	// scheduled change on, for each pack whose price for the caller the
+	// change moves (topupd.PriceBook.NextPrice).
+	Next map[string]topupd.NextPrice
 }
 
 // ActiveLines are the lines on sale to the caller: the active ones, in
@@ -74,10 +78,19 @@ func (s *Service) ActiveLines(ctx context.Context, _ Caller) ([]topupd.Line, err
 	return out, err
 }
 
-// Catalog reads what is on sale to the caller.
+// Catalog reads what is on sale to the caller, each pack at its list price
+// now (a scheduled change takes effect at its time, written into the pack
+// or not: topupd.ListPriceAt).
 func (s *Service) Catalog(ctx context.Context, c Caller) (OnSale, error) {
-	var out OnSale
+	out := OnSale{Next: map[string]topupd.NextPrice{}}
+	now := s.d.Now()
 	lines, err := s.d.Store.Lines(ctx)
+	if err != nil {
+		return out, err
+	}
+	// The changes before the packs: a change written into its pack between
+	// the two reads is read scheduled, and resolves to the price written.
+	changes, err := s.d.Store.LatestPriceChanges(ctx)
 	if err != nil {
 		return out, err
 	}
@@ -101,6 +114,13 @@ func (s *Service) Catalog(ctx context.Context, c Caller) (OnSale, error) {
 		l, ok := out.Lines[p.Slug]
 		if !ok || l.Status != topupd.StatusActive || p.Status != topupd.StatusActive || (s.d.SimOff && p.Provider == topupd.ProviderSim) {
 			continue
+		}
+		var next *topupd.PriceChange
+		if ch, ok := changes[p.PID]; ok {
+			p.Price, next = topupd.ListPriceAt(p.Price, &ch, now)
+		}
+		if n, ok := book.NextPrice(p, next); ok {
+			out.Next[p.PID] = n
 		}
 		p.Price = book.PriceOf(p) // the caller's own price
 		out.Packs = append(out.Packs, *p)

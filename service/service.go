@@ -55,6 +55,8 @@ type Store interface {
 	topupd.FundsStore
 	topupd.ReconciliationStore
 	topupd.DepositStore
+	topupd.PricingStore
+	topupd.PriceChangeStore
 }
 
 // Deps are the service's dependencies.
@@ -185,7 +187,7 @@ type rule struct {
 // ruleOf is every operation's rule.
 var ruleOf = func() map[Op]rule {
 	all := map[Op]rule{OpRead: {perm: topupd.PermRead}}
-	for _, table := range []map[Op]rule{orderOps, accountOps, catalogOps, adminOps, webhookOps, chatOps, reconOps, depositOps} {
+	for _, table := range []map[Op]rule{orderOps, accountOps, catalogOps, adminOps, webhookOps, chatOps, reconOps, depositOps, pricingOps, priceChangeOps} {
 		for op, r := range table {
 			if _, dup := all[op]; dup {
 				panic("service: operation " + string(op) + " declared twice")

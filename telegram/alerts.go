@@ -108,6 +108,14 @@ func (w *watcher) currentAlerts(ctx context.Context) (map[string]string, error) 
 	if err := w.reconciliationAlerts(ctx, system, out); err != nil {
 		return nil, err
 	}
+	held, err := w.b.Service.HeldPrices(ctx, system)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range held {
+		out["held:"+h.PID] = fmt.Sprintf("pack %s's price is held: rule %s would raise it from %s to %s USD (cost %s); apply or discard it (Catalog, Pricing).",
+			h.PID, h.Rule, h.OldPrice.Dollars(), h.NewPrice.Dollars(), h.Cost.Dollars())
+	}
 	stuck, err := w.b.Service.StuckOrders(ctx, service.RootActor("telegram-alerts"), 0, nil)
 	if err != nil {
 		return nil, err

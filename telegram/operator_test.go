@@ -74,8 +74,9 @@ func TestOperatorChat(t *testing.T) {
 
 // TestOperatorAlerts: an operator's chat hears of each alert once when it
 // starts and once when it clears: a pack low on stock (the alerts already
-// on are listed when the chat is linked) and orders stuck past their
-// deadline; a reseller's chat hears none of it.
+// on are listed when the chat is linked), orders stuck past their
+// deadline, and a pricing rule's rise held (back-office.md 4 (c)); a
+// reseller's chat hears none of it.
 func TestOperatorAlerts(t *testing.T) {
 	eachStore(t, func(t *testing.T, e *env) {
 		e.h.LoadCatalog()
@@ -126,7 +127,17 @@ func TestOperatorAlerts(t *testing.T) {
 		waitFor(telegram.AlertPrefix + stuck)
 		e.h.AdminOK(200, "POST", "/admin/orders/"+o.Str("orderId")+"/complete", map[string]any{"codes": []string{}})
 		waitFor(telegram.ClearedPrefix + stuck)
-		for _, text := range []string{cleared, telegram.AlertPrefix + stuck, telegram.ClearedPrefix + stuck} {
+		// A pricing rule's rise held, then discarded.
+		ww := "/admin/products/" + topupdtest.PIDWW
+		e.h.AdminOK(200, "PATCH", ww, map[string]any{"costUsd": topupdtest.USD("0.5")})
+		e.h.AdminOK(200, "PUT", "/admin/pricing-rules/ww", map[string]any{"scope": map[string]any{"pid": topupdtest.PIDWW},
+			"markupPercent": topupdtest.USD("50"), "fixedUsd": topupdtest.USD("0.05")})
+		e.h.AdminOK(200, "PATCH", ww, map[string]any{"costUsd": topupdtest.USD("0.7")})
+		held := "pack " + topupdtest.PIDWW + "'s price is held: rule ww would raise it from 0.80 to 1.10 USD (cost 0.70); apply or discard it (Catalog, Pricing)."
+		waitFor(telegram.AlertPrefix + held)
+		e.h.AdminOK(200, "POST", "/admin/pricing/held/"+topupdtest.PIDWW+"/discard", nil)
+		waitFor(telegram.ClearedPrefix + held)
+		for _, text := range []string{cleared, telegram.AlertPrefix + stuck, telegram.ClearedPrefix + stuck, telegram.AlertPrefix + held} {
 			if n := count(text); n != 1 {
 				t.Errorf("%q told %d times", text, n)
 			}

@@ -31,6 +31,11 @@ type Source interface {
 	// OpenDeposits counts the live deposit tickets pending and awaiting a
 	// second approval, by status.
 	OpenDeposits(ctx context.Context) (map[string]int, error)
+	// HeldPrices lists the pricing rules' rises waiting for an operator.
+	HeldPrices(ctx context.Context) ([]topupd.HeldPrice, error)
+	// ScheduledPriceChanges counts the scheduled prices not yet written
+	// into their packs.
+	ScheduledPriceChanges(ctx context.Context) (int, error)
 	// Gauges counts the orders processing and sums the reseller balances.
 	Gauges(ctx context.Context) (topupd.Gauges, error)
 	// StockLevels returns the codes available per PID.
@@ -207,6 +212,10 @@ var (
 		"The open mismatches of the reconciliations with a supplier; a series for every supplier reconciled.", []string{"supplier"}, nil)
 	depositsOpenDesc = prometheus.NewDesc("topupd_deposits_open",
 		"The live deposit tickets pending, and awaiting a second approval.", []string{"status"}, nil)
+	pricesHeldDesc = prometheus.NewDesc("topupd_prices_held",
+		"Pricing rules' rises of a pack's price waiting for an operator (GET /admin/pricing/held).", nil, nil)
+	priceChangesDesc = prometheus.NewDesc("topupd_price_changes_scheduled",
+		"Scheduled price changes not yet written into their packs (GET /admin/price-changes).", nil, nil)
 	waitingFundsDesc = prometheus.NewDesc("topupd_orders_waiting_funds",
 		"Orders waiting for supplier funds: no supplier of theirs could cover them.", nil, nil)
 )
@@ -225,6 +234,8 @@ func (c *dbCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- waitingFundsDesc
 	ch <- openMismatchesDesc
 	ch <- depositsOpenDesc
+	ch <- pricesHeldDesc
+	ch <- priceChangesDesc
 }
 
 // Collect reads the database, within 5 s.
@@ -295,6 +306,16 @@ func (c *dbCollector) Collect(ch chan<- prometheus.Metric) {
 		for _, st := range []string{topupd.DepositPending, topupd.DepositAwaitingSecond} {
 			ch <- prometheus.MustNewConstMetric(depositsOpenDesc, prometheus.GaugeValue, float64(open[st]), st)
 		}
+	} else {
+		failed = 1
+	}
+	if held, err := c.src.HeldPrices(ctx); err == nil {
+		ch <- prometheus.MustNewConstMetric(pricesHeldDesc, prometheus.GaugeValue, float64(len(held)))
+	} else {
+		failed = 1
+	}
+	if n, err := c.src.ScheduledPriceChanges(ctx); err == nil {
+		ch <- prometheus.MustNewConstMetric(priceChangesDesc, prometheus.GaugeValue, float64(n))
 	} else {
 		failed = 1
 	}

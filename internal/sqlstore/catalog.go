@@ -106,7 +106,10 @@ func (s *Store) Lines(ctx context.Context) ([]topupd.Line, error) {
 func (s *Store) PutPack(ctx context.Context, ch *topupd.Change, p topupd.Pack) error {
 	ctx = withChange(ctx, ch)
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		old, err := s.putPack(ctx, tx, p)
+		if _, err := s.applyDue(ctx, tx, p.PID, s.now()); err != nil { // a change that took effect comes first
+			return err
+		}
+		old, err := s.putPack(ctx, tx, &p)
 		if err != nil {
 			return err
 		}
@@ -125,7 +128,7 @@ func (s *Store) PutPack(ctx context.Context, ch *topupd.Change, p topupd.Pack) e
 
 // putPack writes a pack, its low-stock alert and what its change tells
 // (packWritten); it returns the pack as it was (nil: a new pack).
-func (s *Store) putPack(ctx context.Context, tx *sql.Tx, p topupd.Pack) (*topupd.Pack, error) {
+func (s *Store) putPack(ctx context.Context, tx *sql.Tx, p *topupd.Pack) (*topupd.Pack, error) {
 	// The pack's lock (as it was read), then its stock level's, as
 	// uploads, voids and draws take them: the level's alert is set as the
 	// stock stands.
@@ -135,18 +138,24 @@ func (s *Store) putPack(ctx context.Context, tx *sql.Tx, p topupd.Pack) (*topupd
 	} else if !isNoRows(err) {
 		return nil, err
 	}
+	if err := s.priceByRule(ctx, tx, old, p); err != nil {
+		return nil, err
+	}
+	if err := s.guardCost(ctx, tx, old, p); err != nil {
+		return nil, err
+	}
 	var available int
 	if err := tx.QueryRowContext(ctx, s.q.lockStock, p.PID).Scan(&available); err != nil && !isNoRows(err) {
 		return nil, err
 	}
 	_, err := tx.ExecContext(ctx, `INSERT INTO packs (`+packColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 		ON CONFLICT (pid) DO UPDATE SET slug = excluded.slug, name = excluded.name, category = excluded.category,
 			price = excluded.price, status = excluded.status, stock_based = excluded.stock_based,
 			provider = excluded.provider, upstream = excluded.upstream, upstream_pid = excluded.upstream_pid,
-			cost = excluded.cost, low_stock_at = excluded.low_stock_at, suppliers = excluded.suppliers`,
+			cost = excluded.cost, low_stock_at = excluded.low_stock_at, suppliers = excluded.suppliers, price_pinned = excluded.price_pinned`,
 		p.PID, p.Slug, p.Name, p.Category, int64(p.Price), p.Status, boolInt(p.StockBased), p.Provider, p.Upstream, p.UpstreamPID,
-		int64(p.Cost), nullInt(p.LowStockAt), suppliersJSON(p.Suppliers))
+		int64(p.Cost), nullInt(p.LowStockAt), suppliersJSON(p.Suppliers), boolInt(p.PricePinned))
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +166,7 @@ func (s *Store) putPack(ctx context.Context, tx *sql.Tx, p topupd.Pack) (*topupd
 	if err := levelMoved(ctx, tx, p.PID, oldLevel, p.LowStockAt, available); err != nil {
 		return nil, err
 	}
-	return old, s.packWritten(ctx, tx, old, &p)
+	return old, s.packWritten(ctx, tx, old, p)
 }
 
 // suppliersJSON is how a pack's supplier list is stored: ” for none.
@@ -182,6 +191,9 @@ func (s *Store) UpdatePack(ctx context.Context, ch *topupd.Change, pid string, a
 	ctx = withChange(ctx, ch)
 	var p topupd.Pack
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if _, err := s.applyDue(ctx, tx, pid, s.now()); err != nil { // a change that took effect comes first
+			return err
+		}
 		var err error
 		p, err = changeLocked(ctx, tx, scanPack, topupd.Errorf(topupd.ENotFound, "pack %s", pid), func(p *topupd.Pack) error {
 			if err := apply(p); err != nil {
@@ -193,7 +205,7 @@ func (s *Store) UpdatePack(ctx context.Context, ch *topupd.Change, pid string, a
 		if err != nil {
 			return err
 		}
-		_, err = s.putPack(ctx, tx, p)
+		_, err = s.putPack(ctx, tx, &p)
 		return err
 	})
 	if err != nil {
@@ -206,7 +218,7 @@ func scanPack(row scanner) (topupd.Pack, error) {
 	var p topupd.Pack
 	var lowStockAt sql.NullInt64
 	err := row.Scan(&p.PID, &p.Slug, &p.Name, &p.Category, &p.Price, &p.Status, &p.StockBased, &p.Provider, &p.Upstream, &p.UpstreamPID,
-		&p.Cost, &lowStockAt, jsonColumn(&p.Suppliers))
+		&p.Cost, &lowStockAt, jsonColumn(&p.Suppliers), &p.PricePinned)
 	if err != nil {
 		return p, err
 	}

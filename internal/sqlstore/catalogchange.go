@@ -205,13 +205,14 @@ func (s *Store) tierPriceWritten(ctx context.Context, tx *sql.Tx, tier, pid stri
 	return s.tellPacks(ctx, tx, &topupd.PacksChangedData{PIDs: []string{pid}, Accounts: readers})
 }
 
-// tierWritten writes what a tier's write tells: a new markup or rounding
-// reprices every pack for the tier's accounts.
+// tierWritten writes what a tier's write tells: a new markup, percentage
+// off the list price or rounding reprices every pack for the tier's
+// accounts.
 func (s *Store) tierWritten(ctx context.Context, tx *sql.Tx, old *topupd.Tier, t *topupd.Tier) error {
 	if err := bumpTerms(ctx, tx); err != nil {
 		return err
 	}
-	if old == nil || (optionalEqual(old.Markup, t.Markup) && old.RoundTo == t.RoundTo) {
+	if old == nil || (optionalEqual(old.Markup, t.Markup) && optionalEqual(old.PercentOff, t.PercentOff) && old.RoundTo == t.RoundTo) {
 		return nil
 	}
 	if err := s.markTier(ctx, tx, t.Name, ""); err != nil {

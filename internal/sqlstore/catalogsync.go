@@ -25,11 +25,13 @@ import (
 // trusts the database's clock not to step back.
 
 // ChangedPacks returns the packs that changed for the account at or after
-// since, by PID.
+// since, by PID: those marked since, and those whose scheduled price took
+// effect since (by now; its writer marks it later).
 func (s *Store) ChangedPacks(ctx context.Context, accountID string, since time.Time) ([]string, error) {
 	out, err := queryAll(ctx, s.read, scanValue[string], `SELECT p.pid FROM packs p WHERE EXISTS (
 		SELECT 1 FROM catalog_marks m WHERE m.account_id IN ('', $1) AND m.pid IN ('', p.pid) AND m.changed_at >= $2)
-		ORDER BY p.pid`, accountID, ms(since))
+		OR EXISTS (SELECT 1 FROM price_changes c WHERE c.pid = p.pid AND c.effective_at >= $2 AND c.effective_at <= $3)
+		ORDER BY p.pid`, accountID, ms(since), ms(s.now()))
 	if err != nil {
 		return nil, fmt.Errorf("store.ChangedPacks %s: %w", accountID, err)
 	}
@@ -38,15 +40,18 @@ func (s *Store) ChangedPacks(ctx context.Context, accountID string, since time.T
 
 // CatalogVersion sums the versions of the marks the account's catalog
 // reads: every visible change adds at least one, and marks are never
-// deleted.
+// deleted. It counts too the price changes that have taken effect by now,
+// so that a scheduled price changes it at its time, before its writer
+// marks it.
 func (s *Store) CatalogVersion(ctx context.Context, accountID string) (string, error) {
-	var n, sum int64
-	err := s.read.QueryRowContext(ctx, `SELECT COUNT(*), CAST(COALESCE(SUM(version), 0) AS BIGINT)
-		FROM catalog_marks WHERE account_id IN ('', $1)`, accountID).Scan(&n, &sum)
+	var n, sum, effective int64
+	err := s.read.QueryRowContext(ctx, `SELECT COUNT(*), CAST(COALESCE(SUM(version), 0) AS BIGINT),
+		(SELECT COUNT(*) FROM price_changes WHERE effective_at <= $2)
+		FROM catalog_marks WHERE account_id IN ('', $1)`, accountID, ms(s.now())).Scan(&n, &sum, &effective)
 	if err != nil {
 		return "", fmt.Errorf("store.CatalogVersion %s: %w", accountID, err)
 	}
-	return fmt.Sprintf("%d.%d", n, sum), nil
+	return fmt.Sprintf("%d.%d.%d", n, sum, effective), nil
 }
 
 // CatalogSyncPoint reads the dialect's sync point in a write transaction;

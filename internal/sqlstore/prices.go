@@ -34,13 +34,15 @@ func (s *Store) PutTier(ctx context.Context, ch *topupd.Change, t topupd.Tier) (
 		} else if topupd.CodeOf(err) != topupd.ENotFound {
 			return err
 		}
-		var markup any
-		if t.Markup != nil {
-			markup = int64(*t.Markup)
+		if g := topupd.CostGuardOf(ctx); g != nil {
+			if err := s.checkTierCosts(ctx, tx, &t, g.AllowBelowCost); err != nil {
+				return err
+			}
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO tiers (name, markup, round_to, updated_at) VALUES ($1, $2, $3, $4)
-			ON CONFLICT (name) DO UPDATE SET markup = excluded.markup, round_to = excluded.round_to, updated_at = excluded.updated_at`,
-			t.Name, markup, int64(t.RoundTo), ms(t.UpdatedAt)); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO tiers (name, markup, percent_off, round_to, updated_at) VALUES ($1, $2, $3, $4, $5)
+			ON CONFLICT (name) DO UPDATE SET markup = excluded.markup, percent_off = excluded.percent_off, round_to = excluded.round_to,
+				updated_at = excluded.updated_at`,
+			t.Name, percentOrNull(t.Markup), percentOrNull(t.PercentOff), int64(t.RoundTo), ms(t.UpdatedAt)); err != nil {
 			return err
 		}
 		if err := s.tierWritten(ctx, tx, was, &t); err != nil {
@@ -113,19 +115,16 @@ func (s *Store) Tiers(ctx context.Context) ([]topupd.Tier, error) {
 // tier reads one tier and its prices, or ENotFound.
 func (s *Store) tier(ctx context.Context, q querier, name string) (topupd.Tier, error) {
 	t := topupd.Tier{Name: name, Prices: map[string]topupd.Money{}}
-	var markup sql.NullInt64
+	var markup, off sql.NullInt64
 	var updated int64
-	err := q.QueryRowContext(ctx, `SELECT markup, round_to, updated_at, (SELECT COUNT(*) FROM accounts WHERE tier = $1)
-		FROM tiers WHERE name = $1`, name).Scan(&markup, &t.RoundTo, &updated, &t.Accounts)
+	err := q.QueryRowContext(ctx, `SELECT markup, percent_off, round_to, updated_at, (SELECT COUNT(*) FROM accounts WHERE tier = $1)
+		FROM tiers WHERE name = $1`, name).Scan(&markup, &off, &t.RoundTo, &updated, &t.Accounts)
 	if isNoRows(err) {
 		return t, topupd.Errorf(topupd.ENotFound, "tier %s", name)
 	} else if err != nil {
 		return t, err
 	}
-	if markup.Valid {
-		m := topupd.Percent(markup.Int64)
-		t.Markup = &m
-	}
+	t.Markup, t.PercentOff = nullPercent(markup), nullPercent(off)
 	t.UpdatedAt = fromMS(updated)
 	t.Prices, err = queryMap[string, topupd.Money](ctx, q, `SELECT pid, price FROM tier_prices WHERE tier = $1`, name)
 	return t, err
@@ -139,7 +138,7 @@ func (s *Store) SetAccountPrice(ctx context.Context, ch *topupd.Change, accountI
 		if err := exists(ctx, tx, `SELECT 1 FROM accounts WHERE id = $1`, accountID, "account"); err != nil {
 			return err
 		}
-		if err := exists(ctx, tx, `SELECT 1 FROM packs WHERE pid = $1`, pid, "pack"); err != nil {
+		if err := s.checkOwnPrice(ctx, tx, pid, price); err != nil {
 			return err
 		}
 		before := map[string]any{}
@@ -208,7 +207,7 @@ func (s *Store) PriceBook(ctx context.Context, accountID string) (topupd.PriceBo
 // prices (the catalog's read).
 func (s *Store) terms(ctx context.Context, q querier, accountID string) (book topupd.PriceBook, limits topupd.Limits, err error) {
 	var h termsHead
-	err = q.QueryRowContext(ctx, `SELECT a.tier, t.markup, t.round_to, `+limitColumns("a.")+`
+	err = q.QueryRowContext(ctx, `SELECT a.tier, t.markup, t.percent_off, t.round_to, `+limitColumns("a.")+`
 		FROM accounts a LEFT JOIN tiers t ON t.name = a.tier WHERE a.id = $1`, accountID).Scan(h.dest()...)
 	if isNoRows(err) {
 		return book, limits, nil
@@ -235,7 +234,7 @@ func (s *Store) terms(ctx context.Context, q querier, accountID string) (book to
 func (s *Store) orderTerms(ctx context.Context, tx *sql.Tx, accountID, pid string) (book topupd.PriceBook, limits topupd.Limits, err error) {
 	var h termsHead
 	var own, listed sql.NullInt64
-	err = tx.QueryRowContext(ctx, `SELECT a.tier, t.markup, t.round_to, `+limitColumns("a.")+`,
+	err = tx.QueryRowContext(ctx, `SELECT a.tier, t.markup, t.percent_off, t.round_to, `+limitColumns("a.")+`,
 		(SELECT price FROM account_prices WHERE account_id = a.id AND pid = $2),
 		(SELECT price FROM tier_prices WHERE tier = a.tier AND pid = $2)
 		FROM accounts a LEFT JOIN tiers t ON t.name = a.tier WHERE a.id = $1`, accountID, pid).Scan(append(h.dest(), &own, &listed)...)
@@ -270,24 +269,21 @@ func setPrice(b *topupd.PriceBook, own bool, pid string, price topupd.Money) {
 
 // termsHead is an account's row of terms: its tier and limits.
 type termsHead struct {
-	tier            sql.NullString
-	markup, roundTo sql.NullInt64
-	limits          limitsRow
+	tier                        sql.NullString
+	markup, percentOff, roundTo sql.NullInt64
+	limits                      limitsRow
 }
 
 func (h *termsHead) dest() []any {
-	return append([]any{&h.tier, &h.markup, &h.roundTo}, h.limits.dest()...)
+	return append([]any{&h.tier, &h.markup, &h.percentOff, &h.roundTo}, h.limits.dest()...)
 }
 
 // terms is the price book (without prices yet) and limits of the row.
 func (h *termsHead) terms() (topupd.PriceBook, topupd.Limits) {
 	var book topupd.PriceBook
 	if h.tier.Valid {
-		book.Tier = &topupd.Tier{Name: h.tier.String, RoundTo: topupd.Money(h.roundTo.Int64), Prices: map[string]topupd.Money{}}
-		if h.markup.Valid {
-			m := topupd.Percent(h.markup.Int64)
-			book.Tier.Markup = &m
-		}
+		book.Tier = &topupd.Tier{Name: h.tier.String, RoundTo: topupd.Money(h.roundTo.Int64), Prices: map[string]topupd.Money{},
+			Markup: nullPercent(h.markup), PercentOff: nullPercent(h.percentOff)}
 	}
 	return book, h.limits.limits()
 }

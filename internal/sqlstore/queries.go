@@ -16,7 +16,7 @@ var accountColumns = `id, name, api_enabled, admin_disabled, banned, restricted_
 // The columns each other scan function reads, in order.
 const (
 	lineColumns  = `slug, product_name, game_name, game, kind, status, required, server_id_options, region_options`
-	packColumns  = `pid, slug, name, category, price, status, stock_based, provider, upstream, upstream_pid, cost, low_stock_at, suppliers`
+	packColumns  = `pid, slug, name, category, price, status, stock_based, provider, upstream, upstream_pid, cost, low_stock_at, suppliers, price_pinned`
 	orderColumns = `seq, id, account_id, trxid, idem_key, fingerprint, pid, slug, game, kind, pack_name, provider,
 	quantity, amount, user_id, zone_id, server_id, region, more_id, status, error, refunded,
 	created_at, finished_at, deadline_at, supplier, attempts, upstream, upstream_pid, supplier_ref, code_count, alert, cost, sandbox, via, hops`
@@ -27,12 +27,12 @@ const (
 	// packAndLineSQL reads a pack and its line in one statement: both by
 	// primary key, the line by the pack's slug.
 	packAndLineSQL = `SELECT p.pid, p.slug, p.name, p.category, p.price, p.status, p.stock_based, p.provider, p.upstream, p.upstream_pid,
-	p.cost, p.low_stock_at, p.suppliers,
+	p.cost, p.low_stock_at, p.suppliers, p.price_pinned,
 	l.slug, l.product_name, l.game_name, l.game, l.kind, l.status, l.required, l.server_id_options, l.region_options
 	FROM packs p JOIN lines l ON l.slug = p.slug WHERE p.pid = $1`
 	entryColumns    = `l.id, l.account_id, l.kind, l.amount, l.balance_after, COALESCE((SELECT o.id FROM orders o WHERE o.seq = l.order_seq), ''), COALESCE(l.reference, CASE WHEN l.kind = 'refund' THEN (SELECT r.id || '/' || CAST(m.id AS TEXT) FROM reconciliation_mismatches m JOIN reconciliations r ON r.seq = m.rec_seq WHERE m.entry_id = l.id) END, ''), l.created_at`
 	settingsColumns = `maintenance, orders_disabled, eligibility_min_topup, sim_delay_ms, sim_call_ms, upstream_balance_poll_minutes, reconcile_at,
-	deposit_bank, deposit_ticket_hours, deposit_second_approval_above`
+	deposit_bank, deposit_ticket_hours, deposit_second_approval_above, hold_above_percent`
 )
 
 // queries are the statements whose text depends on the dialect, and the hot

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/topupd/topupd"
 )
@@ -39,6 +40,11 @@ type termsEntry struct {
 	pack topupd.Pack
 	line topupd.Line
 	book topupd.PriceBook
+	// change is the pack's latest price change (nil for none): each order
+	// served from the entry resolves the pack's list price at its own
+	// time (listedAt), so a change takes effect at its time whatever the
+	// version the entry was kept at.
+	change *topupd.PriceChange
 }
 
 // get returns the entry of k kept at version. A newer version empties the
@@ -122,6 +128,7 @@ func (s *Store) orderBalance(ctx context.Context, tx *sql.Tx, accountID string, 
 // for it, and the account's limits: from the cache when the order's
 // account row (head) allows, else from the database, keeping what it read.
 // A sandbox order is priced as its live account and reads its terms apart.
+// The pack comes back at its list price at the order's time (listedAt).
 func (s *Store) termsOf(ctx context.Context, tx *sql.Tx, p *topupd.PlaceOrder, head *orderHead) (topupd.Pack, topupd.Line, topupd.PriceBook, topupd.Limits, error) {
 	priced, _ := topupd.LiveID(p.AccountID)
 	cached := head != nil && head.found && !p.Sandbox
@@ -129,7 +136,7 @@ func (s *Store) termsOf(ctx context.Context, tx *sql.Tx, p *topupd.PlaceOrder, h
 	if cached {
 		if e, ok := s.termsKept.get(head.version, k); ok {
 			_, limits := head.terms.terms()
-			return e.pack, e.line, e.book, limits, nil
+			return s.listedAt(e.pack, e.change, p.Now), e.line, e.book, limits, nil
 		}
 	}
 	pack, line, err := s.packAndLine(ctx, tx, p.Request.PID)
@@ -140,10 +147,27 @@ func (s *Store) termsOf(ctx context.Context, tx *sql.Tx, p *topupd.PlaceOrder, h
 	if err != nil {
 		return pack, line, book, limits, err
 	}
-	if cached && tierName(&book) == k.tier { // the row under the lock, as read again
-		s.termsKept.put(head.version, k, &termsEntry{pack: pack, line: line, book: book})
+	change, stored, err := latestPriceChange(ctx, tx, pack.PID)
+	if err != nil {
+		return pack, line, book, limits, err
 	}
-	return pack, line, book, limits, nil
+	if change != nil {
+		pack.Price = stored // of the change's moment
+	}
+	if cached && tierName(&book) == k.tier { // the row under the lock, as read again
+		s.termsKept.put(head.version, k, &termsEntry{pack: pack, line: line, book: book, change: change})
+	}
+	return s.listedAt(pack, change, p.Now), line, book, limits, nil
+}
+
+// listedAt is p at its list price at now (the store's clock when zero),
+// given its latest price change (topupd.ListPriceAt).
+func (s *Store) listedAt(p topupd.Pack, change *topupd.PriceChange, now time.Time) topupd.Pack {
+	if now.IsZero() {
+		now = s.now()
+	}
+	p.Price, _ = topupd.ListPriceAt(p.Price, change, now)
+	return p
 }
 
 // tierName is the tier of the head's row, "" for none or no head.

@@ -207,11 +207,11 @@ var mutants = []Mutant{
 	},
 	{
 		Name: "markupdown",
-		Bug:  "a tier's markup on a pack's cost rounds the price down to a whole unit, not up",
+		Bug:  "a tier's markup or discount rounds the price down to its step, not up",
 		Edits: []Edit{{
-			File: "price.go",
-			Old:  "\tprice := ceilDiv(n, scale)\n",
-			New:  "\tprice := new(big.Int).Quo(n, scale)\n",
+			File: "pricing.go",
+			Old:  "ceilDiv(ceilDiv(n, scale), s)",
+			New:  "new(big.Int).Quo(ceilDiv(n, scale), s)",
 		}},
 	},
 	{

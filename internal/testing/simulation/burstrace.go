@@ -133,7 +133,7 @@ func (w *World) burstOperator(ctx context.Context, bn []*burstNode) error {
 		return w.burstDebit(ctx, bn)
 	}
 	p := packs[w.bursts.rng.IntN(len(packs))]
-	price := topupd.Money(100 + w.bursts.rng.IntN(500))
+	price := topupd.Money(100 * (1 + w.bursts.rng.IntN(5))) // whole cents
 	var rqs []*request
 	var old []topupd.Money
 	var befores []means

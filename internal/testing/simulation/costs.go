@@ -55,16 +55,16 @@ func unitCost(pid, upstream string) topupd.Money {
 }
 
 // markedUp is the tier's markup on cost, rounded up to a whole unit and
-// then to the tier's step; ok is false without a markup or a cost.
+// then to the tier's step, a cent at least (whole cents); ok is false
+// without a markup or a cost.
 func (m *model) markedUp(cost topupd.Money) (topupd.Money, bool) {
 	if m.tierMarkup == nil || cost <= 0 {
 		return 0, false
 	}
 	n := int64(cost) * (percentUnit + int64(*m.tierMarkup))
 	price := (n + percentUnit - 1) / percentUnit
-	if step := int64(m.tierRound); step > 0 {
-		price = (price + step - 1) / step * step
-	}
+	step := max(int64(m.tierRound), int64(topupd.Cent))
+	price = (price + step - 1) / step * step
 	if price <= 0 {
 		return 0, false
 	}

@@ -43,18 +43,18 @@ func (w *World) repriceStep(ctx context.Context) {
 	acct := w.rng.IntN(len(w.model.accounts))
 	id := w.model.accounts[acct]
 	p := packs[w.rng.IntN(len(packs))]
-	price := topupd.Money(100 + w.rng.IntN(500))
+	price := topupd.Money(100 * (1 + w.rng.IntN(5))) // whole cents
 	switch w.rng.IntN(4) {
 	case 0: // the tier's prices, for a random half of the packs, and a markup or none
 		t := topupd.Tier{Name: simTier, Prices: map[string]topupd.Money{}}
 		for _, q := range packs {
 			if w.rng.IntN(2) == 0 {
-				t.Prices[q.PID] = topupd.Money(100 + w.rng.IntN(500))
+				t.Prices[q.PID] = topupd.Money(100 * (1 + w.rng.IntN(5)))
 			}
 		}
 		if w.rng.IntN(2) == 0 {
 			m := markups[w.rng.IntN(len(markups))]
-			t.Markup, t.RoundTo = &m, topupd.Money([]int{0, 0, 5, 50}[w.rng.IntN(4)])
+			t.Markup, t.RoundTo = &m, topupd.Money([]int{0, 0, 100, 500}[w.rng.IntN(4)]) // 0: the default, a cent
 		}
 		allow := w.rng.IntN(4) == 0
 		below := tierBelowCost(t.Prices, t.Markup, t.RoundTo)

@@ -73,16 +73,16 @@ func newModel() model {
 // an upstream, and one pack that fails over across three upstreams, each
 // with a cost (the failover pack's b and c dearer than its own).
 var packs = []topupd.Pack{
-	{PID: "T-SIM", Slug: "game", Name: "Sim 100", Price: 150, Cost: 90, Status: topupd.StatusActive, Provider: topupd.ProviderSim},
-	{PID: "T-MAN", Slug: "game", Name: "Manual 100", Price: 170, Cost: 100, Status: topupd.StatusActive, Provider: topupd.ProviderManual},
-	{PID: "T-UP", Slug: "game", Name: "Upstream 100", Price: 160, Cost: 110, Status: topupd.StatusActive, Provider: topupd.ProviderUpstream, Upstream: "a", UpstreamPID: "X100"},
-	{PID: "T-FO", Slug: "game", Name: "Failover 100", Price: 180, Cost: 100, Status: topupd.StatusActive, Provider: topupd.ProviderUpstream, Upstream: "a", UpstreamPID: "X100",
+	{PID: "T-SIM", Slug: "game", Name: "Sim 100", Price: 100, Cost: 90, Status: topupd.StatusActive, Provider: topupd.ProviderSim},
+	{PID: "T-MAN", Slug: "game", Name: "Manual 100", Price: 200, Cost: 100, Status: topupd.StatusActive, Provider: topupd.ProviderManual},
+	{PID: "T-UP", Slug: "game", Name: "Upstream 100", Price: 200, Cost: 110, Status: topupd.StatusActive, Provider: topupd.ProviderUpstream, Upstream: "a", UpstreamPID: "X100"},
+	{PID: "T-FO", Slug: "game", Name: "Failover 100", Price: 200, Cost: 100, Status: topupd.StatusActive, Provider: topupd.ProviderUpstream, Upstream: "a", UpstreamPID: "X100",
 		Suppliers: []topupd.Supplier{
 			{Provider: topupd.ProviderUpstream, Upstream: "a", UpstreamPID: "X100"},
 			{Provider: topupd.ProviderUpstream, Upstream: "b", UpstreamPID: "Y100", Cost: 115},
 			{Provider: topupd.ProviderUpstream, Upstream: "c", UpstreamPID: "Z100", Cost: 125}}},
 	{PID: "K-STK", Slug: "keys", Name: "Key from stock", Price: 500, Cost: 250, Status: topupd.StatusActive, Provider: topupd.ProviderStock},
-	{PID: "K-UP", Slug: "keys", Name: "Key from upstream", Price: 550, Cost: 300, Status: topupd.StatusActive, Provider: topupd.ProviderUpstream, Upstream: "b", UpstreamPID: "KEY1"},
+	{PID: "K-UP", Slug: "keys", Name: "Key from upstream", Price: 600, Cost: 300, Status: topupd.StatusActive, Provider: topupd.ProviderUpstream, Upstream: "b", UpstreamPID: "KEY1"},
 }
 
 // simDelay is the sim supplier's delay (simDelayMs) when it does not
@@ -124,7 +124,7 @@ func (w *World) setup(ctx context.Context) error {
 		}
 	}
 	for _, p := range packs {
-		if _, err := svc.PutPack(ctx, w.root, p, false); err != nil {
+		if _, err := svc.PutPack(ctx, w.root, p, topupd.CostGuard{}); err != nil {
 			return fmt.Errorf("pack %s: %w", p.PID, err)
 		}
 		w.model.prices[p.PID] = p.Price

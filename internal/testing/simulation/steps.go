@@ -144,7 +144,7 @@ func (w *World) act(ctx context.Context) error {
 		w.setLimits(ctx)
 	case r < 89:
 		p := packs[w.rng.IntN(len(packs))]
-		price := topupd.Money(100 + w.rng.IntN(500))
+		price := topupd.Money(100 * (1 + w.rng.IntN(5))) // whole cents
 		allow := w.rng.IntN(4) == 0
 		_, _, err := untilAnswered(func() (service.PackView, error) {
 			return w.svc.UpdatePack(ctx, w.root, p.PID, service.PackPatch{Price: &price, AllowBelowCost: allow})

@@ -429,7 +429,7 @@ func testSettings(t *testing.T, e *env) {
 		t.Fatalf("Settings: %v", err)
 	}
 	defaults := topupd.Settings{UpstreamBalancePollMinutes: 5, ReconcileAt: "03:00", DepositTicketHours: topupd.DefaultDepositTicketHours,
-		DepositSecondApprovalAbove: topupd.DefaultSecondApprovalAbove}
+		DepositSecondApprovalAbove: topupd.DefaultSecondApprovalAbove, HoldAbove: topupd.DefaultHoldAbove}
 	if diff := cmp.Diff(defaults, got); diff != "" {
 		t.Errorf("default settings (-want +got):\n%s", diff)
 	}
@@ -438,7 +438,7 @@ func testSettings(t *testing.T, e *env) {
 	never, at := "", "23:59"
 	bank := &topupd.DepositBank{BankName: "BCA", AccountNumber: "0123", AccountHolder: "PT Jaya"}
 	var noBank *topupd.DepositBank
-	hours, above := 72, topupd.USD(250)
+	hours, above, hold := 72, topupd.USD(250), topupd.Percent(25*topupd.MoneyScale)
 	for _, st := range []struct {
 		patch topupd.SettingsPatch
 		edit  func(*topupd.Settings)
@@ -454,6 +454,7 @@ func testSettings(t *testing.T, e *env) {
 			s.DepositBank, s.DepositTicketHours, s.DepositSecondApprovalAbove = bank, hours, above
 		}},
 		{topupd.SettingsPatch{DepositBank: &noBank}, func(s *topupd.Settings) { s.DepositBank = nil }},
+		{topupd.SettingsPatch{HoldAbove: &hold}, func(s *topupd.Settings) { s.HoldAbove = hold }},
 		{topupd.SettingsPatch{}, func(*topupd.Settings) {}},
 	} {
 		st.edit(&want)
@@ -469,7 +470,7 @@ func testSettings(t *testing.T, e *env) {
 		}
 	}
 	neg, tooLong, negMoney, dayAndMinute, badClock := -1, 86_400_001, topupd.Money(-1), 1441, "24:00"
-	no := false
+	no, negHold := false, topupd.Percent(-1)
 	for _, bad := range []topupd.SettingsPatch{
 		{SimDelayMs: &neg, Maintenance: &no},
 		{SimCallMs: &tooLong, Maintenance: &no},
@@ -479,6 +480,7 @@ func testSettings(t *testing.T, e *env) {
 		{ReconcileAt: &badClock, Maintenance: &no},
 		{DepositTicketHours: &neg, Maintenance: &no},
 		{DepositSecondApprovalAbove: &negMoney, Maintenance: &no},
+		{HoldAbove: &negHold, Maintenance: &no},
 	} {
 		_, err := e.s.UpdateSettings(e.ctx, nil, bad)
 		codeIs(t, err, topupd.EInvalidBody, "UpdateSettings(bad patch)")
