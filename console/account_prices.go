@@ -21,7 +21,7 @@ func (c *Console) setAccountPrice(w http.ResponseWriter, r *http.Request, s *ses
 // saveAccountPrice is setAccountPrice's work; refusals are fieldErrors.
 func (c *Console) saveAccountPrice(w http.ResponseWriter, r *http.Request, s *session, id string) error {
 	pid := r.PostFormValue("pid")
-	price, problem := parseAmount(r.PostFormValue("priceUsd"), pricePlaces)
+	price, problem := parseAmount(r.PostFormValue("priceUsd"), centPlaces)
 	if problem == "" && price <= 0 {
 		problem = "A price is more than zero. To charge the tier's or the pack's price again, remove the account's own price."
 	}
@@ -40,7 +40,7 @@ func (c *Console) saveAccountPrice(w http.ResponseWriter, r *http.Request, s *se
 	}
 	back := "/console/accounts/" + url.PathEscape(id)
 	if price != was && largePriceChange(was, price) {
-		q := "Charge account " + id + " " + usdText(price) + " for " + pid + " instead of " + usdText(was) + "? That is a large change: check the digits."
+		q := "Charge account " + id + " " + usdText(price) + " for " + pid + " instead of " + usdText(was) + ", " + priceMove(was, price) + "? That is a large change: check the digits."
 		if !c.confirmed(w, r, s, q, back) {
 			return nil
 		}
@@ -87,6 +87,8 @@ func priceSource(source string) string {
 		return "its tier's price"
 	case topupd.PriceMarkup:
 		return "its tier's markup on the cost"
+	case topupd.PriceDiscount:
+		return "its tier's percentage off the list price"
 	}
 	return "the pack's price"
 }

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -9,10 +10,12 @@ import (
 	"github.com/topupd/topupd/service"
 )
 
-// catalogData is the catalog page: every line and pack, the disabled too.
+// catalogData is the catalog page: every line and pack, the disabled too,
+// and how many prices the pricing rules hold for an operator.
 type catalogData struct {
 	Lines []topupd.Line
 	Packs []service.PackView
+	Held  int
 }
 
 // catalog lists the lines and packs, with forms to add and edit them for a
@@ -26,6 +29,11 @@ func (c *Console) catalog(w http.ResponseWriter, r *http.Request, s *session) er
 	if d.Packs, err = c.Service.Packs(r.Context(), s.actor); err != nil {
 		return err
 	}
+	held, err := c.Service.HeldPrices(r.Context(), s.actor)
+	if err != nil {
+		return err
+	}
+	d.Held = len(held)
 	c.render(w, r, s, http.StatusOK, "catalog", "Catalog", d)
 	return nil
 }
@@ -155,6 +163,11 @@ type packData struct {
 	P     service.PackView
 	New   bool
 	Lines []topupd.Line
+	// Rule says which pricing rule prices the pack, in words.
+	Rule string
+	// Undercut, after a cost edit refused as undercutting prices, is
+	// what the form offers then (pricing_cost.go).
+	Undercut *undercutChoice
 }
 
 // pack shows a pack's form: a new one at /console/catalog/packs/new.
@@ -175,9 +188,14 @@ func (c *Console) packPage(r *http.Request, s *session, pid string) (packData, e
 	if d.Lines, err = c.Service.Lines(r.Context(), s.actor); err != nil {
 		return d, err
 	}
-	if !d.New {
-		d.P, err = c.findPack(r, s, pid)
+	if d.New {
+		return d, nil
 	}
+	if d.P, err = c.findPack(r, s, pid); err != nil {
+		return d, err
+	}
+	rules, err := c.Service.PricingRules(r.Context(), s.actor)
+	d.Rule = ruleOfPack(&d.P.Pack, rules)
 	return d, err
 }
 
@@ -203,20 +221,26 @@ func largePriceChange(was, price topupd.Money) bool {
 // savePack creates a pack, or changes only the fields the form changed:
 // a price edit changes nothing else. A large price or price change asks
 // to be confirmed; a refused price or cost shows the form again, with
-// what was typed and the refusal beside the field.
+// what was typed and the refusal beside the field. A cost raised above
+// prices the pack is sold at names them and offers Reprice and Keep
+// below cost (pricing_cost.go).
 func (c *Console) savePack(w http.ResponseWriter, r *http.Request, s *session) error {
 	pid := r.PathValue("pid")
 	err := c.savePackForm(w, r, s, pid)
 	return c.formFailed(w, r, s, err, "pack", func() (string, any, error) {
-		d, err := c.packPage(r, s, pid)
-		return "Pack " + pid, d, err
+		d, derr := c.packPage(r, s, pid)
+		var ue *undercutError
+		if errors.As(err, &ue) {
+			d.Undercut = &ue.choice
+		}
+		return "Pack " + pid, d, derr
 	})
 }
 
 // savePackForm is savePack's work; refusals are fieldErrors.
 func (c *Console) savePackForm(w http.ResponseWriter, r *http.Request, s *session, pid string) error {
 	f := func(n string) string { return strings.TrimSpace(r.PostFormValue(n)) }
-	price, problem := parseAmount(f("price"), pricePlaces)
+	price, problem := parseAmount(f("price"), centPlaces)
 	if problem == "" && price <= 0 {
 		problem = "A price is more than zero."
 	}
@@ -234,7 +258,10 @@ func (c *Console) savePackForm(w http.ResponseWriter, r *http.Request, s *sessio
 		}
 		cost = &m
 	}
-	allow := f("allowBelowCost") == "yes"
+	choice := f("costChoice")
+	allow := f("allowBelowCost") == "yes" || choice == costKeep || choice == costRepriceKeep
+	reprice := choice == costReprice || choice == costRepriceKeep
+	pinned := f("pricePinned") == "yes"
 	var was service.PackView
 	if pid != "new" {
 		var err error
@@ -250,11 +277,11 @@ func (c *Console) savePackForm(w http.ResponseWriter, r *http.Request, s *sessio
 	// confirms the whole form.
 	var ask []string
 	if price != was.Price && largePriceChange(was.Price, price) {
-		q := "Price pack " + name + " at " + usdText(price) + "?"
+		q := "Price pack " + name + " at " + usdText(price) + "? That is a large price: check the digits."
 		if pid != "new" {
-			q = "Change the price of " + name + " from " + usdText(was.Price) + " to " + usdText(price) + "?"
+			q = priceQuestion(name, was.Price, price)
 		}
-		ask = append(ask, q+" That is a large price: check the digits.")
+		ask = append(ask, q)
 	}
 	if pid != "new" && goesOffSale(was.Status, f("status")) && r.PostFormValue("confirmed") != "yes" {
 		q, err := c.offSaleQuestion(r.Context(), s, "the pack "+pid, topupd.OrdersQuery{PID: pid})
@@ -267,15 +294,17 @@ func (c *Console) savePackForm(w http.ResponseWriter, r *http.Request, s *sessio
 		return nil
 	}
 	var err error
+	var saved service.PackView
+	var after topupd.Pack // the pack as the form leaves it
 	if pid == "new" {
-		p := topupd.Pack{PID: name, Slug: f("slug"), Name: f("name"), Category: f("category"), Price: price, Status: f("status"),
-			StockBased: f("stockBased") == "yes", Provider: f("provider"), Upstream: f("upstream"), UpstreamPID: f("upstreamPid")}
+		after = topupd.Pack{PID: name, Slug: f("slug"), Name: f("name"), Category: f("category"), Price: price, Status: f("status"),
+			StockBased: f("stockBased") == "yes", Provider: f("provider"), Upstream: f("upstream"), UpstreamPID: f("upstreamPid"), PricePinned: pinned}
 		if cost != nil {
-			p.Cost = *cost
+			after.Cost = *cost
 		}
-		_, err = c.Service.PutPack(r.Context(), s.actor, p, allow)
+		saved, err = c.Service.PutPack(r.Context(), s.actor, after, topupd.CostGuard{AllowBelowCost: allow, Reprice: reprice})
 	} else {
-		patch, changed := service.PackPatch{AllowBelowCost: allow}, false
+		patch, changed := service.PackPatch{AllowBelowCost: allow, Reprice: reprice}, false
 		for _, v := range []struct {
 			dst       **string
 			was, form string
@@ -298,17 +327,25 @@ func (c *Console) savePackForm(w http.ResponseWriter, r *http.Request, s *sessio
 			}
 			patch.Cost, changed = &to, true
 		}
-		if !changed {
+		if f("pinShown") == "yes" && pinned != was.PricePinned {
+			patch.PricePinned, changed = &pinned, true
+		}
+		if !changed && !reprice {
 			return c.done(w, r, "/console/catalog", "Pack "+pid+": nothing changed.")
 		}
-		_, err = c.Service.UpdatePack(r.Context(), s.actor, pid, patch)
+		after = was.Pack
+		patch.Apply(&after)
+		saved, err = c.Service.UpdatePack(r.Context(), s.actor, pid, patch)
 	}
-	if topupd.CodeOf(err) == topupd.EBelowCost {
+	var de *topupd.Error
+	if errors.As(err, &de) && de.Code == topupd.EBelowCost && len(de.Undercut) > 0 {
+		return c.undercutRefused(r, s, after, de.Undercut, reprice)
+	} else if topupd.CodeOf(err) == topupd.EBelowCost {
 		return fieldError{"price", belowCost(price, cost, was.Cost)}
 	} else if err != nil {
 		return err
 	}
-	return c.done(w, r, "/console/catalog", "Pack "+name+" is saved.")
+	return c.done(w, r, "/console/catalog", c.packSaved(r, s, name, price, saved))
 }
 
 // belowCost says in plain words why a price below the cost was refused,

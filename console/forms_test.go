@@ -193,10 +193,10 @@ func TestConsoleForms(t *testing.T) {
 		b.open(page)
 		b.fill(map[string]string{"#cost": "0.95"})
 		b.click("#save-pack")
-		msg := b.fieldError("price")
+		msg := b.fieldError("cost") // a cost raised above the price: said beside the cost (pricing_cost.go)
 		plain(t, "a price below cost", msg)
-		if !strings.Contains(msg, "$0.95") {
-			t.Errorf("the below-cost message does not name the cost: %q", msg)
+		if !strings.Contains(msg, "$0.95") || !strings.Contains(msg, "its own price $0.89") {
+			t.Errorf("the below-cost message does not name the cost and the price: %q", msg)
 		}
 		if got := b.value("#cost"); got != "0.95" {
 			t.Errorf("the cost field after the refusal: %q", got)

@@ -33,9 +33,10 @@ func usdText(m topupd.Money) string {
 // thousands) and an optional fraction. No exponent, no spaces inside.
 var amountRe = regexp.MustCompile(`^(-?)\$?([0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.([0-9]+))?$`)
 
-// Decimal places a form's amount may have: dollars and cents for credits
-// and limits; prices and costs as finely as the admin API keeps them, so
-// that a pack priced at 0.0125 can be saved again from its own form.
+// Decimal places a form's amount may have: dollars and cents for credits,
+// limits and prices (every price charged is whole cents, back-office.md
+// 4 (a)); costs as finely as the admin API keeps them, so that a pack
+// costing 0.0125 can be saved again from its own form.
 const (
 	centPlaces  = 2
 	pricePlaces = 4

@@ -65,8 +65,9 @@ func TestAccountPricesAndLimits(t *testing.T) {
 }
 
 // TestPackCost: an owner sets a pack's cost in the pack form. A cost above
-// the price is refused (BELOW_COST) and changes nothing, unless the form
-// allows a price below cost; emptying the field clears the cost.
+// the price is refused (BELOW_COST), naming the price, and changes
+// nothing, unless the form allows a price below cost; emptying the field
+// clears the cost.
 func TestPackCost(t *testing.T) {
 	t.Parallel()
 	b := newTab(t)
@@ -90,7 +91,7 @@ func TestPackCost(t *testing.T) {
 	b.open(page)
 	b.fill(map[string]string{"#cost": "0.90"})
 	b.click("#save-pack")
-	if got := b.text("#price-error"); !strings.Contains(got, "below the cost") {
+	if got := b.text("#cost-error"); !strings.Contains(got, "the cost $0.90 is above a price the pack is sold at: its own price $0.89") {
 		t.Errorf("a cost above the price: %q", got)
 	}
 	if got := costOf(); got != "" {

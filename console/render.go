@@ -124,7 +124,8 @@ func navFor(s *session, path string) []navLink {
 	var out []navLink
 	for _, m := range menu {
 		if s.may(m.perm) {
-			active := path == m.path || (m.path != "/console/" && strings.HasPrefix(path, m.path))
+			active := path == m.path || (m.path != "/console/" && strings.HasPrefix(path, m.path)) ||
+				m.path == "/console/catalog" && strings.HasPrefix(path, pricingPath) // Catalog → Pricing
 			out = append(out, navLink{Path: m.path, Label: m.label, Active: active})
 		}
 	}

@@ -19,17 +19,17 @@ type tiersData struct {
 
 // tierLine is one tier in the list.
 type tierLine struct {
-	Name, Markup, RoundTo string
-	Prices, Accounts      int
-	UpdatedAt             time.Time
+	Name, Markup, Off, RoundTo string
+	Prices, Accounts           int
+	UpdatedAt                  time.Time
 }
 
-// tierData is one tier's form: its markup, rounding and a price for each
-// pack (empty: not listed).
+// tierData is one tier's form: its markup on the cost or percentage off
+// the list price, rounding and a price for each pack (empty: not listed).
 type tierData struct {
-	Name, Markup, RoundTo string
-	Accounts              int
-	Packs                 []tierPack
+	Name, Markup, Off, RoundTo string
+	Accounts                   int
+	Packs                      []tierPack
 }
 
 // tierPack is one pack on a tier's form.
@@ -64,7 +64,7 @@ func (c *Console) tiersPage(r *http.Request, s *session) (tiersData, error) {
 	tiers, err := c.Service.Tiers(r.Context(), s.actor)
 	var d tiersData
 	for _, t := range tiers {
-		d.Tiers = append(d.Tiers, tierLine{Name: t.Name, Markup: percentText(t.Markup), RoundTo: usdIfText(t.RoundTo), Prices: len(t.Prices),
+		d.Tiers = append(d.Tiers, tierLine{Name: t.Name, Markup: percentText(t.Markup), Off: percentText(t.PercentOff), RoundTo: usdIfText(t.RoundTo), Prices: len(t.Prices),
 			Accounts: t.Accounts, UpdatedAt: t.UpdatedAt})
 	}
 	return d, err
@@ -112,7 +112,7 @@ func (c *Console) tierPage(r *http.Request, s *session, name string) (tierData, 
 	if err != nil {
 		return tierData{}, err
 	}
-	d := tierData{Name: t.Name, Markup: percentText(t.Markup), RoundTo: usdIfText(t.RoundTo), Accounts: t.Accounts}
+	d := tierData{Name: t.Name, Markup: percentText(t.Markup), Off: percentText(t.PercentOff), RoundTo: usdIfText(t.RoundTo), Accounts: t.Accounts}
 	for _, p := range packs {
 		tp := tierPack{PID: p.PID, Name: p.Name, PackPrice: p.Price, Cost: p.HighestCost()}
 		if price, ok := t.Prices[p.PID]; ok {
@@ -193,9 +193,9 @@ func (c *Console) saveTierForm(w http.ResponseWriter, r *http.Request, s *sessio
 		if v == "" {
 			continue
 		}
-		price, problem := parseAmount(v, pricePlaces)
+		price, problem := parseAmount(v, centPlaces)
 		if problem == "" && price <= 0 {
-			problem = "A price is more than zero; leave it empty for the tier's markup or the pack's price."
+			problem = "A price is more than zero; leave it empty for the tier's markup, its percentage off, or the pack's price."
 		}
 		if problem != "" {
 			return fieldError{"price." + p.PID, problem}
@@ -206,13 +206,14 @@ func (c *Console) saveTierForm(w http.ResponseWriter, r *http.Request, s *sessio
 			before = p.Price
 		}
 		if price != before && largePriceChange(before, price) {
-			large = append(large, p.PID+" from "+usdText(before)+" to "+usdText(price))
+			large = append(large, p.PID+" from "+usdText(before)+" to "+usdText(price)+", "+priceMove(before, price))
 		}
 	}
 	return c.putTier(w, r, s, t, large)
 }
 
-// tierTerms reads a tier form's markup and rounding into t.
+// tierTerms reads a tier form's markup or percentage off the list price,
+// and rounding, into t.
 func tierTerms(r *http.Request, t topupd.Tier) (topupd.Tier, error) {
 	if v := strings.TrimSpace(r.PostFormValue("markupPercent")); v != "" {
 		m, problem := parseAmount(strings.TrimSpace(strings.TrimSuffix(v, "%")), 4)
@@ -225,13 +226,25 @@ func tierTerms(r *http.Request, t topupd.Tier) (topupd.Tier, error) {
 		p := topupd.Percent(m)
 		t.Markup = &p
 	}
+	if v := strings.TrimSpace(r.PostFormValue("percentOffList")); v != "" {
+		off, ok := parsePercent(v)
+		switch {
+		case !ok:
+			return t, fieldError{"percentOffList", "“" + v + "” is not a percentage: type a number such as 5 (at most 4 decimal places), or leave it empty for no discount."}
+		case off <= 0 || off >= topupd.Percent(topupd.USD(100)):
+			return t, fieldError{"percentOffList", "A percentage off the list price is above 0 and below 100."}
+		case t.Markup != nil:
+			return t, fieldError{"percentOffList", "A tier takes a markup on the cost or a percentage off the list price, not both: empty one of them."}
+		}
+		t.PercentOff = &off
+	}
 	if v := strings.TrimSpace(r.PostFormValue("roundToUsd")); v != "" {
-		m, problem := parseAmount(v, pricePlaces)
-		if problem == "" && m < 0 {
-			problem = "Rounding cannot be negative."
+		m, problem := parseAmount(v, centPlaces)
+		if problem == "" && m < topupd.Cent {
+			problem = "Rounding is at least $0.01, a cent."
 		}
 		if problem != "" {
-			return t, fieldError{"roundToUsd", problem + " Leave it empty to round to the cent's fraction only."}
+			return t, fieldError{"roundToUsd", problem + " Leave it empty to round up to whole cents."}
 		}
 		t.RoundTo = m
 	}
@@ -274,7 +287,11 @@ func belowCostTier(t *topupd.Tier, packs []service.PackView) error {
 			if cost > 0 && price < cost {
 				return fieldError{"price." + p.PID, "The price " + usdText(price) + " is below the pack's cost " + usdText(cost) + "." + fix}
 			}
-		} else if price, ok := t.MarkedUp(p.Cost); ok && price < cost {
+		} else if price, source, ok := t.Quote(&p.Pack); ok && price < cost {
+			if source == topupd.PriceDiscount {
+				return fieldError{"percentOffList", "The percentage off prices " + p.PID + " at " + usdText(price) + " (its list price " + usdText(p.Price) +
+					" less " + percentText(t.PercentOff) + "%), below its cost " + usdText(cost) + "." + fix}
+			}
 			return fieldError{"markupPercent", "The markup prices " + p.PID + " at " + usdText(price) + ", below its cost " + usdText(cost) + "." + fix}
 		}
 	}
