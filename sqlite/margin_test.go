@@ -1,6 +1,7 @@
 package sqlite_test
 
 import (
+	"database/sql"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,23 +13,26 @@ import (
 	"github.com/topupd/topupd/sqlite"
 )
 
-// TestUnknownCostsMigration: 00042 tells the costs that were set from the
-// zeros written for none, on a file taken back to 00041 (see
-// storetest.UnknownCostsMigration).
-func TestUnknownCostsMigration(t *testing.T) {
+// migrationCheck is a storetest migration check: a store opener, a step
+// back to an earlier version, and the raw database.
+type migrationCheck func(t *testing.T, open func(t *testing.T) topupd.Store, down func(t *testing.T), db *sql.DB)
+
+// runMigrationCheck runs check on a file of its own, whose down takes it
+// back to version.
+func runMigrationCheck(t *testing.T, version int64, check migrationCheck) {
 	t.Parallel()
-	path, v := filepath.Join(t.TempDir(), "margin.db"), storetest.NewVault(t)
+	path, v := filepath.Join(t.TempDir(), "migrate.db"), storetest.NewVault(t)
 	db := rawDB(t, path)
 	down := func(t *testing.T) {
 		p, err := goose.NewProvider(goose.DialectSQLite3, db, sqlite.Migrations(), goose.WithAllowOutofOrder(true))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := p.DownTo(t.Context(), 41); err != nil {
-			t.Fatalf("down to 00041: %v", err)
+		if _, err := p.DownTo(t.Context(), version); err != nil {
+			t.Fatalf("down to %05d: %v", version, err)
 		}
 	}
-	storetest.UnknownCostsMigration(t, func(t *testing.T) topupd.Store {
+	check(t, func(t *testing.T) topupd.Store {
 		s, err := sqlite.Open(t.Context(), path, v)
 		if err != nil {
 			t.Fatalf("sqlite.Open: %v", err)
@@ -36,6 +40,17 @@ func TestUnknownCostsMigration(t *testing.T) {
 		return s
 	}, down, db)
 }
+
+// TestUnknownCostsMigration: 00042 tells the costs that were set from the
+// zeros written for none, on a file taken back to 00041 (see
+// storetest.UnknownCostsMigration).
+func TestUnknownCostsMigration(t *testing.T) {
+	runMigrationCheck(t, 41, storetest.UnknownCostsMigration)
+}
+
+// TestWholeCentsMigration: 00041 rounds stored prices up to the cent, on a
+// file taken back to 00040 (see storetest.WholeCentsMigration).
+func TestWholeCentsMigration(t *testing.T) { runMigrationCheck(t, 40, storetest.WholeCentsMigration) }
 
 // TestFinalOrdersGuardEveryColumn: orders_final_is_final, which 00042
 // made again around its rewrite of unknown costs, names every column of
@@ -75,28 +90,4 @@ func TestFinalOrdersGuardEveryColumn(t *testing.T) {
 	if err := rows.Err(); err != nil || n < 30 {
 		t.Fatalf("read %d columns of orders: %v", n, err)
 	}
-}
-
-// TestWholeCentsMigration: 00041 rounds stored prices up to the cent, on a
-// file taken back to 00040 (see storetest.WholeCentsMigration).
-func TestWholeCentsMigration(t *testing.T) {
-	t.Parallel()
-	path, v := filepath.Join(t.TempDir(), "cents.db"), storetest.NewVault(t)
-	db := rawDB(t, path)
-	down := func(t *testing.T) {
-		p, err := goose.NewProvider(goose.DialectSQLite3, db, sqlite.Migrations(), goose.WithAllowOutofOrder(true))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := p.DownTo(t.Context(), 40); err != nil {
-			t.Fatalf("down to 00040: %v", err)
-		}
-	}
-	storetest.WholeCentsMigration(t, func(t *testing.T) topupd.Store {
-		s, err := sqlite.Open(t.Context(), path, v)
-		if err != nil {
-			t.Fatalf("sqlite.Open: %v", err)
-		}
-		return s
-	}, down, db)
 }
