@@ -124,6 +124,11 @@ type CostGuard struct {
 	// Reprice has the pack's pricing rule set its price at once, never
 	// held, before the check.
 	Reprice bool
+	// PriceSet says the write sets the price by hand (a PATCH naming
+	// priceUsd): checked against the cost even when it equals the stored
+	// price, and no rule reprices it. A write that leaves the price as
+	// stored without naming it (a PUT repeating it) sets none.
+	PriceSet bool
 }
 
 // WithCostGuard returns ctx asking the pack writes made with it to guard

@@ -172,7 +172,9 @@ func (a *admin) putProduct(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	patch.Apply(&p)
-	v, err := a.Service.PutPack(r.Context(), a.actor(r), p, patch.Guard())
+	guard := patch.Guard()
+	guard.PriceSet = false // a PUT always names the price: the one stored is not set again by hand
+	v, err := a.Service.PutPack(r.Context(), a.actor(r), p, guard)
 	if err != nil {
 		return err
 	}

@@ -164,6 +164,11 @@ func TestCostRaiseGuard(t *testing.T) {
 			"a discount below the raised cost")
 		wantCode(t, h.AdminDo("PUT", "/admin/tiers/both", map[string]any{"percentOffList": usd("20"), "markupPercent": usd("5")}), 400,
 			"INVALID_BODY", "a markup and a discount")
+		// A price kept below the cost: naming it again is checked, an edit
+		// of something else is not.
+		h.AdminOK(http.StatusOK, "PATCH", ww, map[string]any{"priceUsd": usd("0.70"), "allowBelowCost": true})
+		wantCode(t, h.AdminDo("PATCH", ww, map[string]any{"priceUsd": usd("0.70")}), 400, "BELOW_COST", "the same price below cost, named again")
+		wantCode(t, h.AdminDo("PATCH", ww, map[string]any{"name": "60 Lunite!"}), 200, "", "a name edit of a pack priced below cost")
 		for _, off := range []string{"0", "100", "-1"} {
 			wantCode(t, h.AdminDo("PUT", "/admin/tiers/x", map[string]any{"percentOffList": usd(off)}), 400, "INVALID_BODY", "percentOffList "+off)
 		}

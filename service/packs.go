@@ -39,9 +39,10 @@ type PackPatch struct {
 	Reprice bool
 }
 
-// Guard is the cost guard the patch asks for.
+// Guard is the cost guard the patch asks for: a price it names is set by
+// hand (topupd.CostGuard.PriceSet).
 func (p *PackPatch) Guard() topupd.CostGuard {
-	return topupd.CostGuard{AllowBelowCost: p.AllowBelowCost, Reprice: p.Reprice}
+	return topupd.CostGuard{AllowBelowCost: p.AllowBelowCost, Reprice: p.Reprice, PriceSet: p.Price != nil}
 }
 
 // Apply sets the fields the patch holds.

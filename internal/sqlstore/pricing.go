@@ -40,7 +40,7 @@ func (s *Store) guardCost(ctx context.Context, tx *sql.Tx, old, p *topupd.Pack) 
 	if g == nil || g.AllowBelowCost {
 		return nil
 	}
-	if old == nil || p.Price != old.Price {
+	if old == nil || p.Price != old.Price || g.PriceSet {
 		if err := topupd.CheckCost(p.Price, p.HighestCost(), false); err != nil {
 			return err
 		}

@@ -152,8 +152,8 @@ func (s *Store) priceByRules(ctx context.Context, tx *sql.Tx, name string) ([]st
 // without a cost or a rule, keeps its price.
 func (s *Store) priceByRule(ctx context.Context, tx *sql.Tx, old, p *topupd.Pack) error {
 	g := topupd.CostGuardOf(ctx)
-	reprice := g != nil && g.Reprice
-	if old == nil || (!reprice && (p.HighestCost() == old.HighestCost() || p.Price != old.Price)) {
+	reprice, byHand := g != nil && g.Reprice, g != nil && g.PriceSet
+	if old == nil || (!reprice && (p.HighestCost() == old.HighestCost() || p.Price != old.Price || byHand)) {
 		return nil
 	}
 	all, err := rules(ctx, tx)

@@ -97,7 +97,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return ctx.Err()
 		}
 		t0 := time.Now()
-		res, out := runMutant(ctx, root, m, *seeds)
+		res, out := runMutant(ctx, root, m, max(*seeds, m.Seeds))
 		took := time.Since(t0).Round(100 * time.Millisecond)
 		if res.err != nil {
 			failed++

@@ -14,6 +14,9 @@ type Mutant struct {
 	Edits []Edit
 	// Adds are whole files it adds, beside a package's own.
 	Adds []Add
+	// Seeds, when above 0, is how many seeds this mutant is given at the
+	// least (a bug that needs rare conditions): -seeds, or this if more.
+	Seeds int
 }
 
 // An Edit replaces Old, which must occur exactly once in File, by New.
@@ -160,6 +163,9 @@ var mutants = []Mutant{
 		Name: "dailyread",
 		Bug: "the daily spending limit is checked against the day's spend as " +
 			"read before the order's transaction, in a transaction of its own",
+		// It needs an account near its daily limit and another order
+		// between a call's parts: 3 of seeds 1-40 find it.
+		Seeds: 40,
 		Edits: []Edit{
 			{
 				File: "internal/sqlstore/place.go",
