@@ -117,6 +117,9 @@ func TestPricingRules(t *testing.T) {
 			held[0].(map[string]any)["rule"] != "ww-line" {
 			t.Errorf("the held prices: %v", held)
 		}
+		if _, text := h.AdminText("/metrics", h.MetricsToken); !strings.Contains(text, "\ntopupd_prices_held 1\n") {
+			t.Errorf("the metric while a price is held: %s", grepLines(text, "topupd_prices_held"))
+		}
 		ev := operatorEvents(t, h, "?limit=20", func(r topupdtest.Reply) bool { return strings.Contains(string(r.Raw), `"price.held"`) })
 		if !strings.Contains(string(ev.Raw), `"newPriceUsd":1.1`) {
 			t.Errorf("the price.held event: %s", ev)
