@@ -96,6 +96,13 @@ const (
 	EConfirmationMismatch ErrorCode = "CONFIRMATION_MISMATCH"
 	// EBankRefUsed: a bank reference confirms one ticket, ever.
 	EBankRefUsed ErrorCode = "BANK_REF_USED"
+	// EOrderNotCompleted: only a completed order may be disputed.
+	EOrderNotCompleted ErrorCode = "ORDER_NOT_COMPLETED"
+	// EDisputeWindowClosed: the order completed more than
+	// disputeWindowDays ago.
+	EDisputeWindowClosed ErrorCode = "DISPUTE_WINDOW_CLOSED"
+	// EDisputeOpen: the order has an open dispute already.
+	EDisputeOpen ErrorCode = "DISPUTE_OPEN"
 	// EPriceChangeApplied: a scheduled price change that took effect
 	// cannot be deleted.
 	EPriceChangeApplied ErrorCode = "PRICE_CHANGE_APPLIED"

@@ -64,6 +64,9 @@ const (
 	EventDepositConfirmed EventType = "deposit.confirmed"
 	EventDepositRejected  EventType = "deposit.rejected"
 	EventDepositExpired   EventType = "deposit.expired"
+	// EventDisputeOpened: a reseller disputed a completed order
+	// (DisputeData).
+	EventDisputeOpened EventType = "dispute.opened"
 	// EventPriceHeld: a pricing rule's rise of a pack's price waits for an
 	// operator (PriceHeldData). An operator event.
 	EventPriceHeld EventType = "price.held"
@@ -116,6 +119,7 @@ var EventKinds = []EventKind{
 	{Type: EventDepositConfirmed, New: func() EventData { return &DepositData{Type: EventDepositConfirmed} }, Webhook: WebhookDepositConfirmed},
 	{Type: EventDepositRejected, New: func() EventData { return &DepositData{Type: EventDepositRejected} }, Webhook: WebhookDepositRejected},
 	{Type: EventDepositExpired, New: func() EventData { return &DepositData{Type: EventDepositExpired} }, Webhook: WebhookDepositExpired},
+	{Type: EventDisputeOpened, New: func() EventData { return &DisputeData{Type: EventDisputeOpened} }, Webhook: WebhookDisputeOpened},
 	{Type: EventPriceHeld, New: func() EventData { return new(PriceHeldData) }, Operator: true},
 }
 

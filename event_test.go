@@ -44,6 +44,9 @@ func TestEventKinds(t *testing.T) {
 	for _, typ := range []topupd.EventType{topupd.EventDepositConfirmed, topupd.EventDepositRejected, topupd.EventDepositExpired} {
 		samples[typ] = &topupd.DepositData{Type: typ, DepositView: dep.View()}
 	}
+	dsp := topupd.Dispute{ID: "dsp_1", OrderID: "ord_1", Status: topupd.DisputeOpen, Reason: "code_used", Codes: []string{"AAAA-BBBB"},
+		CreatedAt: at, DueAt: at.Add(48 * time.Hour), Sandbox: true}
+	samples[topupd.EventDisputeOpened] = &topupd.DisputeData{Type: topupd.EventDisputeOpened, DisputeView: dsp.View()}
 	samples[topupd.EventPriceHeld] = &topupd.PriceHeldData{PID: "ww-60", Rule: "ww", Cost: 7_000, OldPrice: 8_000, NewPrice: 11_000}
 	for _, level := range []string{topupd.BalanceAlertWarn, topupd.BalanceAlertCritical, topupd.BalanceAlertNone} {
 		d := topupd.SupplierBalanceEvent(&up, level)
@@ -122,7 +125,7 @@ func TestEventDataAsStored(t *testing.T) {
 // types, in the spec's order, then webhook.test.
 func TestWebhookEventTypes(t *testing.T) {
 	want := []string{"order.completed", "order.cancelled", "balance.credited", "catalog.changed", "deposit.confirmed", "deposit.rejected",
-		"deposit.expired", "webhook.test"}
+		"deposit.expired", "dispute.opened", "webhook.test"}
 	if diff := cmp.Diff(want, topupd.WebhookEventTypes); diff != "" {
 		t.Errorf("(-spec +registry):\n%s", diff)
 	}

@@ -47,7 +47,8 @@ func (s *Settings) LogFields() map[string]any {
 		"eligibilityMinTopupUsd": s.EligibilityMinTopup, "simDelayMs": s.SimDelayMs, "simCallMs": s.SimCallMs,
 		"upstreamBalancePollMinutes": s.UpstreamBalancePollMinutes, "reconcileAt": s.ReconcileAt,
 		"depositBank": s.DepositBank, "depositTicketHours": s.DepositTicketHours, "depositSecondApprovalAboveUsd": s.DepositSecondApprovalAbove,
-		"holdAbovePercent": s.HoldAbove}
+		"holdAbovePercent":  s.HoldAbove,
+		"disputeWindowDays": s.DisputeWindowDays, "disputeAnswerHours": s.DisputeAnswerHours}
 }
 
 // LogFields are the pack's fields.

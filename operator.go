@@ -78,13 +78,16 @@ const (
 	// PermReconcile runs reconciliations with suppliers, resolves their
 	// mismatches and closes them (back-office.md, section 2).
 	PermReconcile Permission = "reconcile"
+	// PermDisputes resolves disputes and sets their supplier claims
+	// (back-office.md, section 5): the owner's, finance's and support's.
+	PermDisputes Permission = "disputes"
 )
 
 // Permissions returns every permission, in the order they are declared
 // (PermExportCodes is declared with batches).
 func Permissions() []Permission {
 	return []Permission{PermRead, PermCredit, PermReports, PermAccounts, PermOrders, PermCatalog, PermSettings,
-		PermOperators, PermPrices, PermDebug, PermOrderCodes, PermExportCodes, PermCheckSuppliers, PermReconcile}
+		PermOperators, PermPrices, PermDebug, PermOrderCodes, PermExportCodes, PermCheckSuppliers, PermReconcile, PermDisputes}
 }
 
 // Valid reports whether p is one of the permissions.
@@ -103,9 +106,9 @@ func (r Role) May(p Permission) bool {
 	case p == PermRead:
 		return r.Valid()
 	case r == RoleFinance:
-		return p == PermCredit || p == PermReports || p == PermPrices || p == PermCheckSuppliers || p == PermReconcile
+		return p == PermCredit || p == PermReports || p == PermPrices || p == PermCheckSuppliers || p == PermReconcile || p == PermDisputes
 	case r == RoleSupport:
-		return p == PermAccounts || p == PermOrders || p == PermCheckSuppliers
+		return p == PermAccounts || p == PermOrders || p == PermCheckSuppliers || p == PermDisputes
 	}
 	return false
 }

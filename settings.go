@@ -27,6 +27,11 @@ type Settings struct {
 	// price, above which a pricing rule's new price waits for an operator
 	// (back-office.md 4 (c)); default 10.
 	HoldAbove Percent
+	// DisputeWindowDays is how many days after its completion an order
+	// may be disputed; DisputeAnswerHours how long the operator has to
+	// answer a dispute (back-office.md 5).
+	DisputeWindowDays  int
+	DisputeAnswerHours int
 }
 
 // SettingsPatch changes the named settings; nil fields stay as they are.
@@ -49,6 +54,9 @@ type SettingsPatch struct {
 	DepositSecondApprovalAbove *Money
 	// HoldAbove: 0 or more, a percentage.
 	HoldAbove *Percent
+	// DisputeWindowDays: 1 to 365; DisputeAnswerHours: 1 to 720.
+	DisputeWindowDays  *int
+	DisputeAnswerHours *int
 }
 
 // maxSimMs bounds the sim provider's delays to one day.
@@ -109,6 +117,18 @@ func (p SettingsPatch) Apply(s Settings) (Settings, error) {
 			return s, Errorf(EInvalidBody, "depositSecondApprovalAboveUsd: 0 or more, at most 2 decimals")
 		}
 		s.DepositSecondApprovalAbove = *p.DepositSecondApprovalAbove
+	}
+	if p.DisputeWindowDays != nil {
+		if d := *p.DisputeWindowDays; d < 1 || d > MaxDisputeWindowDays {
+			return s, Errorf(EInvalidBody, "disputeWindowDays: 1 to %d", MaxDisputeWindowDays)
+		}
+		s.DisputeWindowDays = *p.DisputeWindowDays
+	}
+	if p.DisputeAnswerHours != nil {
+		if h := *p.DisputeAnswerHours; h < 1 || h > MaxDisputeAnswerHours {
+			return s, Errorf(EInvalidBody, "disputeAnswerHours: 1 to %d", MaxDisputeAnswerHours)
+		}
+		s.DisputeAnswerHours = *p.DisputeAnswerHours
 	}
 	if p.HoldAbove != nil {
 		if *p.HoldAbove < 0 {

@@ -27,6 +27,7 @@ type Store interface {
 	ReconciliationStore
 	DepositStore
 	PricingStore
+	DisputeStore
 	PriceChangeStore
 	// Settings returns the operator's settings.
 	Settings(ctx context.Context) (Settings, error)

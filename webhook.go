@@ -32,6 +32,9 @@ const (
 	WebhookDepositConfirmed = "deposit.confirmed"
 	WebhookDepositRejected  = "deposit.rejected"
 	WebhookDepositExpired   = "deposit.expired"
+	// WebhookDisputeOpened: the account disputed an order; data is the
+	// dispute.
+	WebhookDisputeOpened = "dispute.opened"
 	// WebhookTest: an operator or a chat asked for a test; data is {}.
 	WebhookTest = "webhook.test"
 )

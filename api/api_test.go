@@ -158,8 +158,8 @@ func TestStrict(t *testing.T) {
 		{"admin order page", admin, "GET", "/admin/orders", 200, `{"success":true,"count":0,"orders":[],"nextCursor":null}`, true},
 		{"admin order page without a cursor", admin, "GET", "/admin/orders", 200, `{"success":true,"count":0,"orders":[]}`, false},
 		{"admin failure without a code", admin, "GET", "/admin/settings", 401, `{"success":false,"error":"UNAUTHORIZED"}`, false},
-		{"settings", admin, "GET", "/admin/settings", 200, `{"maintenance":false,"ordersDisabled":false,"eligibilityMinTopupUsd":0,"simDelayMs":0,"simCallMs":0,"upstreamBalancePollMinutes":5,"reconcileAt":"03:00","depositBank":null,"depositTicketHours":24,"depositSecondApprovalAboveUsd":1000,"holdAbovePercent":10}`, true},
-		{"settings with money as a string", admin, "GET", "/admin/settings", 200, `{"maintenance":false,"ordersDisabled":false,"eligibilityMinTopupUsd":"0","simDelayMs":0,"simCallMs":0,"upstreamBalancePollMinutes":5,"reconcileAt":"03:00","depositBank":null,"depositTicketHours":24,"depositSecondApprovalAboveUsd":1000,"holdAbovePercent":10}`, false},
+		{"settings", admin, "GET", "/admin/settings", 200, `{"maintenance":false,"ordersDisabled":false,"eligibilityMinTopupUsd":0,"simDelayMs":0,"simCallMs":0,"upstreamBalancePollMinutes":5,"reconcileAt":"03:00","depositBank":null,"depositTicketHours":24,"depositSecondApprovalAboveUsd":1000,"holdAbovePercent":10,"disputeWindowDays":7,"disputeAnswerHours":48}`, true},
+		{"settings with money as a string", admin, "GET", "/admin/settings", 200, `{"maintenance":false,"ordersDisabled":false,"eligibilityMinTopupUsd":"0","simDelayMs":0,"simCallMs":0,"upstreamBalancePollMinutes":5,"reconcileAt":"03:00","depositBank":null,"depositTicketHours":24,"depositSecondApprovalAboveUsd":1000,"holdAbovePercent":10,"disputeWindowDays":7,"disputeAnswerHours":48}`, false},
 	} {
 		err := validateResponse(t, c.doc, c.method, c.path, c.status, c.body)
 		if c.ok && err != nil {

@@ -260,6 +260,10 @@ type Settings struct {
 	// HoldAbovePercent is the rise of a price, in percent of the old one,
 	// above which a pricing rule's new price waits for an operator.
 	HoldAbovePercent Money `json:"holdAbovePercent"`
+	// DisputeWindowDays is how many days after completion an order may be
+	// disputed; DisputeAnswerHours how long the operator has to answer.
+	DisputeWindowDays  int `json:"disputeWindowDays"`
+	DisputeAnswerHours int `json:"disputeAnswerHours"`
 }
 
 // AuditCheck is one invariant of the books and how many rows break it.

@@ -119,6 +119,7 @@ func (a *admin) routes(mux router) {
 	mux.Handle("GET /admin/tiers", a.call(service.OpRead, a.listTiers))
 	mux.Handle("PUT /admin/tiers/{name}", a.call(service.OpPutTier, a.putTier))
 	a.pricingRoutes(mux)
+	a.disputeRoutes(mux)
 	a.priceChangeRoutes(mux)
 	mux.Handle("GET /admin/accounts/{id}/ledger", a.call(service.OpRead, a.ledger))
 	mux.Handle("GET /admin/accounts/{id}/statement", a.call(service.OpReadReports, a.statement))

@@ -203,6 +203,9 @@ type settingsView struct {
 	// HoldAbovePercent is the rise above which a pricing rule's new price
 	// waits for an operator.
 	HoldAbovePercent topupd.Percent `json:"holdAbovePercent"`
+	// DisputeWindowDays and DisputeAnswerHours rule disputes.
+	DisputeWindowDays  int `json:"disputeWindowDays"`
+	DisputeAnswerHours int `json:"disputeAnswerHours"`
 }
 
 // viewSettings shows the settings.
@@ -212,7 +215,8 @@ func viewSettings(s topupd.Settings) settingsView {
 		at = &s.ReconcileAt
 	}
 	return settingsView{s.Maintenance, s.OrdersDisabled, s.EligibilityMinTopup, s.SimDelayMs, s.SimCallMs, s.UpstreamBalancePollMinutes, at,
-		s.DepositBank, s.DepositTicketHours, s.DepositSecondApprovalAbove, s.HoldAbove}
+		s.DepositBank, s.DepositTicketHours, s.DepositSecondApprovalAbove, s.HoldAbove,
+		s.DisputeWindowDays, s.DisputeAnswerHours}
 }
 
 func (a *admin) getSettings(w http.ResponseWriter, r *http.Request) error {
@@ -300,6 +304,13 @@ func (o *object) depositSettings(p *topupd.SettingsPatch) {
 	var hold topupd.Percent
 	if o.take("holdAbovePercent", &hold) {
 		p.HoldAbove = &hold
+	}
+	var windowDays, answerHours int
+	if o.take("disputeWindowDays", &windowDays) {
+		p.DisputeWindowDays = &windowDays
+	}
+	if o.take("disputeAnswerHours", &answerHours) {
+		p.DisputeAnswerHours = &answerHours
 	}
 }
 

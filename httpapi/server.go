@@ -140,5 +140,8 @@ func (a *reseller) routes(mux router) {
 	mux.Handle("POST /deposits", a.auth(a.openDeposit))
 	mux.Handle("GET /deposits", a.auth(a.deposits))
 	mux.Handle("GET /deposits/{depositId}", a.auth(a.deposit))
+	mux.Handle("POST /orders/{orderId}/disputes", a.auth(a.openDispute))
+	mux.Handle("GET /disputes", a.auth(a.disputes))
+	mux.Handle("GET /disputes/{disputeId}", a.auth(a.dispute))
 	mux.Handle("GET /openapi.json", a.auth(a.openapi))
 }

@@ -56,6 +56,7 @@ type Store interface {
 	topupd.ReconciliationStore
 	topupd.DepositStore
 	topupd.PricingStore
+	topupd.DisputeStore
 	topupd.PriceChangeStore
 }
 
@@ -187,7 +188,7 @@ type rule struct {
 // ruleOf is every operation's rule.
 var ruleOf = func() map[Op]rule {
 	all := map[Op]rule{OpRead: {perm: topupd.PermRead}}
-	for _, table := range []map[Op]rule{orderOps, accountOps, catalogOps, adminOps, webhookOps, chatOps, reconOps, depositOps, pricingOps, priceChangeOps} {
+	for _, table := range []map[Op]rule{orderOps, accountOps, catalogOps, adminOps, webhookOps, chatOps, reconOps, depositOps, pricingOps, disputeOps, priceChangeOps} {
 		for op, r := range table {
 			if _, dup := all[op]; dup {
 				panic("service: operation " + string(op) + " declared twice")

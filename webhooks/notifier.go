@@ -119,6 +119,8 @@ func (n *Notifier) event(ctx context.Context, e *topupd.Event) (topupd.WebhookEv
 		data = credited{Amount: d.Amount, Balance: d.Balance, Reference: d.Reference}
 	case *topupd.DepositData:
 		data = d.DepositView
+	case *topupd.DisputeData:
+		data = d.DisputeView
 	default:
 		return ev, false, fmt.Errorf("webhooks: event %s: no webhook data for %s", e.ID, e.Type)
 	}

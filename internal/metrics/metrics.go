@@ -31,6 +31,8 @@ type Source interface {
 	// OpenDeposits counts the live deposit tickets pending and awaiting a
 	// second approval, by status.
 	OpenDeposits(ctx context.Context) (map[string]int, error)
+	// OpenDisputes counts the live open disputes, overdue at now or not.
+	OpenDisputes(ctx context.Context, now time.Time) (overdue, onTime int, err error)
 	// HeldPrices lists the pricing rules' rises waiting for an operator.
 	HeldPrices(ctx context.Context) ([]topupd.HeldPrice, error)
 	// ScheduledPriceChanges counts the scheduled prices not yet written
@@ -212,6 +214,8 @@ var (
 		"The open mismatches of the reconciliations with a supplier; a series for every supplier reconciled.", []string{"supplier"}, nil)
 	depositsOpenDesc = prometheus.NewDesc("topupd_deposits_open",
 		"The live deposit tickets pending, and awaiting a second approval.", []string{"status"}, nil)
+	disputesOpenDesc = prometheus.NewDesc("topupd_disputes_open",
+		"The live open disputes, past their dueAt (overdue=\"true\") and not.", []string{"overdue"}, nil)
 	pricesHeldDesc = prometheus.NewDesc("topupd_prices_held",
 		"Pricing rules' rises of a pack's price waiting for an operator (GET /admin/pricing/held).", nil, nil)
 	priceChangesDesc = prometheus.NewDesc("topupd_price_changes_scheduled",
@@ -235,6 +239,7 @@ func (c *dbCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- openMismatchesDesc
 	ch <- depositsOpenDesc
 	ch <- pricesHeldDesc
+	ch <- disputesOpenDesc
 	ch <- priceChangesDesc
 }
 
@@ -306,6 +311,12 @@ func (c *dbCollector) Collect(ch chan<- prometheus.Metric) {
 		for _, st := range []string{topupd.DepositPending, topupd.DepositAwaitingSecond} {
 			ch <- prometheus.MustNewConstMetric(depositsOpenDesc, prometheus.GaugeValue, float64(open[st]), st)
 		}
+	} else {
+		failed = 1
+	}
+	if overdue, onTime, err := c.src.OpenDisputes(ctx, c.now()); err == nil {
+		ch <- prometheus.MustNewConstMetric(disputesOpenDesc, prometheus.GaugeValue, float64(overdue), "true")
+		ch <- prometheus.MustNewConstMetric(disputesOpenDesc, prometheus.GaugeValue, float64(onTime), "false")
 	} else {
 		failed = 1
 	}

@@ -32,7 +32,8 @@ const (
 	FROM packs p JOIN lines l ON l.slug = p.slug WHERE p.pid = $1`
 	entryColumns    = `l.id, l.account_id, l.kind, l.amount, l.balance_after, COALESCE((SELECT o.id FROM orders o WHERE o.seq = l.order_seq), ''), COALESCE(l.reference, CASE WHEN l.kind = 'refund' THEN (SELECT r.id || '/' || CAST(m.id AS TEXT) FROM reconciliation_mismatches m JOIN reconciliations r ON r.seq = m.rec_seq WHERE m.entry_id = l.id) END, ''), l.created_at`
 	settingsColumns = `maintenance, orders_disabled, eligibility_min_topup, sim_delay_ms, sim_call_ms, upstream_balance_poll_minutes, reconcile_at,
-	deposit_bank, deposit_ticket_hours, deposit_second_approval_above, hold_above_percent`
+	deposit_bank, deposit_ticket_hours, deposit_second_approval_above, hold_above_percent,
+	dispute_window_days, dispute_answer_hours`
 )
 
 // queries are the statements whose text depends on the dialect, and the hot

@@ -13,7 +13,8 @@ func scanSettings(row scanner) (topupd.Settings, error) {
 	var st topupd.Settings
 	var at, bank sql.NullString
 	err := row.Scan(&st.Maintenance, &st.OrdersDisabled, &st.EligibilityMinTopup, &st.SimDelayMs, &st.SimCallMs, &st.UpstreamBalancePollMinutes, &at,
-		&bank, &st.DepositTicketHours, &st.DepositSecondApprovalAbove, &st.HoldAbove)
+		&bank, &st.DepositTicketHours, &st.DepositSecondApprovalAbove, &st.HoldAbove,
+		&st.DisputeWindowDays, &st.DisputeAnswerHours)
 	st.ReconcileAt = at.String
 	if err == nil && bank.Valid {
 		st.DepositBank = new(topupd.DepositBank)
@@ -59,10 +60,11 @@ func (s *Store) UpdateSettings(ctx context.Context, ch *topupd.Change, p topupd.
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE settings SET maintenance = $1, orders_disabled = $2, eligibility_min_topup = $3,
 			sim_delay_ms = $4, sim_call_ms = $5, upstream_balance_poll_minutes = $6, reconcile_at = $7, deposit_bank = $8,
-			deposit_ticket_hours = $9, deposit_second_approval_above = $10, hold_above_percent = $11 WHERE id = 1`,
+			deposit_ticket_hours = $9, deposit_second_approval_above = $10, hold_above_percent = $11,
+			dispute_window_days = $12, dispute_answer_hours = $13 WHERE id = 1`,
 			boolInt(out.Maintenance), boolInt(out.OrdersDisabled), int64(out.EligibilityMinTopup), out.SimDelayMs, out.SimCallMs,
 			out.UpstreamBalancePollMinutes, nullString(out.ReconcileAt), bank, out.DepositTicketHours, int64(out.DepositSecondApprovalAbove),
-			int64(out.HoldAbove))
+			int64(out.HoldAbove), out.DisputeWindowDays, out.DisputeAnswerHours)
 		noteChange(ctx, "", cur.LogFields(), out.LogFields())
 		return err
 	})

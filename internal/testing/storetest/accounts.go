@@ -429,7 +429,8 @@ func testSettings(t *testing.T, e *env) {
 		t.Fatalf("Settings: %v", err)
 	}
 	defaults := topupd.Settings{UpstreamBalancePollMinutes: 5, ReconcileAt: "03:00", DepositTicketHours: topupd.DefaultDepositTicketHours,
-		DepositSecondApprovalAbove: topupd.DefaultSecondApprovalAbove, HoldAbove: topupd.DefaultHoldAbove}
+		DepositSecondApprovalAbove: topupd.DefaultSecondApprovalAbove, HoldAbove: topupd.DefaultHoldAbove,
+		DisputeWindowDays: topupd.DefaultDisputeWindowDays, DisputeAnswerHours: topupd.DefaultDisputeAnswerHours}
 	if diff := cmp.Diff(defaults, got); diff != "" {
 		t.Errorf("default settings (-want +got):\n%s", diff)
 	}
@@ -455,6 +456,9 @@ func testSettings(t *testing.T, e *env) {
 		}},
 		{topupd.SettingsPatch{DepositBank: &noBank}, func(s *topupd.Settings) { s.DepositBank = nil }},
 		{topupd.SettingsPatch{HoldAbove: &hold}, func(s *topupd.Settings) { s.HoldAbove = hold }},
+		{topupd.SettingsPatch{DisputeWindowDays: &hours, DisputeAnswerHours: &hours}, func(s *topupd.Settings) {
+			s.DisputeWindowDays, s.DisputeAnswerHours = hours, hours
+		}},
 		{topupd.SettingsPatch{}, func(*topupd.Settings) {}},
 	} {
 		st.edit(&want)
@@ -481,6 +485,8 @@ func testSettings(t *testing.T, e *env) {
 		{DepositTicketHours: &neg, Maintenance: &no},
 		{DepositSecondApprovalAbove: &negMoney, Maintenance: &no},
 		{HoldAbove: &negHold, Maintenance: &no},
+		{DisputeWindowDays: &neg, Maintenance: &no},
+		{DisputeAnswerHours: &tooLong, Maintenance: &no},
 	} {
 		_, err := e.s.UpdateSettings(e.ctx, nil, bad)
 		codeIs(t, err, topupd.EInvalidBody, "UpdateSettings(bad patch)")
