@@ -232,4 +232,7 @@ type DisputeStore interface {
 	SetSupplierClaim(ctx context.Context, ch *Change, id string, claim *SupplierClaim) (Dispute, error)
 	// OpenDisputes counts the live open disputes, overdue at now or not.
 	OpenDisputes(ctx context.Context, now time.Time) (overdue, onTime int, err error)
+	// RecordCodeSearch writes a search of orders by code in the action
+	// log (ch's target the order found, or empty), never the code.
+	RecordCodeSearch(ctx context.Context, ch *Change, found bool) error
 }

@@ -81,13 +81,16 @@ const (
 	// PermDisputes resolves disputes and sets their supplier claims
 	// (back-office.md, section 5): the owner's, finance's and support's.
 	PermDisputes Permission = "disputes"
+	// PermCodeSearch finds the order that delivered a code (GET
+	// /admin/orders?code=), each search logged: the owner's and finance's.
+	PermCodeSearch Permission = "code-search"
 )
 
 // Permissions returns every permission, in the order they are declared
 // (PermExportCodes is declared with batches).
 func Permissions() []Permission {
 	return []Permission{PermRead, PermCredit, PermReports, PermAccounts, PermOrders, PermCatalog, PermSettings,
-		PermOperators, PermPrices, PermDebug, PermOrderCodes, PermExportCodes, PermCheckSuppliers, PermReconcile, PermDisputes}
+		PermOperators, PermPrices, PermDebug, PermOrderCodes, PermExportCodes, PermCheckSuppliers, PermReconcile, PermDisputes, PermCodeSearch}
 }
 
 // Valid reports whether p is one of the permissions.
@@ -106,7 +109,7 @@ func (r Role) May(p Permission) bool {
 	case p == PermRead:
 		return r.Valid()
 	case r == RoleFinance:
-		return p == PermCredit || p == PermReports || p == PermPrices || p == PermCheckSuppliers || p == PermReconcile || p == PermDisputes
+		return p == PermCredit || p == PermReports || p == PermPrices || p == PermCheckSuppliers || p == PermReconcile || p == PermDisputes || p == PermCodeSearch
 	case r == RoleSupport:
 		return p == PermAccounts || p == PermOrders || p == PermCheckSuppliers || p == PermDisputes
 	}

@@ -198,6 +198,9 @@ type OrdersQuery struct {
 	TrxIDPrefix string
 	// PlayerID selects the orders for one player (the order's userId).
 	PlayerID string
+	// Code selects the live order that delivered this exact code (case
+	// and spaces count): 0 or 1 (back-office.md 5, search by code).
+	Code     string
 	PID      string
 	Slug     string
 	Provider string

@@ -94,7 +94,7 @@ func parsePage(v url.Values, known map[string]bool, kind string) (page, error) {
 
 // ordersFilters are the filters of GET /admin/orders besides paging.
 var ordersFilters = map[string]bool{"status": true, "accountId": true, "trxid": true, "pid": true, "slug": true,
-	"provider": true, "from": true, "to": true, "sandbox": true}
+	"provider": true, "from": true, "to": true, "sandbox": true, "code": true}
 
 // parseOrdersQuery reads GET /admin/orders' filters and paging.
 func parseOrdersQuery(v url.Values) (topupd.OrdersQuery, error) {
@@ -110,6 +110,7 @@ func parseOrdersQuery(v url.Values) (topupd.OrdersQuery, error) {
 		return q, topupd.Errorf(topupd.EInvalidRequest, "status: processing, completed or cancelled")
 	}
 	q.AccountID, q.TrxID, q.PID, q.Slug, q.Provider = v.Get("accountId"), v.Get("trxid"), v.Get("pid"), v.Get("slug"), v.Get("provider")
+	q.Code = v.Get("code")
 	switch v.Get("sandbox") {
 	case "", "false":
 	case "true": // the sandboxes' orders alone: an account's are its sandbox's

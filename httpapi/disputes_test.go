@@ -218,3 +218,65 @@ func TestDisputes(t *testing.T) {
 		}
 	})
 }
+
+// TestSearchByCode, on SQLite and PostgreSQL (back-office.md 5): GET
+// /admin/orders?code= finds the one live order that delivered the exact
+// code (another case, a space, or a code never delivered finds none),
+// with the other filters; support and viewers are refused; every search,
+// found or not, is in the action log as order.codes-searched with the
+// order found and never the code.
+func TestSearchByCode(t *testing.T) {
+	t.Parallel()
+	topupdtest.EachStore(t, func(t *testing.T, h *topupdtest.T) {
+		h.LoadCatalog()
+		shop := h.NewAccount("100", nil)
+		o := h.WaitOrder(shop, h.Place(shop, map[string]any{"pid": topupdtest.PIDKey, "trxid": h.Trx(), "quantity": 2}).Str("orderId"))
+		code := o.Body["codes"].([]any)[1].(string)
+		h.WaitOrder(shop, h.Place(shop, map[string]any{"pid": topupdtest.PIDKey, "trxid": h.Trx()}).Str("orderId"))
+		search := func(token, query string) topupdtest.Reply {
+			if token == "" {
+				return h.AdminDo("GET", "/admin/orders?"+query, nil)
+			}
+			return h.AdminAs(token, "GET", "/admin/orders?"+query, nil)
+		}
+		q := url.Values{"code": {code}}.Encode()
+		r := search("", q)
+		if list := r.Body["orders"].([]any); r.Status != 200 || len(list) != 1 || list[0].(map[string]any)["orderId"] != o.Str("orderId") {
+			t.Fatalf("GET /admin/orders?code=: %s", r)
+		}
+		if strings.Contains(string(r.Raw), code) {
+			t.Errorf("the answer shows the code unmasked: %s", r)
+		}
+		fin := h.NewOperator("fin", "finance")
+		if r := search(fin, q+"&status=completed&accountId="+shop.ID); len(r.Body["orders"].([]any)) != 1 {
+			t.Errorf("finance, with other filters: %s", r)
+		}
+		for what, query := range map[string]string{
+			"another case":    url.Values{"code": {strings.ToLower(code)}}.Encode(),
+			"a space":         url.Values{"code": {code + " "}}.Encode(),
+			"a code not sold": url.Values{"code": {"NEVER-SOLD"}}.Encode(),
+			"another status":  q + "&status=cancelled",
+		} {
+			if r := search("", query); r.Status != 200 || len(r.Body["orders"].([]any)) != 0 {
+				t.Errorf("%s: %s", what, r)
+			}
+		}
+		for _, role := range []string{"support", "viewer"} {
+			wantCode(t, search(h.NewOperator(role+"-1", role), q), 403, "ROLE_FORBIDDEN", role+" searches by code")
+		}
+		acts := h.AdminOK(http.StatusOK, "GET", "/admin/actions?action=order.codes-searched&limit=20", nil)
+		list := acts.Body["actions"].([]any)
+		found := 0
+		for _, a := range list {
+			a := a.(map[string]any)
+			if a["target"] == o.Str("orderId") {
+				found++
+			} else if a["target"] != "" {
+				t.Errorf("a search logged with target %v", a["target"])
+			}
+		}
+		if len(list) != 6 || found != 2 || strings.Contains(string(acts.Raw), code) || strings.Contains(string(acts.Raw), "NEVER-SOLD") {
+			t.Errorf("the searches in the action log (6, 2 found, no code): %s", acts)
+		}
+	})
+}

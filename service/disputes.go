@@ -10,12 +10,19 @@ import (
 // the reseller's, with its key; every operator role reads them; setting
 // a supplier claim is the owner's, finance's and support's.
 
-// OpUpdateDispute sets or clears a dispute's supplier claim.
-const OpUpdateDispute Op = "dispute.update"
+// The dispute operations.
+const (
+	// OpUpdateDispute sets or clears a dispute's supplier claim.
+	OpUpdateDispute Op = "dispute.update"
+	// OpSearchCodes finds the order that delivered a code (logged, found
+	// or not, without the code).
+	OpSearchCodes Op = "order.codes-searched"
+)
 
 // disputeOps are the dispute operations' permissions.
 var disputeOps = map[Op]rule{
 	OpUpdateDispute: {perm: topupd.PermDisputes},
+	OpSearchCodes:   {perm: topupd.PermCodeSearch},
 }
 
 // OpenDispute disputes one of the caller's completed orders (its

@@ -100,10 +100,24 @@ func (s *Service) Orders(ctx context.Context, a Actor, q topupd.OrdersQuery) (Or
 			return OrderPage{}, err
 		}
 	}
+	if q.Code != "" {
+		if err := Allowed(a, OpSearchCodes); err != nil {
+			return OrderPage{}, err
+		}
+	}
 	q.Now, q.Limit = s.d.Now(), limit+1 // one more than asked tells whether a next page exists
 	orders, err := s.d.Store.Orders(ctx, q)
 	if err != nil {
 		return OrderPage{}, err
+	}
+	if q.Code != "" { // every search, found or not, in the action log
+		target := ""
+		if len(orders) > 0 {
+			target = orders[0].ID
+		}
+		if err := s.d.Store.RecordCodeSearch(ctx, change(a, OpSearchCodes, target), len(orders) > 0); err != nil {
+			return OrderPage{}, err
+		}
 	}
 	var page OrderPage
 	if len(orders) > limit {

@@ -222,3 +222,18 @@ func (s *Store) OpenDisputes(ctx context.Context, now time.Time) (overdue, onTim
 	}
 	return overdue, onTime, nil
 }
+
+// RecordCodeSearch writes a search of orders by code in the action log,
+// found or not: its target the order found, its after {found}, never the
+// code.
+func (s *Store) RecordCodeSearch(ctx context.Context, ch *topupd.Change, found bool) error {
+	ctx = withChange(ctx, ch)
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		noteChange(ctx, "", map[string]any{}, map[string]any{"found": found})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store.RecordCodeSearch: %w", err)
+	}
+	return nil
+}

@@ -21,7 +21,7 @@ func TestDeepPageDropsItsUpperBound(t *testing.T) {
 		wantTo bool
 	}{{5_000, false}, {9_000, true}, {12_000, true}} {
 		key := &topupd.ListKey{At: time.UnixMilli(c.at), Seq: 7}
-		orders, _ := ordersPage(topupd.OrdersQuery{From: from, To: to, Before: key, Limit: 50}, Dialect{})
+		orders, _ := ordersPage(topupd.OrdersQuery{From: from, To: to, Before: key, Limit: 50}, Dialect{}, nil)
 		actions, _ := actionsPage(topupd.ActionsQuery{From: from, To: to, Before: key, Limit: 50})
 		for what, sql := range map[string]string{"created_at < $": orders, "at < $": actions} {
 			if got := strings.Contains(sql, " "+what); got != c.wantTo {

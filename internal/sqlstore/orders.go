@@ -199,7 +199,11 @@ func (s *Store) History(ctx context.Context, accountID string, q topupd.HistoryQ
 // then seq. Each filter's index ends in those two columns, so every page is
 // one descending range of the index of its first filter, at any depth.
 func (s *Store) Orders(ctx context.Context, q topupd.OrdersQuery) ([]topupd.Order, error) {
-	query, args := ordersPage(q, s.d)
+	var print []byte
+	if q.Code != "" {
+		print = s.vault.CodeFingerprint(q.Code)
+	}
+	query, args := ordersPage(q, s.d, print)
 	orders, err := s.list(ctx, query, scanOrder, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store.Orders: %w", err)
@@ -207,8 +211,9 @@ func (s *Store) Orders(ctx context.Context, q topupd.OrdersQuery) ([]topupd.Orde
 	return orders, nil
 }
 
-// ordersPage renders the query of a page of the order list, and its arguments.
-func ordersPage(q topupd.OrdersQuery, d Dialect) (string, []any) {
+// ordersPage renders the query of a page of the order list, and its
+// arguments; codePrint, when set, is q.Code's fingerprint.
+func ordersPage(q topupd.OrdersQuery, d Dialect, codePrint []byte) (string, []any) {
 	var w conds
 	if q.Sandbox { // the sandbox's orders alone, or the live ones alone
 		w.add("sandbox = 1")
@@ -222,6 +227,9 @@ func ordersPage(q topupd.OrdersQuery, d Dialect) (string, []any) {
 		if f.v != "" {
 			w.add(f.col+" = ?", f.v)
 		}
+	}
+	if codePrint != nil { // the one order that delivered the code, if any
+		w.add("seq IN (SELECT order_seq FROM codes WHERE code_fp = ?)", codePrint)
 	}
 	if q.TrxIDPrefix != "" { // one range of orders_trxid_fold, in its order
 		fold := "lower(trxid)" + d.Bytewise

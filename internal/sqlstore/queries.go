@@ -200,10 +200,10 @@ func listQueries(d Dialect) []HotQuery {
 		"by player": {PlayerID: "5123"},
 	} {
 		q.Before, q.Limit = key, 51
-		sql, args := ordersPage(q, d)
+		sql, args := ordersPage(q, d, nil)
 		out = append(out, HotQuery{Name: "order list " + name + ", after a cursor", SQL: sql, Args: args, Cursor: "created_at"})
 	}
-	sql, args := ordersPage(topupd.OrdersQuery{TrxIDPrefix: "Ab", Limit: 51}, d)
+	sql, args := ordersPage(topupd.OrdersQuery{TrxIDPrefix: "Ab", Limit: 51}, d, nil)
 	out = append(out, HotQuery{Name: "order list by trxid prefix", SQL: sql, Args: args})
 	for name, q := range map[string]topupd.ActionsQuery{
 		"every action": {}, "by operator": {Operator: "o"}, "by account": {AccountID: "a"}, "by action": {Action: "x"},
