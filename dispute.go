@@ -221,7 +221,8 @@ type DisputeStore interface {
 	// (ORDER_NOT_FOUND for another's), checked by CheckDispute under the
 	// order's lock with the settings' window; at most one open an order
 	// (DISPUTE_OPEN); with its dispute.opened event.
-	OpenDispute(ctx context.Context, accountID, orderID string, r DisputeRequest, now time.Time) (Dispute, error)
+	// ch, when set, is the action log's entry of the opening (a chat's).
+	OpenDispute(ctx context.Context, ch *Change, accountID, orderID string, r DisputeRequest, now time.Time) (Dispute, error)
 	// Dispute returns a dispute; with accountID set, only that books'
 	// (NOT_FOUND otherwise).
 	Dispute(ctx context.Context, accountID, id string) (Dispute, error)

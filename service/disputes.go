@@ -23,13 +23,42 @@ const (
 var disputeOps = map[Op]rule{
 	OpUpdateDispute: {perm: topupd.PermDisputes},
 	OpSearchCodes:   {perm: topupd.PermCodeSearch},
+	OpOpenDispute:   {perm: topupd.PermAccounts},
 }
 
 // OpenDispute disputes one of the caller's completed orders (its
 // sandbox's with a sandbox key): INVALID_BODY, ORDER_NOT_FOUND,
 // ORDER_NOT_COMPLETED, DISPUTE_WINDOW_CLOSED, DISPUTE_OPEN.
 func (s *Service) OpenDispute(ctx context.Context, c Caller, orderID string, r topupd.DisputeRequest) (topupd.Dispute, error) {
-	return s.d.Store.OpenDispute(ctx, c.Books(), orderID, r, s.d.Now())
+	return s.d.Store.OpenDispute(ctx, nil, c.Books(), orderID, r, s.d.Now())
+}
+
+// OpOpenDispute disputes an order from its account's chat in the
+// messaging app (the reseller API's is the key's own, not an operator's
+// change).
+const OpOpenDispute Op = "dispute.open"
+
+// OpenAccountDispute disputes a live order of an account, as OpenDispute
+// does, for a reseller's chat (its own account): the whole order, logged
+// with the chat's update, so that a redelivered /dispute opens none more.
+func (s *Service) OpenAccountDispute(ctx context.Context, a Actor, accountID, orderID string, r topupd.DisputeRequest) (topupd.Dispute, error) {
+	if err := Allowed(a, OpOpenDispute); err != nil {
+		return topupd.Dispute{}, err
+	}
+	if err := a.Own(accountID); err != nil {
+		return topupd.Dispute{}, err
+	}
+	return s.d.Store.OpenDispute(ctx, change(a, OpOpenDispute, accountID), accountID, orderID, r, s.d.Now())
+}
+
+// OpenDisputesNow lists the live open disputes, newest first, at most
+// limit: the operators' alerts.
+func (s *Service) OpenDisputesNow(ctx context.Context, a Actor, limit int) ([]topupd.Dispute, error) {
+	if err := readCatalog(a); err != nil {
+		return nil, err
+	}
+	list, _, err := s.d.Store.Disputes(ctx, topupd.DisputesQuery{Status: topupd.DisputeOpen, Limit: limit, Now: s.d.Now()})
+	return list, err
 }
 
 // CallerDispute reads one of the caller's disputes: another books' is

@@ -108,6 +108,19 @@ func (w *watcher) currentAlerts(ctx context.Context) (map[string]string, error) 
 	if err := w.reconciliationAlerts(ctx, system, out); err != nil {
 		return nil, err
 	}
+	disputes, err := w.b.Service.OpenDisputesNow(ctx, system, maxDisputeAlerts)
+	if err != nil {
+		return nil, err
+	}
+	now := w.b.Now()
+	for _, d := range disputes {
+		out["dispute:"+d.ID] = fmt.Sprintf("dispute %s of order %s (%s) is open, due %s UTC.", d.ID, d.OrderID, d.Reason,
+			d.DueAt.UTC().Format("2006-01-02 15:04"))
+		if d.Overdue(now) {
+			out["dispute-overdue:"+d.ID] = fmt.Sprintf("dispute %s of order %s is overdue (due %s UTC).", d.ID, d.OrderID,
+				d.DueAt.UTC().Format("2006-01-02 15:04"))
+		}
+	}
 	held, err := w.b.Service.HeldPrices(ctx, system)
 	if err != nil {
 		return nil, err
@@ -164,3 +177,6 @@ func sortedKeys(m map[string]string) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// maxDisputeAlerts bounds the open disputes the alerts read: the newest.
+const maxDisputeAlerts = 200

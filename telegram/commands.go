@@ -132,6 +132,8 @@ var resellerCommands = &commandSet{
 			run: (*Bot).balanceAlert},
 		{name: "/deposit", forms: []string{"<usd>", ""}, help: "open a deposit ticket: the exact amount to transfer, its memo and our bank; alone, the pending tickets",
 			run: (*Bot).deposit},
+		{name: "/dispute", forms: []string{"<orderId> <reason> [detail]"}, help: "dispute a completed order (reasons: code_invalid, code_used, wrong_region, not_credited, duplicate_charge, other)",
+			run: (*Bot).dispute},
 		{name: "/help", help: "this list", readOnly: true, run: (*Bot).showHelp},
 	},
 }

@@ -338,6 +338,7 @@ func TestEveryCommandOnce(t *testing.T) {
 				"/alert":   {{"/alert balance lots", "must be a number"}, {"/alert balance 5", "falls below 5.00 USD"}},
 				"/webhook": {{"/webhook add http://203.0.113.9/h", "Refused"}, {"/webhook add https://203.0.113.9/h", "shown only here"}},
 				"/deposit": {{"/deposit 10", "Refused: the operator has set no deposit bank"}, {"/deposit", "No deposit ticket is pending"}},
+				"/dispute": {{"/dispute ord_nope code_used", "Refused"}, {"/dispute", "Send /dispute"}},
 				"/help":    {{"/help", "/deposit <usd>"}},
 			}},
 			{"operator", func(int) botapitest.Chat { return fin }, map[string][]sample{

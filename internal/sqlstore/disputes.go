@@ -75,7 +75,8 @@ func (s *Store) codePrint(code string) string {
 // order's row lock, with its dispute.opened event: the order must be
 // completed within the settings' window (topupd.CheckDispute), and have
 // no open dispute (disputes_one_open, DISPUTE_OPEN).
-func (s *Store) OpenDispute(ctx context.Context, accountID, orderID string, r topupd.DisputeRequest, now time.Time) (topupd.Dispute, error) {
+func (s *Store) OpenDispute(ctx context.Context, ch *topupd.Change, accountID, orderID string, r topupd.DisputeRequest, now time.Time) (topupd.Dispute, error) {
+	ctx = withChange(ctx, ch)
 	var out topupd.Dispute
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		st, err := scanSettings(tx.QueryRowContext(ctx, `SELECT `+settingsColumns+` FROM settings WHERE id = 1`))
@@ -124,6 +125,7 @@ func (s *Store) OpenDispute(ctx context.Context, accountID, orderID string, r to
 			}
 			return err
 		}
+		noteChange(ctx, accountID, map[string]any{}, map[string]any{"disputeId": out.ID, "orderId": out.OrderID, "reason": out.Reason})
 		return emit(ctx, tx, event(&topupd.DisputeData{Type: topupd.EventDisputeOpened, DisputeView: out.View()}, accountID, now))
 	})
 	if err != nil {
