@@ -31,7 +31,7 @@ var files embed.FS
 
 // Store is what the console needs of the database: operators'
 // credentials, sign-in attempts and sessions, and the dashboard's gauges,
-// low stock, open mismatches and open deposit tickets. Everything else
+// low stock, open mismatches, open deposit tickets and open disputes. Everything else
 // goes through Deps.Service.
 type Store interface {
 	// Signing in and out.
@@ -61,6 +61,9 @@ type Store interface {
 	// OpenDeposits counts the live deposit tickets pending and awaiting
 	// a second approval, by status (the Deposits page and its menu entry).
 	OpenDeposits(ctx context.Context) (map[string]int, error)
+	// OpenDisputes counts the live open disputes, overdue at now and not
+	// (the Disputes page and the dashboard).
+	OpenDisputes(ctx context.Context, now time.Time) (overdue, onTime int, err error)
 }
 
 // Deps are what the console needs.

@@ -35,6 +35,9 @@ type dashData struct {
 	// OpenMismatches counts the reconciliations' open mismatches, with
 	// every supplier.
 	OpenMismatches int
+	// OverdueDisputes and OpenDisputes count the live open disputes past
+	// their dueAt, and all of them.
+	OverdueDisputes, OpenDisputes int
 }
 
 // OpenMismatchesText counts the open mismatches in words: "1 open
@@ -68,8 +71,8 @@ func (p period) Pending() topupd.Money { return p.Net() - p.Revenue }
 // dashboard is the console's front page: takings (for a role that reads
 // reports), orders processing and stuck, supplier alerts (upstreams short
 // of money or failing, orders waiting for supplier funds, open mismatches
-// with suppliers' books), packs low on stock, and what the business owes
-// its resellers.
+// with suppliers' books), overdue disputes, packs low on stock, open
+// disputes, and what the business owes its resellers.
 func (c *Console) dashboard(w http.ResponseWriter, r *http.Request, s *session) error {
 	var d dashData
 	var err error
@@ -107,6 +110,11 @@ func (c *Console) dashboard(w http.ResponseWriter, r *http.Request, s *session) 
 	for _, n := range open {
 		d.OpenMismatches += n
 	}
+	overdue, onTime, err := c.Store.OpenDisputes(r.Context(), c.Now())
+	if err != nil {
+		return err
+	}
+	d.OverdueDisputes, d.OpenDisputes = overdue, overdue+onTime
 	if s.may(topupd.PermReports) {
 		if err := c.takings(r.Context(), s, &d); err != nil {
 			return err

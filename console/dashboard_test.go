@@ -79,7 +79,7 @@ func TestDashboardFigures(t *testing.T) {
 	topupdtest.Screenshot(t, b.ctx, "console-dashboard.png")
 
 	b.do(chromedp.EmulateViewport(390, 844))
-	for _, path := range []string{"/console/", "/console/orders", "/console/accounts", "/console/accounts/" + accounts[0], "/console/catalog",
+	for _, path := range []string{"/console/", "/console/orders", "/console/accounts", "/console/accounts/" + accounts[0], "/console/disputes", "/console/catalog",
 		"/console/stock", "/console/suppliers", "/console/reports", "/console/operators", "/console/actions", "/console/settings"} {
 		b.open(path)
 		// Wide until its style sheet has loaded: a page still wide once

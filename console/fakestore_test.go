@@ -136,6 +136,8 @@ func (f *fakeStore) OpenMismatches(context.Context) (map[string]int, error) { re
 
 func (f *fakeStore) OpenDeposits(context.Context) (map[string]int, error) { return nil, nil }
 
+func (f *fakeStore) OpenDisputes(context.Context, time.Time) (int, int, error) { return 0, 0, nil }
+
 // sessionsOf counts the live sessions of an operator.
 func (f *fakeStore) sessionsOf(name string) int {
 	f.mu.Lock()

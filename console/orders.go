@@ -26,19 +26,28 @@ type ordersData struct {
 	// Sandbox lists the sandboxes' orders alone (?sandbox=true); else the
 	// live ones alone, as GET /admin/orders does.
 	Sandbox bool
+	// ByCode is a search by code's answer (orders_code_search.go): Page
+	// holds the order found, if any.
+	ByCode *codeResult
 }
+
+// orderStatuses are the statuses the search offers; ordersShown how many
+// orders a page lists.
+var orderStatuses = []string{"processing", "completed", "cancelled"}
+
+const ordersShown = 50
 
 // orders searches orders by trxid or order id, account, status, pack and
 // time, newest first, a page at a time: the live orders, or on the
 // Sandbox tab (?sandbox=true) the sandboxes' orders alone.
 func (c *Console) orders(w http.ResponseWriter, r *http.Request, s *session) error {
 	q := r.URL.Query()
-	d := ordersData{Q: q, Statuses: []string{"processing", "completed", "cancelled"}}
+	d := ordersData{Q: q, Statuses: orderStatuses}
 	oq, ok, err := c.ordersQuery(w, r, s, &d)
 	if err != nil || !ok {
 		return err
 	}
-	oq.Limit = 50
+	oq.Limit = ordersShown
 	if oq.Before, err = service.ParseListCursor(service.OrdersCursor, q.Get("cursor")); err != nil {
 		return err
 	}

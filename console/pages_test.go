@@ -270,10 +270,10 @@ func TestRolesInConsole(t *testing.T) {
 	b.h.LoadCatalog()
 	a := b.h.NewAccount("5", nil)
 	want := map[string]string{
-		"owner":   "Dashboard Orders Accounts Deposits Catalog Stock Suppliers Reconciliations Reports Operators Action log Settings",
-		"finance": "Dashboard Orders Accounts Deposits Catalog Stock Suppliers Reconciliations Reports Action log Settings",
-		"support": "Dashboard Orders Accounts Deposits Catalog Stock Suppliers Reconciliations Action log Settings",
-		"viewer":  "Dashboard Orders Accounts Deposits Catalog Stock Suppliers Reconciliations Action log Settings",
+		"owner":   "Dashboard Orders Accounts Deposits Disputes Catalog Stock Suppliers Reconciliations Reports Operators Action log Settings",
+		"finance": "Dashboard Orders Accounts Deposits Disputes Catalog Stock Suppliers Reconciliations Reports Action log Settings",
+		"support": "Dashboard Orders Accounts Deposits Disputes Catalog Stock Suppliers Reconciliations Action log Settings",
+		"viewer":  "Dashboard Orders Accounts Deposits Disputes Catalog Stock Suppliers Reconciliations Action log Settings",
 	}
 	forms := map[string]string{"credit": "#credit", "accounts": "#create-key", "catalog": "#new-pack", "settings": "#setting-maintenance button"}
 	pages := map[string]string{"credit": "/console/accounts/" + a.ID, "accounts": "/console/accounts/" + a.ID, "catalog": "/console/catalog", "settings": "/console/settings"}

@@ -106,6 +106,7 @@ var menu = []struct {
 	{"/console/orders", "Orders", topupd.PermRead},
 	{"/console/accounts", "Accounts", topupd.PermRead},
 	{depositsPath, "Deposits", topupd.PermRead},
+	{disputesPath, "Disputes", topupd.PermRead},
 	{"/console/catalog", "Catalog", topupd.PermRead},
 	{"/console/stock", "Stock", topupd.PermRead},
 	{"/console/suppliers", "Suppliers", topupd.PermRead},
@@ -182,8 +183,10 @@ var funcs = template.FuncMap{
 	// fieldErr is what the field-error template shows: a refusal beside
 	// the field whose id is id.
 	"fieldErr": func(id, msg string) fieldMsg { return fieldMsg{ID: id, Msg: msg} },
-	"pct":      pctText,
-	"dur":      durText,
+	// disputeLine pairs a dispute's row with the page's view (disputes.go).
+	"disputeLine": func(r disputeRow, v view) disputeLine { return disputeLine{Row: r, V: v} },
+	"pct":         pctText,
+	"dur":         durText,
 }
 
 // fieldMsg is a field's refusal as the field-error template shows it.
