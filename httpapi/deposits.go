@@ -14,24 +14,6 @@ type depositAnswer struct {
 	topupd.DepositView
 }
 
-// depositsAnswer is GET /deposits in simple mode.
-type depositsAnswer struct {
-	Success  bool                 `json:"success"`
-	Count    int                  `json:"count"`
-	Deposits []topupd.DepositView `json:"deposits"`
-}
-
-// depositsPage is GET /deposits in paged mode.
-type depositsPage struct {
-	Success  bool                 `json:"success"`
-	Count    int                  `json:"count"`
-	Deposits []topupd.DepositView `json:"deposits"`
-	Total    int                  `json:"total"`
-	HasMore  bool                 `json:"hasMore"`
-	Page     int                  `json:"page"`
-	PageSize int                  `json:"pageSize"`
-}
-
 // openDeposit opens a ticket: { "amountUsd" }.
 func (a *reseller) openDeposit(w http.ResponseWriter, r *http.Request) error {
 	m, err := readObject(r)
@@ -67,39 +49,15 @@ func (a *reseller) deposit(w http.ResponseWriter, r *http.Request) error {
 // deposits answers the caller's tickets, newest first, in simple or paged
 // mode, as GET /history does.
 func (a *reseller) deposits(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	if err := notEmpty(q, "limit", "page", "pageSize"); err != nil {
-		return err
-	}
-	c := callerOf(r.Context()).caller()
-	if !q.Has("page") {
-		limit, err := clampParam(q.Get("limit"), "limit", historyDefault, 1, historyMax)
-		if err != nil {
-			return err
-		}
-		list, _, err := a.Service.CallerDeposits(r.Context(), c, 0, limit)
-		if err != nil {
-			return err
-		}
-		views := viewDeposits(list)
-		writeJSON(w, http.StatusOK, depositsAnswer{Success: true, Count: len(views), Deposits: views})
-		return nil
-	}
-	page, err := intParam(q.Get("page"), "page", 1, 1, 1_000_000_000)
+	p, paged, err := readListPage(r.URL.Query())
 	if err != nil {
 		return err
 	}
-	size, err := clampParam(q.Get("pageSize"), "pageSize", pageSizeDefault, 1, pageSizeMax)
+	list, total, err := a.Service.CallerDeposits(r.Context(), callerOf(r.Context()).caller(), p.offset, p.limit)
 	if err != nil {
 		return err
 	}
-	list, total, err := a.Service.CallerDeposits(r.Context(), c, (page-1)*size, size)
-	if err != nil {
-		return err
-	}
-	views := viewDeposits(list)
-	writeJSON(w, http.StatusOK, depositsPage{Success: true, Count: len(views), Deposits: views, Total: total, HasMore: page*size < total,
-		Page: page, PageSize: size})
+	writeList(w, "deposits", viewDeposits(list), p, paged, total)
 	return nil
 }
 

@@ -14,18 +14,6 @@ type disputeAnswer struct {
 	topupd.DisputeView
 }
 
-// disputesPage is GET /disputes: in simple mode Total, HasMore, Page and
-// PageSize are left out.
-type disputesPage struct {
-	Success  bool                 `json:"success"`
-	Count    int                  `json:"count"`
-	Disputes []topupd.DisputeView `json:"disputes"`
-	Total    *int                 `json:"total,omitempty"`
-	HasMore  *bool                `json:"hasMore,omitempty"`
-	Page     int                  `json:"page,omitempty"`
-	PageSize int                  `json:"pageSize,omitempty"`
-}
-
 // openDispute disputes one of the caller's orders: { "reason", "codes"?,
 // "detail"? }.
 func (a *reseller) openDispute(w http.ResponseWriter, r *http.Request) error {
@@ -63,43 +51,19 @@ func (a *reseller) dispute(w http.ResponseWriter, r *http.Request) error {
 // all, in simple or paged mode, as GET /deposits does.
 func (a *reseller) disputes(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	if err := notEmpty(q, "limit", "page", "pageSize", "status"); err != nil {
+	p, paged, err := readListPage(q, "status")
+	if err != nil {
 		return err
 	}
 	status := q.Get("status")
 	if status != "" && status != topupd.DisputeOpen && status != topupd.DisputeResolved {
 		return topupd.Errorf(topupd.EInvalidRequest, "status: open or resolved")
 	}
-	c := callerOf(r.Context()).caller()
-	if !q.Has("page") {
-		limit, err := clampParam(q.Get("limit"), "limit", historyDefault, 1, historyMax)
-		if err != nil {
-			return err
-		}
-		list, _, err := a.Service.CallerDisputes(r.Context(), c, status, 0, limit)
-		if err != nil {
-			return err
-		}
-		views := viewDisputes(list)
-		writeJSON(w, http.StatusOK, disputesPage{Success: true, Count: len(views), Disputes: views})
-		return nil
-	}
-	page, err := intParam(q.Get("page"), "page", 1, 1, 1_000_000_000)
+	list, total, err := a.Service.CallerDisputes(r.Context(), callerOf(r.Context()).caller(), status, p.offset, p.limit)
 	if err != nil {
 		return err
 	}
-	size, err := clampParam(q.Get("pageSize"), "pageSize", pageSizeDefault, 1, pageSizeMax)
-	if err != nil {
-		return err
-	}
-	list, total, err := a.Service.CallerDisputes(r.Context(), c, status, (page-1)*size, size)
-	if err != nil {
-		return err
-	}
-	views := viewDisputes(list)
-	more := page*size < total
-	writeJSON(w, http.StatusOK, disputesPage{Success: true, Count: len(views), Disputes: views, Total: &total, HasMore: &more, Page: page,
-		PageSize: size})
+	writeList(w, "disputes", viewDisputes(list), p, paged, total)
 	return nil
 }
 
