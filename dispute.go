@@ -99,6 +99,26 @@ func (d *Dispute) Overdue(now time.Time) bool {
 	return d.Status == DisputeOpen && now.After(d.DueAt)
 }
 
+// ClaimWindow is the claim ratio's span: the last 30 days.
+const ClaimWindow = 30 * 24 * time.Hour
+
+// Ratio is a ratio in ten-thousandths (0.1234 is 1234), written exactly
+// in JSON like Money.
+type Ratio int64
+
+// MarshalJSON writes the ratio as an exact JSON number.
+func (r Ratio) MarshalJSON() ([]byte, error) { return Money(r).MarshalJSON() }
+
+// ClaimRatio is disputes ÷ completed to 4 decimals, rounded half up; nil
+// when none completed.
+func ClaimRatio(disputes, completed int) *Ratio {
+	if completed <= 0 {
+		return nil
+	}
+	r := Ratio((int64(disputes)*MoneyScale*2 + int64(completed)) / (int64(completed) * 2))
+	return &r
+}
+
 // DisputeRequest is what a reseller sends to dispute an order.
 type DisputeRequest struct {
 	Reason string
@@ -233,6 +253,9 @@ type DisputeStore interface {
 	SetSupplierClaim(ctx context.Context, ch *Change, id string, claim *SupplierClaim) (Dispute, error)
 	// OpenDisputes counts the live open disputes, overdue at now or not.
 	OpenDisputes(ctx context.Context, now time.Time) (overdue, onTime int, err error)
+	// ClaimCounts counts a live account's disputes opened since, and its
+	// orders completed since (the claim ratio's parts).
+	ClaimCounts(ctx context.Context, accountID string, since time.Time) (disputes, completed int, err error)
 	// RecordCodeSearch writes a search of orders by code in the action
 	// log (ch's target the order found, or empty), never the code.
 	RecordCodeSearch(ctx context.Context, ch *Change, found bool) error

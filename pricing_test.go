@@ -83,3 +83,20 @@ func TestUndercuts(t *testing.T) {
 		t.Errorf("a pack without a cost: %+v", got)
 	}
 }
+
+// TestClaimRatio: disputes over completed orders to 4 decimals, rounded
+// half up; none completed is none.
+func TestClaimRatio(t *testing.T) {
+	for _, c := range []struct {
+		disputes, completed int
+		want                string
+	}{{3, 4, "0.75"}, {1, 3, "0.3333"}, {2, 3, "0.6667"}, {0, 5, "0"}, {5, 2, "2.5"}, {1, 0, ""}} {
+		got := ClaimRatio(c.disputes, c.completed)
+		switch {
+		case c.want == "" && got != nil:
+			t.Errorf("%d over %d: %v, want none", c.disputes, c.completed, *got)
+		case c.want != "" && (got == nil || Money(*got).String() != c.want):
+			t.Errorf("%d over %d: %v, want %s", c.disputes, c.completed, got, c.want)
+		}
+	}
+}

@@ -21,6 +21,10 @@ type AdminAccount struct {
 	Tier          *string `json:"tier"`
 	MaxOrderUSD   *Money  `json:"maxOrderUsd"`
 	DailyLimitUSD *Money  `json:"dailyLimitUsd"`
+	// ClaimRatio30d is the live disputes opened in the last 30 days over
+	// the live orders completed in them, a ratio to 4 decimals (0.25 is
+	// one in four); nil when none completed.
+	ClaimRatio30d *Money `json:"claimRatio30d"`
 }
 
 // Limit points at the account's spending limit that the admin API names

@@ -97,6 +97,11 @@ func TestDisputesInTheConsole(t *testing.T) {
 		if got := b.text("#open-disputes"); got != "2" {
 			t.Errorf("the dashboard's open disputes: %q", got)
 		}
+		// The account's claim ratio: 2 disputes over 2 orders completed.
+		b.open("/console/accounts/" + shop.ID)
+		if got := b.text("#claim-ratio"); got != "100%" {
+			t.Errorf("the account's claim ratio: %q, want 100%%", got)
+		}
 	})
 
 	claim := func(t *testing.T) any {

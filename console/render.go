@@ -158,6 +158,8 @@ var funcs = template.FuncMap{
 		}
 		return m.Dollars()
 	},
+	// ratio is a ratio as a percentage, exactly: 0.3333 is "33.33%".
+	"ratio": func(r topupd.Ratio) string { return topupd.Money(int64(r)*100).String() + "%" },
 	// str is a string that may be absent ("" then).
 	"str": func(s *string) string {
 		if s == nil {

@@ -20,6 +20,10 @@ func viewAccount(acct *service.Account) client.AdminAccount {
 	v := client.AdminAccount{ID: acct.ID, Name: acct.Name, BalanceUSD: acct.Balance, APIEnabled: acct.APIEnabled, AdminDisabled: acct.AdminDisabled,
 		Banned: acct.Banned, RestrictedUntil: acct.RestrictedUntil, IPAllowlist: acct.IPAllowlist, IPAllowlistRequired: acct.IPAllowlistRequired,
 		CreatedAt: acct.CreatedAt, Tier: nullable(acct.Tier)}
+	if r := acct.ClaimRatio30d; r != nil {
+		ratio := topupd.Money(*r)
+		v.ClaimRatio30d = &ratio
+	}
 	for _, l := range topupd.LimitSettings {
 		if dst := v.Limit(l.Name); dst != nil {
 			*dst = *l.Of(&acct.Limits)

@@ -212,6 +212,19 @@ func TestDisputes(t *testing.T) {
 		if n := len(acts.Body["actions"].([]any)); n != 2 {
 			t.Errorf("%d dispute.update entries, want 2: %s", n, acts)
 		}
+		// The claim ratio: 3 live disputes over 4 live orders completed in
+		// the last 30 days (the sandbox's apart); none completed: null.
+		for _, c := range []struct {
+			id, want string
+		}{{shop.ID, "0.75"}, {other.ID, "0"}, {h.NewAccount("1", nil).ID, "<nil>"}} {
+			if got := num(h.AdminOK(http.StatusOK, "GET", "/admin/accounts/"+c.id, nil).Body["claimRatio30d"]); got != c.want {
+				t.Errorf("claimRatio30d of %s: %s, want %s", c.id, got, c.want)
+			}
+		}
+		clock.Advance(24 * time.Hour)
+		if got := num(h.AdminOK(http.StatusOK, "GET", "/admin/accounts/"+shop.ID, nil).Body["claimRatio30d"]); got != "0.75" {
+			t.Errorf("claimRatio30d a day later: %s", got)
+		}
 		if _, text := h.AdminText("/metrics", h.MetricsToken); !strings.Contains(text, `topupd_disputes_open{overdue="true"} 3`) ||
 			!strings.Contains(text, `topupd_disputes_open{overdue="false"} 0`) {
 			t.Errorf("the metric: %s", grepLines(text, "topupd_disputes_open"))

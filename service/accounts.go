@@ -74,6 +74,9 @@ type Account struct {
 	topupd.Account
 	// Balance is the sum of the account's ledger entries.
 	Balance topupd.Money
+	// ClaimRatio30d is the account's live disputes opened in the last 30
+	// days over its live orders completed in them (nil when none).
+	ClaimRatio30d *topupd.Ratio
 }
 
 // AccountsQuery selects a page of accounts, newest first.
@@ -240,13 +243,17 @@ func (s *Service) Accounts(ctx context.Context, a Actor, q AccountsQuery) (Accou
 	return page, nil
 }
 
-// withBalance adds an account's balance to it.
+// withBalance adds an account's balance and claim ratio to it.
 func (s *Service) withBalance(ctx context.Context, acct topupd.Account) (Account, error) {
 	bal, err := s.d.Store.Balance(ctx, acct.ID)
 	if err != nil {
 		return Account{}, err
 	}
-	return Account{Account: acct, Balance: bal}, nil
+	disputes, completed, err := s.d.Store.ClaimCounts(ctx, acct.ID, s.d.Now().Add(-topupd.ClaimWindow))
+	if err != nil {
+		return Account{}, err
+	}
+	return Account{Account: acct, Balance: bal, ClaimRatio30d: topupd.ClaimRatio(disputes, completed)}, nil
 }
 
 // accountReadable refuses a read the actor may not make: any operator may

@@ -239,3 +239,15 @@ func (s *Store) RecordCodeSearch(ctx context.Context, ch *topupd.Change, found b
 	}
 	return nil
 }
+
+// ClaimCounts counts a live account's disputes opened since, and its
+// orders completed since.
+func (s *Store) ClaimCounts(ctx context.Context, accountID string, since time.Time) (disputes, completed int, err error) {
+	err = s.read.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM disputes WHERE account_id = $1 AND created_at >= $2),
+		(SELECT COUNT(*) FROM orders WHERE account_id = $1 AND status = 'completed' AND finished_at >= $2)`, accountID, ms(since)).
+		Scan(&disputes, &completed)
+	if err != nil {
+		return 0, 0, fmt.Errorf("store.ClaimCounts %s: %w", accountID, err)
+	}
+	return disputes, completed, nil
+}
