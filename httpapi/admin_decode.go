@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"sort"
 	"strings"
@@ -185,12 +186,10 @@ func (o *object) suppliers(name string) []topupd.Supplier {
 	}
 	out := make([]topupd.Supplier, 0, len(raw))
 	for i, r := range raw {
-		var s topupd.Supplier
-		dec := json.NewDecoder(bytes.NewReader(r))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&s); err != nil {
+		s, err := decodeStrict[topupd.Supplier](r, fmt.Sprintf("%s[%d]", name, i))
+		if err != nil {
 			if o.err == nil {
-				o.err = topupd.Errorf(topupd.EInvalidBody, "%s[%d]: %v", name, i, strings.TrimPrefix(err.Error(), "json: "))
+				o.err = err
 			}
 			return nil
 		}
@@ -200,4 +199,16 @@ func (o *object) suppliers(name string) []topupd.Supplier {
 		return nil
 	}
 	return out
+}
+
+// decodeStrict reads one JSON object into T, refusing unknown fields
+// (INVALID_BODY naming field).
+func decodeStrict[T any](raw json.RawMessage, field string) (T, error) {
+	var v T
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		return v, topupd.Errorf(topupd.EInvalidBody, "%s: %v", field, strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return v, nil
 }

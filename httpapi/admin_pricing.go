@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"time"
@@ -64,18 +63,6 @@ func readRule(obj *object, name string) (topupd.PricingRule, error) {
 		r.RoundTo = round
 	}
 	return r, obj.err
-}
-
-// decodeStrict reads one JSON object into T, refusing unknown fields
-// (INVALID_BODY naming field).
-func decodeStrict[T any](raw json.RawMessage, field string) (T, error) {
-	var v T
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&v); err != nil {
-		return v, topupd.Errorf(topupd.EInvalidBody, "%s: %v", field, err)
-	}
-	return v, nil
 }
 
 func (a *admin) putPricingRule(w http.ResponseWriter, r *http.Request) error {

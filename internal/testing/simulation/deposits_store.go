@@ -19,22 +19,7 @@ type depStore struct {
 
 // depCall runs one deposit write at a point where the admin node may stop.
 func depCall[T any](s depStore, name string, call func() (T, error)) (T, error) {
-	var zero T
-	w, rng := s.w, s.w.deps.rng
-	if w.faults && rng.IntN(100) < w.mix.opCrash {
-		w.logf("  CRASH deposits' admin node before %s", name)
-		w.crashes++
-		return zero, errDead
-	}
-	disarm := w.armDBFrom(rng, name)
-	v, err := call()
-	disarm()
-	if w.faults && rng.IntN(100) < w.mix.opCrash {
-		w.logf("  CRASH deposits' admin node after %s (err=%v)", name, err != nil)
-		w.crashes++
-		return zero, errDead
-	}
-	return v, err
+	return adminCall(s.w, s.w.deps.rng, s.w.deps.rng, "deposits' admin node", name, call)
 }
 
 // ConfirmDeposit is the store's, at a point the admin node may crash.

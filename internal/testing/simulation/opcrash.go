@@ -2,6 +2,7 @@ package simulation
 
 import (
 	"context"
+	"math/rand/v2"
 	"time"
 
 	"github.com/topupd/topupd"
@@ -22,28 +23,28 @@ type opStore struct {
 // opCall runs one operator write, letting the scheduler stop the node that
 // serves it before or after the call.
 func opCall[T any](s opStore, name string, call func() (T, error)) (T, error) {
+	return adminCall(s.w, s.w.rng, s.w.dbf.rng, "admin node", name, call)
+}
+
+// adminCall runs one write of an admin node (node names it in the trace)
+// that may stop before or after it (drawn from crash) and whose SQL may
+// meet a fault (drawn from faults): errDead when it stops.
+func adminCall[T any](w *World, crash, faults *rand.Rand, node, name string, call func() (T, error)) (T, error) {
 	var zero T
-	if s.w.opCrashHere() {
-		s.w.logf("  CRASH admin node before %s", name)
-		s.w.crashes++
+	if w.faults && crash.IntN(100) < w.mix.opCrash {
+		w.logf("  CRASH %s before %s", node, name)
+		w.crashes++
 		return zero, errDead
 	}
-	disarm := s.w.armDB(name)
+	disarm := w.armDBFrom(faults, name)
 	v, err := call()
 	disarm()
-	if s.w.opCrashHere() {
-		s.w.logf("  CRASH admin node after %s (err=%v)", name, err != nil)
-		s.w.crashes++
+	if w.faults && crash.IntN(100) < w.mix.opCrash {
+		w.logf("  CRASH %s after %s (err=%v)", node, name, err != nil)
+		w.crashes++
 		return zero, errDead
 	}
 	return v, err
-}
-
-// opCrashHere decides whether the admin node stops at an operator's write:
-// 5% of them before and 5% after, more often than a worker's store calls
-// (crashHere), for the operator's writes are fewer.
-func (w *World) opCrashHere() bool {
-	return w.faults && w.rng.IntN(100) < w.mix.opCrash
 }
 
 // credited is Credit's answer.
